@@ -1,0 +1,66 @@
+/* What the subcommands share: their table, option parsing, and output helpers. */
+#ifndef NUMAPLACE_CMD_H
+#define NUMAPLACE_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../lib/context.h"
+
+/* Exit statuses, the same for every command. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* One option of a command. The same table drives parsing, --help and the
+ * shell completions, so they cannot drift apart. */
+struct np_option {
+	const char *name;       /* long name, without "--" */
+	char short_name;        /* 0 when there is none */
+	const char *arg;        /* argument placeholder, NULL for a flag */
+	const char *help;
+	const char *complete;   /* what completes the argument: "file", "dir", "net", ... or NULL */
+};
+
+struct np_command {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct np_ctx *ctx);
+	const char *summary;
+	const char *usage;      /* after "numaplace NAME " */
+	const struct np_option *options;
+};
+
+extern const struct np_command np_commands[];
+const struct np_command *np_command_find(const char *name);
+void np_print_usage(FILE *out);
+
+/* Parses the options of cmd, one per call. Returns the index of the matched
+ * option in cmd->options (setting *arg); NP_OPT_END at the first operand or
+ * the end (st->index is then the operand's index); NP_OPT_ERROR after
+ * printing a usage error; NP_OPT_HELP after printing the help. */
+enum { NP_OPT_END = -1, NP_OPT_ERROR = -2, NP_OPT_HELP = -3 };
+struct np_optparse {
+	int index;
+};
+int np_opt_next(struct np_optparse *st, const struct np_command *cmd, int argc, char **argv,
+		const char **arg);
+void np_print_help(const struct np_command *cmd, FILE *out);
+/* Prints "numaplace: CMD: MESSAGE" and returns EXIT_USAGE. */
+int np_usage_error(const struct np_command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Prints "numaplace: MESSAGE" and returns EXIT_FAIL. */
+int np_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The commands themselves, one file each. */
+int cmd_help(int argc, char **argv, struct np_ctx *ctx);
+int cmd_topo(int argc, char **argv, struct np_ctx *ctx);
+int cmd_report(int argc, char **argv, struct np_ctx *ctx);
+extern const struct np_option help_options[], topo_options[], report_options[];
+
+/* Renderings shared between commands (report shows what topo shows). */
+struct np_topology;
+struct cJSON;
+struct cJSON *topo_to_json(const struct np_topology *topo);
+void topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
+/* Prints JSON and a newline to stdout; frees it. Returns an exit status. */
+int np_print_json(struct cJSON *json);
+
+#endif

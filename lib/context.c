@@ -1,0 +1,46 @@
+#include "context.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int np_ctx_init(struct np_ctx *ctx, const char *root)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	if (!root)
+		root = getenv(NP_ROOT_ENV);
+	if (!root || !*root || strcmp(root, "/") == 0)
+		root = "";
+	size_t len = strlen(root);
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	ctx->root = strndup(root, len);
+	if (!ctx->root)
+		return -ENOMEM;
+	if (*ctx->root) {
+		struct stat st;
+		if (stat(ctx->root, &st) < 0)
+			return np_fail(ctx, -errno, "root '%s': %s", ctx->root, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return np_fail(ctx, -ENOTDIR, "root '%s': %s", ctx->root, strerror(ENOTDIR));
+	}
+	return 0;
+}
+
+void np_ctx_fini(struct np_ctx *ctx)
+{
+	free(ctx->root);
+	ctx->root = NULL;
+}
+
+int np_fail(struct np_ctx *ctx, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
+	va_end(ap);
+	return rc;
+}

@@ -1,0 +1,22 @@
+/* What every library call needs: where the machine's files are, and room
+ * for the one-line detail of the last error. The library never prints. */
+#ifndef NUMAPLACE_CONTEXT_H
+#define NUMAPLACE_CONTEXT_H
+
+#include <stddef.h>
+
+#define NP_ROOT_ENV "NUMAPLACE_ROOT"
+
+struct np_ctx {
+	char *root;      /* "" for this machine, else a directory holding sys/ and proc/ */
+	char err[1024];  /* detail of the last failure, for the caller to print */
+};
+
+/* root NULL: take $NUMAPLACE_ROOT, else this machine. Returns 0 or -errno. */
+int np_ctx_init(struct np_ctx *ctx, const char *root);
+void np_ctx_fini(struct np_ctx *ctx);
+/* Records the detail and returns rc, so callers can "return np_fail(...)". */
+int np_fail(struct np_ctx *ctx, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,318 @@
+#include "cpuset.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+void np_cpuset_free(struct np_cpuset *set)
+{
+	free(set->bits);
+	set->bits = NULL;
+	set->nwords = 0;
+}
+
+void np_cpuset_clear(struct np_cpuset *set)
+{
+	if (set->bits)
+		memset(set->bits, 0, set->nwords * sizeof(*set->bits));
+}
+
+static int grow(struct np_cpuset *set, size_t nwords)
+{
+	if (nwords <= set->nwords)
+		return 0;
+	uint64_t *bits = realloc(set->bits, nwords * sizeof(*bits));
+	if (!bits)
+		return -ENOMEM;
+	memset(bits + set->nwords, 0, (nwords - set->nwords) * sizeof(*bits));
+	set->bits = bits;
+	set->nwords = nwords;
+	return 0;
+}
+
+int np_cpuset_set(struct np_cpuset *set, unsigned cpu)
+{
+	if (cpu > NP_CPUSET_MAX_CPU)
+		return -ERANGE;
+	int rc = grow(set, cpu / 64 + 1);
+	if (rc)
+		return rc;
+	set->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+	return 0;
+}
+
+void np_cpuset_unset(struct np_cpuset *set, unsigned cpu)
+{
+	if (cpu / 64 < set->nwords)
+		set->bits[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
+}
+
+bool np_cpuset_test(const struct np_cpuset *set, unsigned cpu)
+{
+	return cpu / 64 < set->nwords && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+unsigned np_cpuset_count(const struct np_cpuset *set)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < set->nwords; i++)
+		n += (unsigned)__builtin_popcountll(set->bits[i]);
+	return n;
+}
+
+bool np_cpuset_empty(const struct np_cpuset *set)
+{
+	for (size_t i = 0; i < set->nwords; i++)
+		if (set->bits[i])
+			return false;
+	return true;
+}
+
+int np_cpuset_next(const struct np_cpuset *set, int from)
+{
+	if (from < 0)
+		from = 0;
+	size_t w = (size_t)from / 64;
+	if (w >= set->nwords)
+		return -1;
+	uint64_t word = set->bits[w] & (~UINT64_C(0) << (from % 64));
+	for (;;) {
+		if (word)
+			return (int)(w * 64 + (size_t)__builtin_ctzll(word));
+		if (++w >= set->nwords)
+			return -1;
+		word = set->bits[w];
+	}
+}
+
+int np_cpuset_last(const struct np_cpuset *set)
+{
+	for (size_t w = set->nwords; w-- > 0;)
+		if (set->bits[w])
+			return (int)(w * 64 + 63 - (size_t)__builtin_clzll(set->bits[w]));
+	return -1;
+}
+
+static uint64_t word_at(const struct np_cpuset *set, size_t w)
+{
+	return w < set->nwords ? set->bits[w] : 0;
+}
+
+bool np_cpuset_equal(const struct np_cpuset *a, const struct np_cpuset *b)
+{
+	size_t n = a->nwords > b->nwords ? a->nwords : b->nwords;
+	for (size_t w = 0; w < n; w++)
+		if (word_at(a, w) != word_at(b, w))
+			return false;
+	return true;
+}
+
+bool np_cpuset_subset(const struct np_cpuset *sub, const struct np_cpuset *super)
+{
+	for (size_t w = 0; w < sub->nwords; w++)
+		if (sub->bits[w] & ~word_at(super, w))
+			return false;
+	return true;
+}
+
+bool np_cpuset_intersects(const struct np_cpuset *a, const struct np_cpuset *b)
+{
+	size_t n = a->nwords < b->nwords ? a->nwords : b->nwords;
+	for (size_t w = 0; w < n; w++)
+		if (a->bits[w] & b->bits[w])
+			return true;
+	return false;
+}
+
+int np_cpuset_copy(struct np_cpuset *dst, const struct np_cpuset *src)
+{
+	np_cpuset_clear(dst);
+	return np_cpuset_or(dst, src);
+}
+
+int np_cpuset_or(struct np_cpuset *dst, const struct np_cpuset *src)
+{
+	int rc = grow(dst, src->nwords);
+	if (rc)
+		return rc;
+	for (size_t w = 0; w < src->nwords; w++)
+		dst->bits[w] |= src->bits[w];
+	return 0;
+}
+
+void np_cpuset_and(struct np_cpuset *dst, const struct np_cpuset *src)
+{
+	for (size_t w = 0; w < dst->nwords; w++)
+		dst->bits[w] &= word_at(src, w);
+}
+
+void np_cpuset_andnot(struct np_cpuset *dst, const struct np_cpuset *src)
+{
+	for (size_t w = 0; w < dst->nwords; w++)
+		dst->bits[w] &= ~word_at(src, w);
+}
+
+static int parse_cpu(const char **p, unsigned long *out)
+{
+	if (!isdigit((unsigned char)**p))
+		return -EINVAL;
+	unsigned long v = 0;
+	while (isdigit((unsigned char)**p)) {
+		v = v * 10 + (unsigned long)(**p - '0');
+		if (v > NP_CPUSET_MAX_CPU)
+			return -ERANGE;
+		(*p)++;
+	}
+	*out = v;
+	return 0;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Trailing newline (as read from sysfs) and blanks are allowed. */
+static bool at_end(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return *p == '\0';
+}
+
+int np_cpuset_parse_list(struct np_cpuset *set, const char *text)
+{
+	const char *p = skip_blanks(text);
+	int rc = 0;
+
+	np_cpuset_clear(set);
+	if (at_end(p))
+		return 0;
+	for (;;) {
+		unsigned long lo, hi;
+		if ((rc = parse_cpu(&p, &lo)))
+			goto fail;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if ((rc = parse_cpu(&p, &hi)))
+				goto fail;
+			if (hi < lo) {
+				rc = -EINVAL;
+				goto fail;
+			}
+		}
+		/* Set the top bit first so the set grows once per range. */
+		if ((rc = np_cpuset_set(set, (unsigned)hi)))
+			goto fail;
+		for (unsigned long c = lo; c < hi; c++)
+			set->bits[c / 64] |= UINT64_C(1) << (c % 64);
+		p = skip_blanks(p);
+		if (at_end(p))
+			return 0;
+		if (*p != ',') {
+			rc = -EINVAL;
+			goto fail;
+		}
+		p = skip_blanks(p + 1);
+	}
+fail:
+	np_cpuset_clear(set);
+	return rc;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int np_cpuset_parse_mask(struct np_cpuset *set, const char *text)
+{
+	const char *start = skip_blanks(text), *end = start;
+	int rc = 0;
+
+	np_cpuset_clear(set);
+	while (*end && *end != '\n' && *end != ' ' && *end != '\t')
+		end++;
+	if (!at_end(end) || end == start)
+		return -EINVAL;
+	/* Walk from the least significant digit; commas only between 8-digit groups. */
+	unsigned bit = 0, group_digits = 0;
+	for (const char *p = end; p-- > start;) {
+		if (*p == ',') {
+			if (group_digits != 8 || p == start) {
+				rc = -EINVAL;
+				goto fail;
+			}
+			group_digits = 0;
+			continue;
+		}
+		int v = hexval(*p);
+		if (v < 0 || ++group_digits > 8) {
+			rc = -EINVAL;
+			goto fail;
+		}
+		for (int b = 0; b < 4; b++, bit++) {
+			if (!(v >> b & 1))
+				continue;
+			if ((rc = np_cpuset_set(set, bit)))
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	np_cpuset_clear(set);
+	return rc;
+}
+
+char *np_cpuset_format_list(const struct np_cpuset *set)
+{
+	/* Worst case "a,b,c,...": each CPU at most 8 digits plus a separator. */
+	size_t cap = (size_t)np_cpuset_count(set) * 9 + 1, len = 0;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	int cpu = np_cpuset_next(set, 0);
+	while (cpu >= 0) {
+		int last = cpu;
+		while (np_cpuset_test(set, (unsigned)last + 1))
+			last++;
+		if (last == cpu)
+			len += (size_t)snprintf(out + len, cap - len, "%s%d", len ? "," : "", cpu);
+		else
+			len += (size_t)snprintf(out + len, cap - len, "%s%d-%d", len ? "," : "", cpu, last);
+		cpu = np_cpuset_next(set, last + 1);
+	}
+	return out;
+}
+
+char *np_cpuset_format_mask(const struct np_cpuset *set, unsigned ncpus)
+{
+	unsigned need = (unsigned)(np_cpuset_last(set) + 1);
+	if (ncpus < need)
+		ncpus = need;
+	/* Like the kernel: one hex digit per 4 CPUs, commas every 8 digits from the right. */
+	unsigned digits = ncpus ? (ncpus + 3) / 4 : 1;
+	char *out = malloc(digits + digits / 8 + 1);
+	if (!out)
+		return NULL;
+	char *p = out;
+	for (unsigned d = digits; d-- > 0;) {
+		unsigned v = (unsigned)(word_at(set, d / 16) >> (d % 16 * 4)) & 0xf;
+		*p++ = "0123456789abcdef"[v];
+		if (d && d % 8 == 0)
+			*p++ = ',';
+	}
+	*p = '\0';
+	return out;
+}

@@ -1,0 +1,53 @@
+/* CPU sets of any size, and the kernel's two text forms for them. */
+#ifndef NUMAPLACE_CPUSET_H
+#define NUMAPLACE_CPUSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest CPU number accepted from text: bounds the allocation a hostile or
+ * corrupt file can cause ("0-4000000000"), far above any real machine. */
+#define NP_CPUSET_MAX_CPU (1 << 20)
+
+struct np_cpuset {
+	uint64_t *bits;
+	size_t nwords;
+};
+
+#define NP_CPUSET_INIT { NULL, 0 }
+
+void np_cpuset_free(struct np_cpuset *set);
+void np_cpuset_clear(struct np_cpuset *set);
+int np_cpuset_set(struct np_cpuset *set, unsigned cpu);
+void np_cpuset_unset(struct np_cpuset *set, unsigned cpu);
+bool np_cpuset_test(const struct np_cpuset *set, unsigned cpu);
+unsigned np_cpuset_count(const struct np_cpuset *set);
+bool np_cpuset_empty(const struct np_cpuset *set);
+/* First CPU >= from in the set, or -1. */
+int np_cpuset_next(const struct np_cpuset *set, int from);
+/* Highest CPU in the set, or -1. */
+int np_cpuset_last(const struct np_cpuset *set);
+bool np_cpuset_equal(const struct np_cpuset *a, const struct np_cpuset *b);
+bool np_cpuset_subset(const struct np_cpuset *sub, const struct np_cpuset *super);
+bool np_cpuset_intersects(const struct np_cpuset *a, const struct np_cpuset *b);
+int np_cpuset_copy(struct np_cpuset *dst, const struct np_cpuset *src);
+int np_cpuset_or(struct np_cpuset *dst, const struct np_cpuset *src);
+void np_cpuset_and(struct np_cpuset *dst, const struct np_cpuset *src);
+void np_cpuset_andnot(struct np_cpuset *dst, const struct np_cpuset *src);
+
+#define np_cpuset_foreach(cpu, set) \
+	for (int cpu = np_cpuset_next((set), 0); cpu >= 0; cpu = np_cpuset_next((set), cpu + 1))
+
+/* "0-3,8,10-11"; also "0, 1, 2" (blk-mq cpu_list); "" is the empty set.
+ * Returns 0, -EINVAL on malformed text, -ERANGE past NP_CPUSET_MAX_CPU,
+ * -ENOMEM. On error *set is left empty. */
+int np_cpuset_parse_list(struct np_cpuset *set, const char *text);
+/* "00000000,000000aa": 32-bit hex groups, most significant first. */
+int np_cpuset_parse_mask(struct np_cpuset *set, const char *text);
+/* Newly allocated list text ("" when empty), or NULL on ENOMEM. */
+char *np_cpuset_format_list(const struct np_cpuset *set);
+/* Newly allocated mask text, wide enough for ncpus CPUs (at least the set). */
+char *np_cpuset_format_mask(const struct np_cpuset *set, unsigned ncpus);
+
+#endif

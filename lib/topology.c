@@ -1,0 +1,344 @@
+#include "topology.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+
+#define CPU_DIR "/sys/devices/system/cpu"
+#define NODE_DIR "/sys/devices/system/node"
+
+/* "cpu12" -> 12 for entries named PREFIX + digits only; -1 otherwise. */
+static int numbered(const char *name, const char *prefix)
+{
+	size_t len = strlen(prefix);
+	if (strncmp(name, prefix, len) || !name[len])
+		return -1;
+	long v = 0;
+	for (const char *p = name + len; *p; p++) {
+		if (!isdigit((unsigned char)*p) || v > NP_CPUSET_MAX_CPU)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return v > NP_CPUSET_MAX_CPU ? -1 : (int)v;
+}
+
+static int optional(int rc)
+{
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static int cpu_dirs(struct np_ctx *ctx, struct np_cpuset *set)
+{
+	char **names;
+	size_t n;
+	int rc = np_list_dir(ctx, &names, &n, CPU_DIR);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		int id = numbered(names[i], "cpu");
+		if (id >= 0)
+			rc = np_cpuset_set(set, (unsigned)id);
+	}
+	np_names_free(names, n);
+	if (!rc && np_cpuset_empty(set))
+		rc = np_fail(ctx, -ENOENT, "no CPUs found under '%s%s'", ctx->root, CPU_DIR);
+	return rc;
+}
+
+static int load_cpu_sets(struct np_ctx *ctx, struct np_topology *t)
+{
+	int rc = np_read_cpulist(ctx, &t->present, CPU_DIR "/present");
+	if (rc == -ENOENT)
+		rc = cpu_dirs(ctx, &t->present);
+	if (rc)
+		return rc;
+
+	rc = np_read_cpulist(ctx, &t->online, CPU_DIR "/online");
+	if (rc == -ENOENT) {
+		/* Older snapshots: a CPU without an "online" file (often CPU 0) cannot go offline. */
+		rc = 0;
+		np_cpuset_foreach(cpu, &t->present) {
+			long long on = 1;
+			if ((rc = optional(np_read_int(ctx, &on, CPU_DIR "/cpu%d/online", cpu))))
+				return rc;
+			if (on && (rc = np_cpuset_set(&t->online, (unsigned)cpu)))
+				return rc;
+		}
+	}
+	if (rc || (rc = np_cpuset_or(&t->present, &t->online)))
+		return rc;
+	if (np_cpuset_empty(&t->online))
+		return np_fail(ctx, -EINVAL, "'%s%s/online': no CPU is online", ctx->root, CPU_DIR);
+
+	char *cmdline = NULL;
+	if ((rc = optional(np_read_text(ctx, &cmdline, "/proc/cmdline"))))
+		return rc;
+	rc = np_read_cpulist(ctx, &t->isolated, CPU_DIR "/isolated");
+	if (rc == -ENOENT && cmdline && (rc = np_cmdline_cpus(cmdline, "isolcpus", &t->isolated)))
+		np_fail(ctx, rc, "'%s/proc/cmdline': malformed isolcpus= list", ctx->root);
+	if (optional(rc)) {
+		free(cmdline);
+		return rc;
+	}
+	/* nohz_full reads "(null)" when the kernel was booted without it. */
+	char *nohz = NULL;
+	rc = np_read_text(ctx, &nohz, CPU_DIR "/nohz_full");
+	if (rc == 0 && strcmp(nohz, "(null)") && np_cpuset_parse_list(&t->nohz_full, nohz))
+		rc = np_fail(ctx, -EINVAL, "'%s%s/nohz_full': expected a CPU list", ctx->root, CPU_DIR);
+	else if (rc == -ENOENT && cmdline && (rc = np_cmdline_cpus(cmdline, "nohz_full", &t->nohz_full)))
+		np_fail(ctx, rc, "'%s/proc/cmdline': malformed nohz_full= list", ctx->root);
+	free(nohz);
+	free(cmdline);
+	return optional(rc);
+}
+
+/* MemTotal of a meminfo file, given as a machine path. */
+static int meminfo_total(struct np_ctx *ctx, unsigned long long *kb, const char *path)
+{
+	char *text, *end = NULL;
+	int rc = np_read_text(ctx, &text, "%s", path);
+	if (rc)
+		return rc;
+	const char *p = strstr(text, "MemTotal:");
+	if (p) {
+		p += strlen("MemTotal:");
+		*kb = strtoull(p, &end, 10);
+	}
+	free(text);
+	if (!p || end == p)
+		return np_fail(ctx, -EINVAL, "'%s%s': no MemTotal line", ctx->root, path);
+	return 0;
+}
+
+static int read_distances(struct np_ctx *ctx, struct np_topology *t, struct np_node *node)
+{
+	char *text;
+	int rc = np_read_text(ctx, &text, NODE_DIR "/node%d/distance", node->id);
+	if (rc == -ENOENT)
+		return 0; /* left NULL: unknown */
+	if (rc)
+		return rc;
+	node->distances = calloc((size_t)t->nnodes, sizeof(int));
+	if (!node->distances) {
+		free(text);
+		return -ENOMEM;
+	}
+	int n = 0;
+	char *p = text, *end;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		long v = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ' ' && *end != '\t') || v < 0 || v > 255 || n >= t->nnodes) {
+			n = -1;
+			break;
+		}
+		node->distances[n++] = (int)v;
+		p = end;
+	}
+	free(text);
+	if (n != t->nnodes) {
+		char path[4096];
+		np_sysfs_path(ctx, path, NODE_DIR "/node%d/distance", node->id);
+		return np_fail(ctx, -EINVAL, "'%s': expected %d distances from 0 to 255", path, t->nnodes);
+	}
+	return 0;
+}
+
+static int load_nodes(struct np_ctx *ctx, struct np_topology *t)
+{
+	char **names;
+	size_t n;
+	int rc = np_list_dir(ctx, &names, &n, NODE_DIR);
+	if (rc == -ENOENT) {
+		/* A kernel without NUMA: one node holding every CPU and all memory. */
+		t->numa = false;
+		if (!(t->nodes = calloc(1, sizeof(*t->nodes))))
+			return -ENOMEM;
+		t->nnodes = 1;
+		if ((rc = np_cpuset_copy(&t->nodes[0].cpus, &t->present)))
+			return rc;
+		if ((rc = meminfo_total(ctx, &t->nodes[0].memory_kb, "/proc/meminfo")))
+			return rc;
+		if (!(t->nodes[0].distances = malloc(sizeof(int))))
+			return -ENOMEM;
+		t->nodes[0].distances[0] = 10;
+		return 0;
+	}
+	if (rc)
+		return rc;
+	t->numa = true;
+	if (!(t->nodes = calloc(n ? n : 1, sizeof(*t->nodes)))) {
+		np_names_free(names, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int id = numbered(names[i], "node");
+		if (id >= 0)
+			t->nodes[t->nnodes++].id = id;
+	}
+	np_names_free(names, n);
+	if (t->nnodes == 0)
+		return np_fail(ctx, -ENOENT, "no nodes found under '%s%s'", ctx->root, NODE_DIR);
+	for (int i = 0; i < t->nnodes; i++) {
+		struct np_node *node = &t->nodes[i];
+		rc = np_read_cpulist(ctx, &node->cpus, NODE_DIR "/node%d/cpulist", node->id);
+		if (rc == -ENOENT)
+			rc = np_read_cpumask(ctx, &node->cpus, NODE_DIR "/node%d/cpumap", node->id);
+		if (rc)
+			return rc;
+		char meminfo[64];
+		snprintf(meminfo, sizeof(meminfo), NODE_DIR "/node%d/meminfo", node->id);
+		rc = meminfo_total(ctx, &node->memory_kb, meminfo);
+		if ((rc = optional(rc)) || (rc = read_distances(ctx, t, node)))
+			return rc;
+	}
+	return 0;
+}
+
+static int load_cpus(struct np_ctx *ctx, struct np_topology *t)
+{
+	int rc;
+	t->max_cpu = np_cpuset_last(&t->present);
+	for (int i = 0; i < t->nnodes; i++)
+		if (np_cpuset_last(&t->nodes[i].cpus) > t->max_cpu)
+			t->max_cpu = np_cpuset_last(&t->nodes[i].cpus);
+	t->node_of_cpu = malloc(((size_t)t->max_cpu + 1) * sizeof(int));
+	t->cpus = calloc(np_cpuset_count(&t->present), sizeof(*t->cpus));
+	if (!t->node_of_cpu || !t->cpus)
+		return -ENOMEM;
+	for (int c = 0; c <= t->max_cpu; c++)
+		t->node_of_cpu[c] = -1;
+	for (int i = 0; i < t->nnodes; i++)
+		np_cpuset_foreach(cpu, &t->nodes[i].cpus)
+			t->node_of_cpu[cpu] = t->nodes[i].id;
+
+	np_cpuset_foreach(id, &t->present) {
+		struct np_cpu *cpu = &t->cpus[t->ncpus++];
+		long long v;
+		cpu->id = id;
+		cpu->online = np_cpuset_test(&t->online, (unsigned)id);
+		cpu->package = cpu->core = -1;
+		if ((rc = np_read_int(ctx, &v, CPU_DIR "/cpu%d/topology/physical_package_id", id)) == 0)
+			cpu->package = (int)v;
+		else if ((rc = optional(rc)))
+			return rc;
+		if ((rc = np_read_int(ctx, &v, CPU_DIR "/cpu%d/topology/core_id", id)) == 0)
+			cpu->core = (int)v;
+		else if ((rc = optional(rc)))
+			return rc;
+		rc = np_read_cpulist(ctx, &cpu->siblings, CPU_DIR "/cpu%d/topology/thread_siblings_list", id);
+		if ((rc = optional(rc)))
+			return rc;
+		if (t->node_of_cpu[id] < 0 && t->numa) {
+			/* Offline CPUs leave the node's cpulist on x86 but keep their nodeN link. */
+			char **names;
+			size_t n;
+			if ((rc = optional(np_list_dir(ctx, &names, &n, CPU_DIR "/cpu%d", id))))
+				return rc;
+			for (size_t j = 0; rc == 0 && j < n; j++)
+				if (numbered(names[j], "node") >= 0 && np_topology_node(t, numbered(names[j], "node")))
+					t->node_of_cpu[id] = numbered(names[j], "node");
+			if (rc == 0)
+				np_names_free(names, n);
+		}
+		cpu->node = t->node_of_cpu[id];
+	}
+	return 0;
+}
+
+int np_topology_load(struct np_ctx *ctx, struct np_topology *t)
+{
+	memset(t, 0, sizeof(*t));
+	int rc = load_cpu_sets(ctx, t);
+	if (!rc)
+		rc = load_nodes(ctx, t);
+	if (!rc)
+		rc = load_cpus(ctx, t);
+	if (rc == -ENOMEM && !ctx->err[0])
+		np_fail(ctx, rc, "reading the topology: %s", strerror(ENOMEM));
+	if (rc)
+		np_topology_free(t);
+	return rc;
+}
+
+void np_topology_free(struct np_topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++) {
+		np_cpuset_free(&t->nodes[i].cpus);
+		free(t->nodes[i].distances);
+	}
+	free(t->nodes);
+	for (int i = 0; i < t->ncpus; i++)
+		np_cpuset_free(&t->cpus[i].siblings);
+	free(t->cpus);
+	free(t->node_of_cpu);
+	np_cpuset_free(&t->present);
+	np_cpuset_free(&t->online);
+	np_cpuset_free(&t->isolated);
+	np_cpuset_free(&t->nohz_full);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct np_node *np_topology_node(const struct np_topology *t, int id)
+{
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].id == id)
+			return &t->nodes[i];
+	return NULL;
+}
+
+int np_topology_node_of_cpu(const struct np_topology *t, int cpu)
+{
+	return cpu >= 0 && cpu <= t->max_cpu ? t->node_of_cpu[cpu] : -1;
+}
+
+int np_topology_distance(const struct np_topology *t, int from, int to)
+{
+	const struct np_node *a = np_topology_node(t, from);
+	if (!a || !a->distances)
+		return -1;
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].id == to)
+			return a->distances[i];
+	return -1;
+}
+
+int np_cmdline_cpus(const char *cmdline, const char *param, struct np_cpuset *out)
+{
+	size_t plen = strlen(param);
+	np_cpuset_clear(out);
+	for (const char *p = cmdline; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *end = strchr(p, ' ');
+		if (!end)
+			end = p + strlen(p);
+		/* The last occurrence wins, as in the kernel. */
+		if ((size_t)(end - p) > plen && !strncmp(p, param, plen) && p[plen] == '=') {
+			const char *v = p + plen + 1;
+			/* Skip isolcpus flags such as "nohz," "domain," "managed_irq,". */
+			while (v < end && isalpha((unsigned char)*v)) {
+				const char *comma = memchr(v, ',', (size_t)(end - v));
+				if (!comma)
+					return -EINVAL;
+				v = comma + 1;
+			}
+			char *list = strndup(v, (size_t)(end - v));
+			if (!list)
+				return -ENOMEM;
+			int rc = np_cpuset_parse_list(out, list);
+			free(list);
+			if (rc)
+				return rc;
+		}
+		p = end;
+	}
+	return 0;
+}

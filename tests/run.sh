@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Runs every test: cmocka unit tests, command tests (the sanitizer build of the
+# binary against fixture roots, compared with expected output), and scripted
+# tests (snapshots, hwloc agreement, live tests on this machine's kernel).
+# Ends with "N passed, N failed, N skipped" and exits non-zero on any failure.
+#
+#   tests/run.sh [--regen] [PATTERN]
+# --regen rewrites the expected output of the command tests from what the
+# binary prints now (review the diff before committing it).
+set -u
+cd "$(dirname "$0")/.."
+TOP=$PWD
+REGEN=${REGEN:-0}
+PATTERN=
+for a in "$@"; do
+	case $a in
+	--regen) REGEN=1 ;;
+	*) PATTERN=$a ;;
+	esac
+done
+
+export NUMAPLACE=${NUMAPLACE:-$TOP/build/san/numaplace}
+export FIXTURES=$TOP/tests/fixtures
+export WORK=$TOP/build/test-work
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LC_ALL=C
+unset NUMAPLACE_ROOT
+mkdir -p "$WORK"
+
+passed=0 failed=0 skipped=0
+failures=()
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP: $1${2:+ ($2)}"; }
+wanted() { [ -z "$PATTERN" ] || [[ $1 == *$PATTERN* ]]; }
+
+# --- unit tests (cmocka, TAP output)
+for bin in build/san/tests/unit/test_*; do
+	[ -x "$bin" ] || continue
+	name=${bin##*/}
+	wanted "$name" || continue
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$bin" 2>&1)
+	status=$?
+	ok=$(grep -c '^ok ' <<<"$out")
+	notok=$(grep -c '^not ok ' <<<"$out")
+	passed=$((passed + ok))
+	if [ "$notok" -gt 0 ] || [ "$status" -ne 0 ] || [ "$ok" -eq 0 ]; then
+		echo "$out" | grep -v '^ok '
+		[ "$notok" -gt 0 ] && failed=$((failed + notok)) && failures+=("$name")
+		[ "$notok" -eq 0 ] && fail "$name (exit $status)"
+	fi
+done
+
+# --- command tests: tests/cases/NAME.cmd holds the arguments (shell words,
+# $FIXTURES available); NAME.out the expected stdout, stderr and exit status.
+run_case() {
+	local args
+	args=$(<"$1")
+	(cd "$WORK" && eval "\"\$NUMAPLACE\" $args" 2>&1; echo "[exit $?]")
+}
+for cmdfile in tests/cases/*.cmd; do
+	[ -f "$cmdfile" ] || continue
+	name=${cmdfile##*/}
+	name=${name%.cmd}
+	wanted "$name" || continue
+	expected=${cmdfile%.cmd}.out
+	actual=$(run_case "$cmdfile")
+	if [ "$REGEN" = 1 ]; then
+		printf '%s\n' "$actual" >"$expected"
+	fi
+	if [ -f "$expected" ] && diff -u "$expected" <(printf '%s\n' "$actual") >"$WORK/$name.diff"; then
+		pass
+	else
+		[ -f "$expected" ] || echo "no expected output $expected (run tests/run.sh --regen)" >"$WORK/$name.diff"
+		head -40 "$WORK/$name.diff"
+		fail "case $name"
+	fi
+done
+
+# --- scripted tests: each tests/scripts/*.sh defines test_* functions; a
+# function passes on exit 0 and is skipped on exit 77. Each runs in its own
+# subshell so a failing one cannot leave state for the next (live tests
+# restore what they change with traps inside their subshell).
+for script in tests/scripts/*.sh; do
+	[ -f "$script" ] || continue
+	for fn in $(bash -c "source '$script'; declare -F" | awk '$3 ~ /^test_/ {print $3}'); do
+		name="${script##*/}:$fn"
+		wanted "$name" || continue
+		log="$WORK/${script##*/}.$fn.log"
+		(set -eu; source tests/scripts/lib.sh; source "$script"; "$fn") >"$log" 2>&1
+		status=$?
+		if [ $status -eq 0 ]; then
+			pass
+		elif [ $status -eq 77 ]; then
+			skip "$name" "$(tail -n 1 "$log")"
+		else
+			tail -n 30 "$log"
+			fail "$name"
+		fi
+	done
+done
+
+echo
+[ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,28 @@
+# Helpers for the scripted tests (sourced by tests/run.sh).
+
+# Fails the test with a message.
+die() { echo "$*" >&2; exit 1; }
+# Skips the test: the last line printed is the reason.
+skip_test() { echo "$*"; exit 77; }
+
+# Unpacks a snapshot from ../shared/snapshots once per run into $WORK and
+# prints the root directory (the one holding sys/ and proc/).
+SNAPSHOTS=${SNAPSHOTS:-$TOP/../shared/snapshots}
+snapshot_root() {
+	local name=$1 dir="$WORK/snapshots/$1"
+	[ -f "$SNAPSHOTS/$name" ] || skip_test "snapshot $name not found in $SNAPSHOTS"
+	if [ ! -e "$dir/.unpacked" ]; then
+		rm -rf "$dir" && mkdir -p "$dir"
+		tar -xf "$SNAPSHOTS/$name" -C "$dir" 2>/dev/null || die "cannot unpack $name"
+		touch "$dir/.unpacked"
+	fi
+	local sys
+	sys=$(find "$dir" -maxdepth 3 -type d -name sys -path '*/sys' | head -n 1)
+	[ -n "$sys" ] || die "no sys/ in $name"
+	dirname "$sys"
+}
+
+# Compares two strings; shows both on failure.
+expect_eq() {
+	[ "$1" == "$2" ] || die "${3:-values differ}: expected '$1', got '$2'"
+}
