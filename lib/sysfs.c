@@ -126,9 +126,11 @@ int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 		return rc;
 	errno = 0;
 	long long v = strtoll(text, &end, 10);
+	/* Decided before the blank skip, which would move end past a blank-only text. */
+	bool digits = end != text;
 	while (*end == ' ' || *end == '\t')
 		end++;
-	if (end == text || *end || errno) {
+	if (!digits || *end || errno) {
 		rc = np_fail(ctx, errno == ERANGE ? -ERANGE : -EINVAL,
 			     "'%s': expected an integer, found '%s'", path, excerpt(text, ex, sizeof(ex)));
 		free(text);
@@ -233,7 +235,9 @@ int np_list_dir(struct np_ctx *ctx, char ***names, size_t *count, const char *fm
 		n++;
 	}
 	closedir(dir);
-	qsort(list, n, sizeof(*list), natural_order);
+	/* An empty directory leaves list NULL, which qsort must not be given. */
+	if (n)
+		qsort(list, n, sizeof(*list), natural_order);
 	*names = list;
 	*count = n;
 	return 0;

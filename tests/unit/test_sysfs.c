@@ -1,0 +1,657 @@
+/* The root-aware layer (lib/sysfs.c, lib/context.c) against a scratch root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../lib/context.h"
+#include "../../lib/cpuset.h"
+#include "../../lib/sysfs.h"
+
+struct fixture {
+	char root[64];
+	struct np_ctx ctx;
+};
+
+static void make_dirs(const struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s%s", f->root, rel);
+	for (char *p = path + strlen(f->root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			fail_msg("mkdir '%s': %s", path, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		fail_msg("mkdir '%s': %s", path, strerror(errno));
+}
+
+/* Writes len bytes (content may hold NULs) at root + rel, making parents. */
+static void put_bytes(const struct fixture *f, const char *rel, const char *content, size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", rel);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		make_dirs(f, dir);
+	}
+	snprintf(path, sizeof(path), "%s%s", f->root, rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fail_msg("create '%s': %s", path, strerror(errno));
+	assert_int_equal(write(fd, content, len), (ssize_t)len);
+	assert_int_equal(close(fd), 0);
+}
+
+static void put(const struct fixture *f, const char *rel, const char *content)
+{
+	put_bytes(f, rel, content, strlen(content));
+}
+
+/* Reads root + rel directly, bypassing the layer under test. */
+static char *slurp(const struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s%s", f->root, rel);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	char *buf = calloc(1, 4096);
+	assert_non_null(buf);
+	size_t n = fread(buf, 1, 4095, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void full_path(const struct fixture *f, char *buf, const char *rel)
+{
+	snprintf(buf, PATH_MAX, "%s%s", f->root, rel);
+}
+
+static void assert_err_has(const struct np_ctx *ctx, const char *needle)
+{
+	if (!strstr(ctx->err, needle))
+		fail_msg("ctx.err '%s' lacks '%s'", ctx->err, needle);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -1;
+	strcpy(f->root, "/tmp/numaplace-unit-XXXXXX");
+	if (!mkdtemp(f->root)) {
+		free(f);
+		return -1;
+	}
+	if (np_ctx_init(&f->ctx, f->root)) {
+		np_ctx_fini(&f->ctx);
+		rmdir(f->root);
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	np_ctx_fini(&f->ctx);
+	/* FTW_PHYS: remove the test's symlinks, never what they point at. */
+	int rc = nftw(f->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return rc;
+}
+
+static void test_ctx_root_dir(void **state)
+{
+	struct fixture *f = *state;
+	struct np_ctx ctx;
+	char path[PATH_MAX], with_slash[PATH_MAX];
+
+	assert_int_equal(np_ctx_init(&ctx, f->root), 0);
+	assert_string_equal(ctx.root, f->root);
+	assert_string_equal(ctx.err, "");
+	np_ctx_fini(&ctx);
+	assert_null(ctx.root);
+
+	/* Trailing slashes would double up in every path. */
+	snprintf(with_slash, sizeof(with_slash), "%s//", f->root);
+	assert_int_equal(np_ctx_init(&ctx, with_slash), 0);
+	assert_string_equal(ctx.root, f->root);
+	assert_int_equal(np_sysfs_path(&ctx, path, "/sys/x"), 0);
+	full_path(f, with_slash, "/sys/x");
+	assert_string_equal(path, with_slash);
+	np_ctx_fini(&ctx);
+
+	/* "/" is this machine. */
+	assert_int_equal(np_ctx_init(&ctx, "/"), 0);
+	assert_string_equal(ctx.root, "");
+	np_ctx_fini(&ctx);
+}
+
+static void test_ctx_env(void **state)
+{
+	struct fixture *f = *state;
+	struct np_ctx ctx;
+
+	put(f, "/sys/x", "from env\n");
+	assert_int_equal(setenv(NP_ROOT_ENV, f->root, 1), 0);
+	int rc = np_ctx_init(&ctx, NULL);
+	assert_int_equal(rc, 0);
+	assert_string_equal(ctx.root, f->root);
+	char *text = NULL;
+	assert_int_equal(np_read_text(&ctx, &text, "/sys/x"), 0);
+	assert_string_equal(text, "from env");
+	free(text);
+	np_ctx_fini(&ctx);
+
+	/* An explicit root wins over the environment. */
+	assert_int_equal(np_ctx_init(&ctx, "/"), 0);
+	assert_string_equal(ctx.root, "");
+	np_ctx_fini(&ctx);
+
+	/* Set but empty: this machine. */
+	assert_int_equal(setenv(NP_ROOT_ENV, "", 1), 0);
+	assert_int_equal(np_ctx_init(&ctx, NULL), 0);
+	assert_string_equal(ctx.root, "");
+	np_ctx_fini(&ctx);
+
+	assert_int_equal(unsetenv(NP_ROOT_ENV), 0);
+	assert_int_equal(np_ctx_init(&ctx, NULL), 0);
+	assert_string_equal(ctx.root, "");
+	np_ctx_fini(&ctx);
+
+	/* A bad root from the environment fails like one given directly. */
+	char missing[PATH_MAX];
+	full_path(f, missing, "/nope");
+	assert_int_equal(setenv(NP_ROOT_ENV, missing, 1), 0);
+	rc = np_ctx_init(&ctx, NULL);
+	unsetenv(NP_ROOT_ENV);
+	assert_int_equal(rc, -ENOENT);
+	assert_err_has(&ctx, missing);
+	np_ctx_fini(&ctx);
+}
+
+static void test_ctx_missing_root(void **state)
+{
+	struct fixture *f = *state;
+	struct np_ctx ctx;
+	char missing[PATH_MAX];
+
+	full_path(f, missing, "/does-not-exist");
+	assert_int_equal(np_ctx_init(&ctx, missing), -ENOENT);
+	assert_err_has(&ctx, missing);
+	assert_err_has(&ctx, strerror(ENOENT));
+	np_ctx_fini(&ctx);
+}
+
+static void test_ctx_root_is_file(void **state)
+{
+	struct fixture *f = *state;
+	struct np_ctx ctx;
+	char file[PATH_MAX];
+
+	put(f, "/plain", "x");
+	full_path(f, file, "/plain");
+	assert_int_equal(np_ctx_init(&ctx, file), -ENOTDIR);
+	assert_err_has(&ctx, file);
+	np_ctx_fini(&ctx);
+}
+
+static void test_read_text(void **state)
+{
+	struct fixture *f = *state;
+	char *text = NULL;
+
+	put(f, "/sys/a", "hello\n");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/a"), 0);
+	assert_string_equal(text, "hello");
+	free(text);
+
+	/* Every trailing newline goes; inner ones and other blanks stay. */
+	put(f, "/sys/b", "two\nlines \n\n\n");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/b"), 0);
+	assert_string_equal(text, "two\nlines ");
+	free(text);
+
+	put(f, "/sys/empty", "");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/empty"), 0);
+	assert_string_equal(text, "");
+	free(text);
+
+	/* Larger than the first read buffer. */
+	char big[10001];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	put(f, "/sys/big", big);
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/%s", "big"), 0);
+	assert_int_equal(strlen(text), sizeof(big) - 1);
+	assert_string_equal(text, big);
+	free(text);
+}
+
+static void test_read_absent(void **state)
+{
+	struct fixture *f = *state;
+	char *text = NULL, path[PATH_MAX];
+
+	full_path(f, path, "/sys/absent");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/absent"), -ENOENT);
+	assert_null(text);
+	assert_err_has(&f->ctx, path);
+
+	/* Each reader reports an absent file the same way, so callers can treat it as optional. */
+	long long v = 7;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/absent"), -ENOENT);
+	assert_int_equal(v, 7);
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/absent"), -ENOENT);
+	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/absent"), -ENOENT);
+	assert_int_equal(np_read_link(&f->ctx, &text, "/sys/absent"), -ENOENT);
+	assert_err_has(&f->ctx, path);
+
+	/* Absent parent directory too. */
+	full_path(f, path, "/sys/no/such/dir");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/no/such/dir"), -ENOENT);
+	assert_err_has(&f->ctx, path);
+	np_cpuset_free(&set);
+}
+
+static void test_read_int(void **state)
+{
+	struct fixture *f = *state;
+	long long v = 0;
+	char path[PATH_MAX];
+
+	put(f, "/sys/n", "42\n");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
+	assert_int_equal(v, 42);
+
+	put(f, "/sys/n", "-1");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
+	assert_int_equal(v, -1);
+
+	put(f, "/sys/n", "0\n");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
+	assert_int_equal(v, 0);
+
+	put(f, "/sys/n", "9223372036854775807");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
+	assert_true(v == INT64_MAX);
+
+	full_path(f, path, "/sys/bad");
+	put(f, "/sys/bad", "abc\n");
+	v = 5;
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/bad"), -EINVAL);
+	assert_int_equal(v, 5);
+	assert_err_has(&f->ctx, path);
+	assert_err_has(&f->ctx, "'abc'");
+}
+
+static void test_read_int_malformed(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = { "12abc", "", "\n", "4 2", "1.5", "0x10", "-", " " };
+	long long v;
+	char path[PATH_MAX];
+
+	full_path(f, path, "/sys/bad");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put(f, "/sys/bad", bad[i]);
+		f->ctx.err[0] = '\0';
+		v = 5;
+		int rc = np_read_int(&f->ctx, &v, "/sys/bad");
+		if (rc != -EINVAL)
+			fail_msg("'%s': rc %d, want -EINVAL", bad[i], rc);
+		assert_int_equal(v, 5);
+		assert_err_has(&f->ctx, path);
+	}
+	put(f, "/sys/bad", "12abc\n");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/bad"), -EINVAL);
+	assert_err_has(&f->ctx, "'12abc'");
+}
+
+static void test_read_int_range(void **state)
+{
+	struct fixture *f = *state;
+	long long v = 5;
+	char path[PATH_MAX];
+
+	full_path(f, path, "/sys/huge");
+	put(f, "/sys/huge", "99999999999999999999999\n");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -ERANGE);
+	assert_int_equal(v, 5);
+	assert_err_has(&f->ctx, path);
+
+	put(f, "/sys/huge", "-99999999999999999999999");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -ERANGE);
+	assert_int_equal(v, 5);
+
+	/* One past the largest long long. */
+	put(f, "/sys/huge", "9223372036854775808");
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -ERANGE);
+
+	/* A long junk line is quoted, but shortened. */
+	char junk[200];
+	memset(junk, 'z', sizeof(junk) - 1);
+	junk[sizeof(junk) - 1] = '\0';
+	put(f, "/sys/huge", junk);
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -EINVAL);
+	assert_err_has(&f->ctx, "zzz...'");
+	assert_true(strlen(f->ctx.err) < strlen(path) + 100);
+}
+
+static void test_read_cpulist(void **state)
+{
+	struct fixture *f = *state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	char path[PATH_MAX];
+
+	put(f, "/sys/devices/system/cpu/online", "0-3,8\n");
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/online"), 0);
+	assert_int_equal(np_cpuset_count(&set), 5);
+	assert_true(np_cpuset_test(&set, 8));
+	assert_false(np_cpuset_test(&set, 4));
+
+	put(f, "/sys/devices/system/cpu/isolated", "\n");
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/isolated"), 0);
+	assert_true(np_cpuset_empty(&set));
+
+	full_path(f, path, "/sys/devices/system/cpu/bad");
+	put(f, "/sys/devices/system/cpu/bad", "0-3,x\n");
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/bad"), -EINVAL);
+	assert_true(np_cpuset_empty(&set));
+	assert_err_has(&f->ctx, path);
+	assert_err_has(&f->ctx, "'0-3,x'");
+
+	put(f, "/sys/devices/system/cpu/bad", "0-4000000000\n");
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/bad"), -ERANGE);
+	assert_err_has(&f->ctx, path);
+	assert_err_has(&f->ctx, "too large");
+	np_cpuset_free(&set);
+}
+
+static void test_read_cpumask(void **state)
+{
+	struct fixture *f = *state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	char path[PATH_MAX];
+
+	put(f, "/sys/devices/system/node/node0/cpumap", "00000000,0000000f\n");
+	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/devices/system/node/node%d/cpumap", 0), 0);
+	assert_int_equal(np_cpuset_count(&set), 4);
+	assert_int_equal(np_cpuset_last(&set), 3);
+
+	full_path(f, path, "/sys/devices/system/node/node1/cpumap");
+	put(f, "/sys/devices/system/node/node1/cpumap", "ff,zz\n");
+	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/devices/system/node/node1/cpumap"), -EINVAL);
+	assert_true(np_cpuset_empty(&set));
+	assert_err_has(&f->ctx, path);
+	assert_err_has(&f->ctx, "mask");
+
+	/* A list where a mask belongs is an error, not a misread. */
+	put(f, "/sys/devices/system/node/node1/cpumap", "0-3\n");
+	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/devices/system/node/node1/cpumap"), -EINVAL);
+	assert_err_has(&f->ctx, path);
+	np_cpuset_free(&set);
+}
+
+static void test_read_binary(void **state)
+{
+	struct fixture *f = *state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	char *text = NULL, path[PATH_MAX];
+	long long v;
+	static const char junk[] = { '1', '\0', '2', '\n' };
+
+	/* Without the NUL check the NUL would cut this to a valid "1". */
+	full_path(f, path, "/sys/junk");
+	put_bytes(f, "/sys/junk", junk, sizeof(junk));
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/junk"), -EINVAL);
+	assert_null(text);
+	assert_err_has(&f->ctx, path);
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/junk"), -EINVAL);
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/junk"), -EINVAL);
+	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/junk"), -EINVAL);
+	assert_err_has(&f->ctx, path);
+
+	put_bytes(f, "/sys/junk", "\0", 1);
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/junk"), -EINVAL);
+	np_cpuset_free(&set);
+}
+
+static void test_write_text(void **state)
+{
+	struct fixture *f = *state;
+	char *text;
+
+	put(f, "/sys/class/setting", "old value that is longer\n");
+	assert_int_equal(np_write_text(&f->ctx, "3", "/sys/class/setting"), 0);
+	/* O_TRUNC: nothing of the longer old value remains. */
+	text = slurp(f, "/sys/class/setting");
+	assert_non_null(text);
+	assert_string_equal(text, "3");
+	free(text);
+
+	assert_int_equal(np_write_text(&f->ctx, "0-3\n", "/sys/class/%s", "setting"), 0);
+	text = slurp(f, "/sys/class/setting");
+	assert_string_equal(text, "0-3\n");
+	free(text);
+}
+
+static void test_write_missing(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX];
+
+	full_path(f, path, "/sys/class/absent");
+	make_dirs(f, "/sys/class");
+	assert_int_equal(np_write_text(&f->ctx, "1", "/sys/class/absent"), -ENOENT);
+	assert_err_has(&f->ctx, path);
+	/* Never created: a setting that does not exist stays absent. */
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_false(np_sysfs_exists(&f->ctx, "/sys/class/absent"));
+}
+
+static void test_write_symlink(void **state)
+{
+	struct fixture *f = *state;
+	char target[PATH_MAX], link[PATH_MAX];
+
+	put(f, "/sys/target", "untouched");
+	full_path(f, target, "/sys/target");
+	full_path(f, link, "/sys/link");
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(np_write_text(&f->ctx, "1", "/sys/link"), -ELOOP);
+	assert_err_has(&f->ctx, link);
+	char *text = slurp(f, "/sys/target");
+	assert_string_equal(text, "untouched");
+	free(text);
+
+	/* Reading through a link is fine: sysfs is full of them. */
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/link"), 0);
+	assert_string_equal(text, "untouched");
+	free(text);
+}
+
+static void test_list_dir(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const want[] = {
+		"cpu0", "cpu1", "cpu2", "cpu9", "cpu10", "cpu11", "cpu100", "cpufreq", "online",
+	};
+	static const char *const create[] = {
+		"cpu10", "online", "cpu2", "cpu100", "cpu0", "cpufreq", "cpu11", "cpu9", "cpu1",
+	};
+	char rel[PATH_MAX], **names = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(create) / sizeof(create[0]); i++) {
+		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/%s", create[i]);
+		if (!strncmp(create[i], "cpu", 3))
+			make_dirs(f, rel);
+		else
+			put(f, rel, "0-3\n");
+	}
+	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/cpu"), 0);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], want[i]);
+	np_names_free(names, n);
+
+	char path[PATH_MAX];
+	full_path(f, path, "/sys/devices/system/nope");
+	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/nope"), -ENOENT);
+	assert_err_has(&f->ctx, path);
+	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/cpu/online"), -ENOTDIR);
+}
+
+static void test_list_dir_empty(void **state)
+{
+	struct fixture *f = *state;
+	char **names = (char **)&names;
+	size_t n = 99;
+
+	make_dirs(f, "/sys/bus/empty");
+	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/bus/empty"), 0);
+	assert_int_equal(n, 0);
+	np_names_free(names, n);
+}
+
+static void test_read_link(void **state)
+{
+	struct fixture *f = *state;
+	char link[PATH_MAX], *target = NULL;
+
+	make_dirs(f, "/sys/bus/pci/devices");
+	full_path(f, link, "/sys/bus/pci/devices/0000:00:01.0");
+	/* Dangling as stored: the target is returned as written, not resolved. */
+	assert_int_equal(symlink("../../../devices/pci0000:00/0000:00:01.0", link), 0);
+	assert_int_equal(np_read_link(&f->ctx, &target, "/sys/bus/pci/devices/%s", "0000:00:01.0"), 0);
+	assert_string_equal(target, "../../../devices/pci0000:00/0000:00:01.0");
+	free(target);
+
+	put(f, "/sys/regular", "x");
+	full_path(f, link, "/sys/regular");
+	assert_int_equal(np_read_link(&f->ctx, &target, "/sys/regular"), -EINVAL);
+	assert_err_has(&f->ctx, link);
+}
+
+static void test_exists(void **state)
+{
+	struct fixture *f = *state;
+
+	put(f, "/sys/here", "1");
+	make_dirs(f, "/proc/dir");
+	assert_true(np_sysfs_exists(&f->ctx, "/sys/here"));
+	assert_true(np_sysfs_exists(&f->ctx, "/proc/%s", "dir"));
+	assert_false(np_sysfs_exists(&f->ctx, "/sys/gone"));
+	/* The host's own /tmp is not under the root. */
+	assert_false(np_sysfs_exists(&f->ctx, "/tmp"));
+}
+
+static void test_root_prefix(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX], want[PATH_MAX], *text = NULL;
+
+	put(f, "/sys/x", "under root\n");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/x"), 0);
+	assert_string_equal(text, "under root");
+	free(text);
+
+	assert_int_equal(np_sysfs_path(&f->ctx, path, "/sys/%s/%d", "cpu", 3), 0);
+	full_path(f, want, "/sys/cpu/3");
+	assert_string_equal(path, want);
+
+	/* Reads of machine paths never escape to the host. */
+	put(f, "/proc/cmdline", "root-copy\n");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/proc/cmdline"), 0);
+	assert_string_equal(text, "root-copy");
+	free(text);
+
+	FILE *fp = np_fopen(&f->ctx, &(int){ 0 }, "/sys/x");
+	assert_non_null(fp);
+	char line[32];
+	assert_non_null(fgets(line, sizeof(line), fp));
+	assert_string_equal(line, "under root\n");
+	fclose(fp);
+
+	int rc = 0;
+	full_path(f, want, "/sys/none");
+	assert_null(np_fopen(&f->ctx, &rc, "/sys/none"));
+	assert_int_equal(rc, -ENOENT);
+	assert_err_has(&f->ctx, want);
+}
+
+static void test_path_too_long(void **state)
+{
+	struct fixture *f = *state;
+	char long_name[PATH_MAX + 10], path[PATH_MAX], *text = NULL;
+
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_equal(np_sysfs_path(&f->ctx, path, "/sys/%s", long_name), -ENAMETOOLONG);
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/%s", long_name), -ENAMETOOLONG);
+	assert_null(text);
+	assert_err_has(&f->ctx, f->root);
+	assert_false(np_sysfs_exists(&f->ctx, "/sys/%s", long_name));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	/* The environment must not pick a root for the tests that pass NULL. */
+	unsetenv(NP_ROOT_ENV);
+	const struct CMUnitTest tests[] = {
+		T(test_ctx_root_dir),
+		T(test_ctx_env),
+		T(test_ctx_missing_root),
+		T(test_ctx_root_is_file),
+		T(test_read_text),
+		T(test_read_absent),
+		T(test_read_int),
+		T(test_read_int_malformed),
+		T(test_read_int_range),
+		T(test_read_cpulist),
+		T(test_read_cpumask),
+		T(test_read_binary),
+		T(test_write_text),
+		T(test_write_missing),
+		T(test_write_symlink),
+		T(test_list_dir),
+		T(test_list_dir_empty),
+		T(test_read_link),
+		T(test_exists),
+		T(test_root_prefix),
+		T(test_path_too_long),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
