@@ -1,0 +1,64 @@
+# Topology: numaplace against hwloc on fixtures and real snapshots, bad roots,
+# and this machine against numactl.
+
+agree_with_hwloc() {
+	local root=$1 json
+	json=$("$NUMAPLACE" --root "$root" topo --json) || die "numaplace failed on $root"
+	"$TOP/build/san/tests/hwloc-agree" "$root" <<<"$json" || die "hwloc disagrees on $root"
+}
+
+test_fixtures_agree_with_hwloc() {
+	local n=0
+	for root in "$FIXTURES"/*/; do
+		[ -d "$root/sys/devices/system/cpu" ] || continue
+		agree_with_hwloc "${root%/}"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 5 ] || die "expected at least 5 fixture roots, found $n"
+}
+
+test_snapshots_agree_with_hwloc() {
+	for snap in cnto-worker2.tgz hwloc-32em64t-2n8c-mic.tar.bz2 hwloc-40intel64-2g2n4c-pci.tar.bz2; do
+		agree_with_hwloc "$(snapshot_root "$snap")"
+	done
+}
+
+# Each broken root: exit 1, a single line on stderr naming the file at fault.
+test_bad_roots_fail_cleanly() {
+	local root err status
+	for case in empty:sys/devices/system/cpu distance:node1/distance cpulist:node0/cpulist \
+		distance-count:node0/distance missing-cpulist:node0/cpumap; do
+		root=$FIXTURES/bad/${case%%:*}
+		status=0
+		err=$("$NUMAPLACE" --root "$root" topo 2>&1 >/dev/null) || status=$?
+		expect_eq 1 "$status" "exit status for bad/${case%%:*}"
+		expect_eq 1 "$(wc -l <<<"$err")" "lines of error for bad/${case%%:*}: $err"
+		[[ $err == *"${case#*:}"* ]] || die "error for bad/${case%%:*} does not name ${case#*:}: $err"
+	done
+	status=0
+	err=$("$NUMAPLACE" --root "$WORK/no-such-root" topo 2>&1) || status=$?
+	expect_eq 1 "$status" "exit status for a missing root"
+	[[ $err == *no-such-root* ]] || die "error does not name the missing root: $err"
+}
+
+test_live_matches_numactl_and_sysfs() {
+	command -v numactl >/dev/null || skip_test "numactl is not installed"
+	local json hw
+	json=$("$NUMAPLACE" topo --json)
+	hw=$(numactl --hardware)
+	expect_eq "$(cat /sys/devices/system/cpu/online)" "$(jq -r .online <<<"$json")" "online CPUs"
+	expect_eq "$(awk '/^available:/ {print $2}' <<<"$hw")" "$(jq '.nodes | length' <<<"$json")" "node count"
+	for node in $(jq '.nodes[].node' <<<"$json"); do
+		# numactl lists CPUs one by one; numaplace as a range list.
+		local want got
+		want=$(awk -v n="$node" '$1 == "node" && $2 == n && $3 == "cpus:" {$1=$2=$3=""; print}' <<<"$hw" | xargs)
+		got=$(jq -r --argjson n "$node" '.cpus[] | select(.node == $n and .online) | .cpu' <<<"$json" | xargs)
+		expect_eq "$want" "$got" "node $node CPUs"
+		want=$(awk -v n="$node" '$1 == "node" && $2 == n && $3 == "size:" {print $4}' <<<"$hw")
+		got=$(jq --argjson n "$node" '.nodes[] | select(.node == $n) | .memory_kb / 1024 | floor' <<<"$json")
+		expect_eq "$want" "$got" "node $node size in MB"
+		want=$(awk -v n="$node:" 'f && $1 == n {$1=""; print} /^node distances:/ {f=1}' <<<"$hw" | xargs)
+		got=$(jq -r --argjson n "$node" '.nodes[] | select(.node == $n) | .distances | join(" ")' <<<"$json")
+		expect_eq "$want" "$got" "node $node distances"
+	done
+}
