@@ -189,8 +189,8 @@ static int load_nodes(struct np_ctx *ctx, struct np_topology *t)
 	for (int i = 0; i < t->nnodes; i++) {
 		struct np_node *node = &t->nodes[i];
 		rc = np_read_cpulist(ctx, &node->cpus, NODE_DIR "/node%d/cpulist", node->id);
-		if (rc == -ENOENT)
-			rc = np_read_cpumask(ctx, &node->cpus, NODE_DIR "/node%d/cpumap", node->id);
+		if (rc == -ENOENT && (rc = np_read_cpumask(ctx, &node->cpus, NODE_DIR "/node%d/cpumap", node->id)) == -ENOENT)
+			rc = np_fail(ctx, rc, "'%s" NODE_DIR "/node%d': neither cpulist nor cpumap", ctx->root, node->id);
 		if (rc)
 			return rc;
 		char meminfo[64];
@@ -240,7 +240,8 @@ static int load_cpus(struct np_ctx *ctx, struct np_topology *t)
 			/* Offline CPUs leave the node's cpulist on x86 but keep their nodeN link. */
 			char **names;
 			size_t n;
-			if ((rc = optional(np_list_dir(ctx, &names, &n, CPU_DIR "/cpu%d", id))))
+			rc = np_list_dir(ctx, &names, &n, CPU_DIR "/cpu%d", id);
+			if (rc && rc != -ENOENT)
 				return rc;
 			for (size_t j = 0; rc == 0 && j < n; j++)
 				if (numbered(names[j], "node") >= 0 && np_topology_node(t, numbered(names[j], "node")))

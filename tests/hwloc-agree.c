@@ -68,7 +68,15 @@ static void compare_nodes(hwloc_topology_t topo, const cJSON *nodes)
 			DIFF("node %u: missing from numaplace", node->os_index);
 			continue;
 		}
-		compare_set(what, node->complete_cpuset, cJSON_GetObjectItemCaseSensitive(mine, "cpus"));
+		/* hwloc gives a memory-only node the CPUs of the object it hangs
+		 * from; the kernel (and numaplace) give it none. */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mine, "memory_only"))) {
+			const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(mine, "cpus");
+			if (!cJSON_IsString(cpus) || cpus->valuestring[0])
+				DIFF("node %u: memory-only for numaplace, yet it lists CPUs", node->os_index);
+		} else {
+			compare_set(what, node->complete_cpuset, cJSON_GetObjectItemCaseSensitive(mine, "cpus"));
+		}
 		double kb = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mine, "memory_kb"));
 		if ((unsigned long long)kb * 1024 != node->attr->numanode.local_memory)
 			DIFF("node %u memory: hwloc %llu kB, numaplace %.0f kB", node->os_index,
@@ -103,7 +111,7 @@ static int ancestor_index(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_obj_type_
 	return a && a->os_index != HWLOC_UNKNOWN_INDEX ? (int)a->os_index : -1;
 }
 
-static void compare_cpus(hwloc_topology_t topo, const cJSON *cpus, const cJSON *doc)
+static void compare_cpus(hwloc_topology_t topo, const cJSON *cpus, const cJSON *nodes, const cJSON *doc)
 {
 	hwloc_const_bitmap_t online = hwloc_topology_get_topology_cpuset(topo);
 	compare_set("online CPUs", online, cJSON_GetObjectItemCaseSensitive(doc, "online"));
@@ -130,7 +138,9 @@ static void compare_cpus(hwloc_topology_t topo, const cJSON *cpus, const cJSON *
 		int node = -1;
 		hwloc_obj_t n = NULL;
 		while ((n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n)))
-			if (hwloc_bitmap_isset(n->cpuset, pu->os_index))
+			if (hwloc_bitmap_isset(n->cpuset, pu->os_index) &&
+			    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(find_by(nodes, "node", (int)n->os_index),
+									   "memory_only")))
 				node = (int)n->os_index;
 		if (node != number(mine, "node"))
 			DIFF("cpu %u node: hwloc %d, numaplace %d", pu->os_index, node, number(mine, "node"));
@@ -168,7 +178,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	compare_nodes(topo, cJSON_GetObjectItemCaseSensitive(doc, "nodes"));
-	compare_cpus(topo, cJSON_GetObjectItemCaseSensitive(doc, "cpus"), doc);
+	compare_cpus(topo, cJSON_GetObjectItemCaseSensitive(doc, "cpus"), cJSON_GetObjectItemCaseSensitive(doc, "nodes"),
+		     doc);
 	hwloc_topology_destroy(topo);
 	cJSON_Delete(doc);
 	if (differences)

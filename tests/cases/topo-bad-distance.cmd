@@ -1,0 +1,1 @@
+--root "$FIXTURES/bad/distance" topo

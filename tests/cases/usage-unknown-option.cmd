@@ -1,0 +1,1 @@
+topo --jsn
