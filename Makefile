@@ -42,11 +42,13 @@ check-deps:
 
 build/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/san/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -c -o $@ $<
+	@echo "  CC/SAN  $<"
+	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -c -o $@ $<
 
 build/libnumaplace.a: $(LIB_SRC:%.c=build/%.o)
 	rm -f $@ && ar rcs $@ $^
@@ -60,11 +62,13 @@ build/san/numaplace: $(CMD_SRC:%.c=build/san/%.o) build/san/libnumaplace.a
 
 build/san/tests/unit/%: tests/unit/%.c build/san/libnumaplace.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< build/san/libnumaplace.a \
+	@echo "  TEST    $<"
+	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< build/san/libnumaplace.a \
 		$(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 build/san/tests/hwloc-agree: tests/hwloc-agree.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O1 -g $(SAN) $(shell $(PKG_CONFIG) --cflags hwloc libcjson) -o $@ $< \
+	@echo "  TEST    $<"
+	@$(CC) $(WARN) -O1 -g $(SAN) $(shell $(PKG_CONFIG) --cflags hwloc libcjson) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs hwloc libcjson)
 
 run:
@@ -83,3 +87,15 @@ install: numaplace
 
 clean:
 	rm -rf build numaplace
+
+# Benchmark tools: a generator of synthetic machine roots and "the floor" (the
+# least I/O a report can do on a root). Standalone C, plain libc.
+build/gen-root: tests/gen-root.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -o $@ $<
+build/bench-floor: tests/bench/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -o $@ $<
+
+bench: numaplace build/gen-root build/bench-floor
+	@bash tests/bench/bench.sh

@@ -53,13 +53,37 @@ int np_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_help(int argc, char **argv, struct np_ctx *ctx);
 int cmd_topo(int argc, char **argv, struct np_ctx *ctx);
 int cmd_report(int argc, char **argv, struct np_ctx *ctx);
-extern const struct np_option help_options[], topo_options[], report_options[];
+int cmd_devices(int argc, char **argv, struct np_ctx *ctx);
+int cmd_irqs(int argc, char **argv, struct np_ctx *ctx);
+int cmd_advise(int argc, char **argv, struct np_ctx *ctx);
+int cmd_run(int argc, char **argv, struct np_ctx *ctx);
+int cmd_profile(int argc, char **argv, struct np_ctx *ctx);
+extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
+	irqs_options[], advise_options[], run_options[], profile_options[];
 
 /* Renderings shared between commands (report shows what topo shows). */
 struct np_topology;
 struct cJSON;
 struct cJSON *topo_to_json(const struct np_topology *topo);
 void topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
+struct np_machine;
+struct np_irq;
+/* Marks the devices a command shows: those matching any filter, else the
+ * ones that matter (every one with all). Returns an exit status. */
+int np_select_devices(const struct np_machine *m, int nfilters, char **filters, bool all, bool *selected);
+struct cJSON *devices_to_json(const struct np_machine *m, const bool *selected);
+void devices_print(const struct np_machine *m, const bool *selected, FILE *out);
+struct cJSON *irq_to_json(const struct np_machine *m, const struct np_irq *irq);
+void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, FILE *out);
+struct np_topology;
+struct np_cpuset;
+/* The application's CPUs from --app-cpus, --app-node or --app-pid (the one
+ * given: cpus non-NULL, node or pid >= 0). Returns an exit status. */
+int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct np_command *self,
+		const char *cpus, int node, int pid, struct np_cpuset *out);
+/* Rows /proc/interrupts had to skip, on stderr. */
+void np_print_warnings(const struct np_machine *m);
+
 /* Prints JSON and a newline to stdout; frees it. Returns an exit status. */
 int np_print_json(struct cJSON *json);
 

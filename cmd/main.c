@@ -10,6 +10,11 @@
 
 const struct np_command np_commands[] = {
 	{ "report", cmd_report, "Show everything numaplace knows about this machine.", NULL, report_options },
+	{ "devices", cmd_devices, "Show PCI devices with their node, queues, block devices and IRQs.", "[--all] [FILTER...]", devices_options },
+	{ "irqs", cmd_irqs, "Show every IRQ: device, queue, affinity, where it ran, remote share.", "[--interval SEC] [FILTER...]", irqs_options },
+	{ "advise", cmd_advise, "Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.", "[--policy local|app|spread] [OPTIONS]", advise_options },
+	{ "profile", cmd_profile, "List, show and validate tuning profiles.", "list | show NAME | validate FILE...", profile_options },
+	{ "run", cmd_run, "Run a command on the CPUs and memory of a device's node.", "--near DEVICE [--print] [-- CMD ARGS...]", run_options },
 	{ "topo", cmd_topo, "Show NUMA nodes, CPUs, memory and distances.", NULL, topo_options },
 	{ "help", cmd_help, "Show the commands, or the help of one command.", "[COMMAND]", help_options },
 	{ NULL, NULL, NULL, NULL, NULL },

@@ -170,15 +170,28 @@ int np_read_cpumask(struct np_ctx *ctx, struct np_cpuset *out, const char *fmt, 
 int np_write_text(struct np_ctx *ctx, const char *value, const char *fmt, ...)
 {
 	WITH_PATH(ctx, path, fmt);
+	/* Newline-terminated, as echo writes it and as the kernel prints it back,
+	 * so a copy of /sys written and restored stays byte-identical. */
+	size_t len = strlen(value);
+	bool newline = !len || value[len - 1] != '\n';
+	char *line = malloc(len + 2);
+	if (!line)
+		return np_fail(ctx, -ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	memcpy(line, value, len);
+	if (newline)
+		line[len++] = '\n';
+	line[len] = '\0';
 	/* No O_CREAT: a setting that does not exist is an error, never a new file. */
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_TRUNC);
-	if (fd < 0)
+	if (fd < 0) {
+		free(line);
 		return np_fail(ctx, -errno, "cannot open '%s' for writing: %s", path, strerror(errno));
-	size_t len = strlen(value);
+	}
 	ssize_t n;
 	do
-		n = write(fd, value, len);
+		n = write(fd, line, len);
 	while (n < 0 && errno == EINTR);
+	free(line);
 	int err = n < 0 ? errno : (size_t)n != len ? EIO : 0;
 	if (close(fd) < 0 && !err)
 		err = errno;

@@ -22,7 +22,8 @@ int np_read_text(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3)
 int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...) NP_FMT(3);
 int np_read_cpulist(struct np_ctx *ctx, struct np_cpuset *out, const char *fmt, ...) NP_FMT(3);
 int np_read_cpumask(struct np_ctx *ctx, struct np_cpuset *out, const char *fmt, ...) NP_FMT(3);
-/* One write(2) of value, as sysfs expects; the kernel's errno comes back. */
+/* One write(2) of value and a newline (added when missing), as sysfs
+ * expects; the kernel's errno comes back. */
 int np_write_text(struct np_ctx *ctx, const char *value, const char *fmt, ...) NP_FMT(3);
 /* Target of a symbolic link, as stored. */
 int np_read_link(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);

@@ -452,10 +452,10 @@ static void test_write_text(void **state)
 
 	put(f, "/sys/class/setting", "old value that is longer\n");
 	assert_int_equal(np_write_text(&f->ctx, "3", "/sys/class/setting"), 0);
-	/* O_TRUNC: nothing of the longer old value remains. */
+	/* O_TRUNC: nothing of the longer old value remains; the newline is added. */
 	text = slurp(f, "/sys/class/setting");
 	assert_non_null(text);
-	assert_string_equal(text, "3");
+	assert_string_equal(text, "3\n");
 	free(text);
 
 	assert_int_equal(np_write_text(&f->ctx, "0-3\n", "/sys/class/%s", "setting"), 0);

@@ -1,0 +1,120 @@
+#include <errno.h>
+#include <numa.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/advise.h"
+#include "cmd.h"
+
+const struct np_option run_options[] = {
+	{ "near", 'n', "DEVICE", "run on the CPUs and memory of this device's node (address, interface, block device, driver)", "device" },
+	{ "print", 0, NULL, "print the binding (and the numactl equivalent) instead of running", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+/* CPUs and memory nodes for an application that should sit with dev. */
+static int binding(const struct np_machine *m, const struct np_pci_dev *d,
+		   struct np_cpuset *cpus, struct np_cpuset *nodes)
+{
+	bool inferred;
+	int node = np_device_node(m, d, &inferred);
+	struct np_cpuset usable = NP_CPUSET_INIT;
+	int rc = EXIT_OK;
+	if (node < 0)
+		rc = np_error("%s: its NUMA node is unknown (numa_node -1, local CPUs span nodes): nothing to be near",
+			      d->addr);
+	else if (np_usable_cpus(&m->topo, NULL, &usable) || np_nearest_cpus(&m->topo, node, &usable, cpus) ||
+		 np_nodes_of(&m->topo, cpus, nodes))
+		rc = np_error("%s", strerror(ENOMEM));
+	else if (np_cpuset_empty(cpus))
+		rc = np_error("%s: no usable CPU on node %d or near it", d->addr, node);
+	np_cpuset_free(&usable);
+	return rc;
+}
+
+static int bind_and_exec(const struct np_cpuset *cpus, const struct np_cpuset *nodes, char **cmd)
+{
+	size_t setsize = CPU_ALLOC_SIZE(np_cpuset_last(cpus) + 1);
+	cpu_set_t *mask = CPU_ALLOC(np_cpuset_last(cpus) + 1);
+	if (!mask)
+		return np_error("%s", strerror(ENOMEM));
+	CPU_ZERO_S(setsize, mask);
+	np_cpuset_foreach(cpu, cpus) CPU_SET_S((size_t)cpu, setsize, mask);
+	int rc = sched_setaffinity(0, setsize, mask);
+	CPU_FREE(mask);
+	if (rc < 0)
+		return np_error("cannot bind to CPUs: %s", strerror(errno));
+	if (numa_available() >= 0) {
+		struct bitmask *bm = numa_allocate_nodemask();
+		np_cpuset_foreach(n, nodes) numa_bitmask_setbit(bm, (unsigned)n);
+		errno = 0;
+		numa_set_membind(bm);
+		numa_bitmask_free(bm);
+		if (errno)
+			return np_error("cannot bind memory: %s", strerror(errno));
+	}
+	fflush(stdout);
+	execvp(cmd[0], cmd);
+	int err = errno;
+	np_error("cannot run '%s': %s", cmd[0], strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
+int cmd_run(int argc, char **argv, struct np_ctx *ctx)
+{
+	const struct np_command *self = np_command_find("run");
+	struct np_optparse st = { 0 };
+	const char *arg, *near = NULL;
+	bool print = false;
+	int opt;
+	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		if (!strcmp(self->options[opt].name, "near"))
+			near = arg;
+		else
+			print = true;
+	}
+	if (opt != NP_OPT_END)
+		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	if (!near)
+		return np_usage_error(self, "--near DEVICE is required");
+	if (!print && st.index >= argc)
+		return np_usage_error(self, "no command to run (numaplace run --near DEVICE -- CMD ARGS...)");
+	if (!print && *ctx->root)
+		return np_usage_error(self, "--root describes another machine: only --print makes sense there");
+
+	struct np_machine m;
+	if (np_machine_load(ctx, &m))
+		return np_error("%s", ctx->err);
+	const struct np_pci_dev *dev = NULL;
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < m.pci.ndevs; i++) {
+		if (!np_pci_dev_match(&m.pci.devs[i], near))
+			continue;
+		if (dev) {
+			rc = np_error("'%s' matches several devices (%s, %s): name one by address", near, dev->addr,
+				      m.pci.devs[i].addr);
+			break;
+		}
+		dev = &m.pci.devs[i];
+	}
+	if (rc == EXIT_OK && !dev)
+		rc = np_error("no PCI function matches '%s' (an address, interface, block device or driver)", near);
+	struct np_cpuset cpus = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
+	if (rc == EXIT_OK)
+		rc = binding(&m, dev, &cpus, &nodes);
+	if (rc == EXIT_OK) {
+		char *c = np_cpuset_format_list(&cpus), *n = np_cpuset_format_list(&nodes);
+		if (print)
+			printf("cpus %s memory-nodes %s\nnumactl --physcpubind=%s --membind=%s\n", c, n, c, n);
+		free(c);
+		free(n);
+		if (!print)
+			rc = bind_and_exec(&cpus, &nodes, argv + st.index);
+	}
+	np_cpuset_free(&cpus);
+	np_cpuset_free(&nodes);
+	np_machine_free(&m);
+	return rc;
+}

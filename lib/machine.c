@@ -1,0 +1,119 @@
+#include "machine.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+
+/* irqbalance rewrites IRQ affinities every 10 s: a report must say so. */
+static int irqbalance_running(struct np_ctx *ctx, bool *running)
+{
+	char **names;
+	size_t n;
+	*running = false;
+	int rc = np_list_dir(ctx, &names, &n, "/proc");
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	for (size_t i = 0; i < n && !*running; i++) {
+		char *comm;
+		if (!isdigit((unsigned char)names[i][0]))
+			continue;
+		/* A process may exit between the listing and the read. */
+		if (np_read_text(ctx, &comm, "/proc/%s/comm", names[i]) == 0) {
+			*running = !strcmp(comm, "irqbalance");
+			free(comm);
+		}
+	}
+	np_names_free(names, n);
+	return 0;
+}
+
+int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
+{
+	memset(m, 0, sizeof(*m));
+	int rc = np_topology_load(ctx, &m->topo);
+	if (rc)
+		return rc;
+	rc = np_pci_scan(ctx, &m->pci);
+	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
+	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
+		rc = 0;
+	if (rc || (rc = irqbalance_running(ctx, &m->irqbalance))) {
+		np_machine_free(m);
+		return rc;
+	}
+	np_irqs_tie(&m->irqs, &m->pci);
+	return 0;
+}
+
+void np_machine_free(struct np_machine *m)
+{
+	np_irqs_free(&m->irqs);
+	np_pci_free(&m->pci);
+	np_topology_free(&m->topo);
+}
+
+int np_device_node(const struct np_machine *m, const struct np_pci_dev *dev, bool *inferred)
+{
+	if (inferred)
+		*inferred = false;
+	if (dev->numa_node >= 0 && np_topology_node(&m->topo, dev->numa_node))
+		return dev->numa_node;
+	if (np_cpuset_empty(&dev->local_cpus))
+		return -1;
+	for (int i = 0; i < m->topo.nnodes; i++) {
+		const struct np_node *n = &m->topo.nodes[i];
+		if (!np_cpuset_empty(&n->cpus) && np_cpuset_equal(&n->cpus, &dev->local_cpus)) {
+			if (inferred)
+				*inferred = true;
+			return n->id;
+		}
+	}
+	return -1;
+}
+
+double np_irq_remote_share(const struct np_machine *m, const struct np_irq *irq, int node)
+{
+	if (node < 0 || irq->total == 0)
+		return -1;
+	unsigned long long local = 0;
+	for (int i = 0; i < m->topo.nnodes; i++)
+		if (m->topo.nodes[i].id == node)
+			local = irq->per_node[i];
+	return (double)(irq->total - local) / (double)irq->total;
+}
+
+void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq_summary *s)
+{
+	int node = np_device_node(m, &m->pci.devs[dev], NULL);
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev != (int)dev)
+			continue;
+		s->nirqs++;
+		s->nmanaged += irq->managed != NP_MANAGED_NO;
+		double share = np_irq_remote_share(m, irq, node);
+		if (share < 0)
+			continue;
+		s->total += irq->total;
+		s->remote += (unsigned long long)(share * (double)irq->total + 0.5);
+		s->nremote += share >= NP_REMOTE_SHARE_THRESHOLD;
+	}
+}
+
+int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes)
+{
+	np_cpuset_clear(nodes);
+	np_cpuset_foreach(cpu, cpus) {
+		int node = np_topology_node_of_cpu(topo, cpu);
+		if (node >= 0) {
+			int rc = np_cpuset_set(nodes, (unsigned)node);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}

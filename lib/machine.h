@@ -1,0 +1,45 @@
+/* Everything numaplace reads about a machine, loaded once and tied together:
+ * topology, PCI functions with their children, and IRQs tied to them. */
+#ifndef NUMAPLACE_MACHINE_H
+#define NUMAPLACE_MACHINE_H
+
+#include <stdbool.h>
+
+#include "irq.h"
+#include "pci.h"
+#include "topology.h"
+
+struct np_machine {
+	struct np_topology topo;
+	struct np_pci pci;
+	struct np_irqs irqs;
+	bool irqbalance;   /* an irqbalance process is running */
+};
+
+int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
+void np_machine_free(struct np_machine *m);
+
+/* The node a device's locality is judged by: its numa_node, else the one
+ * node whose CPUs are exactly its local CPUs (*inferred set), else -1. */
+int np_device_node(const struct np_machine *m, const struct np_pci_dev *dev, bool *inferred);
+/* Share (0..1) of an IRQ's interrupts handled on CPUs outside node; -1 when
+ * node is unknown or the IRQ never fired. */
+double np_irq_remote_share(const struct np_machine *m, const struct np_irq *irq, int node);
+/* An IRQ or device handling at least this share of its interrupts off its
+ * node runs "mostly on remote nodes". */
+#define NP_REMOTE_SHARE_THRESHOLD 0.5
+
+/* A device's IRQs at a glance, judged against np_device_node(). */
+struct np_irq_summary {
+	int nirqs;
+	int nremote;               /* IRQs mostly remote (NP_REMOTE_SHARE_THRESHOLD) */
+	int nmanaged;
+	unsigned long long total;  /* interrupts of the IRQs whose share is known */
+	unsigned long long remote; /* of those, handled off node */
+};
+void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq_summary *s);
+
+/* Nodes of the CPUs in set, as a set of node ids. */
+int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes);
+
+#endif

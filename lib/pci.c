@@ -1,0 +1,373 @@
+#include "pci.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pci/pci.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+
+/* libpci reports fatal errors through a callback that must not return:
+ * jump back to np_pci_scan and turn it into an error return. */
+static jmp_buf *pci_escape;
+static char pci_message[256];
+
+static void __attribute__((noreturn)) pci_fatal(char *msg, ...)
+{
+	va_list ap;
+	va_start(ap, msg);
+	vsnprintf(pci_message, sizeof(pci_message), msg, ap);
+	va_end(ap);
+	longjmp(*pci_escape, 1);
+}
+
+/* Snapshots lack config space, which libpci only warns about. */
+static void pci_quiet(char *msg, ...)
+{
+	(void)msg;
+}
+
+bool np_pci_parse_addr(const char *text, char out[NP_PCI_ADDR_LEN])
+{
+	unsigned dom = 0, bus, dev, fn;
+	int n = 0;
+	if (sscanf(text, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && n == 12 && !text[n])
+		;
+	else if (n = 0, sscanf(text, "%2x:%2x.%1x%n", &bus, &dev, &fn, &n) == 3 && n == 7 && !text[n])
+		dom = 0;
+	else
+		return false;
+	for (const char *p = text; *p; p++)
+		if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.')
+			return false;
+	if (dev > 0x1f || fn > 7)
+		return false;
+	snprintf(out, NP_PCI_ADDR_LEN, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	return true;
+}
+
+/* The PCI function a sysfs device path lives under: the last component that
+ * is a PCI address ("/sys/devices/pci0000:00/0000:00:03.0/virtio2/net/eth0"). */
+static bool pci_ancestor(const char *path, char out[NP_PCI_ADDR_LEN])
+{
+	bool found = false;
+	for (const char *p = path; (p = strchr(p, '/')); p++) {
+		char comp[NP_PCI_ADDR_LEN];
+		if (strcspn(p + 1, "/") != NP_PCI_ADDR_LEN - 1)
+			continue;
+		memcpy(comp, p + 1, NP_PCI_ADDR_LEN - 1);
+		comp[NP_PCI_ADDR_LEN - 1] = '\0';
+		if (np_pci_parse_addr(comp, comp)) {
+			memcpy(out, comp, NP_PCI_ADDR_LEN);
+			found = true;
+		}
+	}
+	return found;
+}
+
+static int dev_compare(const void *a, const void *b)
+{
+	return strcmp(((const struct np_pci_dev *)a)->addr, ((const struct np_pci_dev *)b)->addr);
+}
+
+const struct np_pci_dev *np_pci_find(const struct np_pci *pci, const char *addr)
+{
+	struct np_pci_dev key;
+	if (!np_pci_parse_addr(addr, key.addr))
+		return NULL;
+	return bsearch(&key, pci->devs, pci->ndevs, sizeof(key), dev_compare);
+}
+
+static char *lookup(struct pci_access *pacc, int flags, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, flags);
+	int first = va_arg(ap, int), second = va_arg(ap, int);
+	va_end(ap);
+	/* Only the ID database: answers must not depend on this machine's udev. */
+	const char *name = pci_lookup_name(pacc, buf, sizeof(buf),
+					   flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, first, second);
+	return name ? strdup(name) : NULL;
+}
+
+static int add_name(char ***list, size_t *n, const char *name)
+{
+	char **bigger = realloc(*list, (*n + 1) * sizeof(**list));
+	if (!bigger)
+		return -ENOMEM;
+	*list = bigger;
+	if (!(bigger[*n] = strdup(name)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* basename of the "driver" link below dir, or NULL. */
+static char *driver_of(struct np_ctx *ctx, const char *dir, const char *child)
+{
+	char *target = NULL;
+	if (np_read_link(ctx, &target, "/sys/bus/pci/devices/%s%s%s/driver", dir, child ? "/" : "",
+			 child ? child : ""))
+		return NULL;
+	char *base = strdup(strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	free(target);
+	return base;
+}
+
+static int read_function(struct np_ctx *ctx, struct np_pci_dev *d)
+{
+	int rc = np_read_cpulist(ctx, &d->local_cpus, "/sys/bus/pci/devices/%s/local_cpulist", d->addr);
+	if (rc == -ENOENT)
+		rc = np_read_cpumask(ctx, &d->local_cpus, "/sys/bus/pci/devices/%s/local_cpus", d->addr);
+	if (rc && rc != -ENOENT)
+		return rc;
+
+	char **names;
+	size_t n;
+	rc = np_list_dir(ctx, &names, &n, "/sys/bus/pci/devices/%s/msi_irqs", d->addr);
+	if (rc == 0) {
+		d->msi_irqs = calloc(n + 1, sizeof(int));
+		for (size_t i = 0; d->msi_irqs && i < n; i++)
+			if (isdigit((unsigned char)names[i][0]))
+				d->msi_irqs[d->nmsi++] = atoi(names[i]);
+		np_names_free(names, n);
+		if (!d->msi_irqs)
+			return -ENOMEM;
+	} else if (rc != -ENOENT) {
+		return rc;
+	}
+
+	/* Controller names the kernel puts in interrupt names: virtioN, nvmeN. */
+	rc = np_list_dir(ctx, &names, &n, "/sys/bus/pci/devices/%s", d->addr);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (!strncmp(names[i], "virtio", 6) && isdigit((unsigned char)names[i][6])) {
+			rc = add_name(&d->aliases, &d->naliases, names[i]);
+			if (!d->child_driver)
+				d->child_driver = driver_of(ctx, d->addr, names[i]);
+		}
+	}
+	np_names_free(names, n);
+	if (rc)
+		return rc;
+	rc = np_list_dir(ctx, &names, &n, "/sys/bus/pci/devices/%s/nvme", d->addr);
+	if (rc == 0) {
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = add_name(&d->aliases, &d->naliases, names[i]);
+		np_names_free(names, n);
+	}
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
+{
+	char path[PATH_MAX];
+	int rc = np_sysfs_path(ctx, path, "/sys/bus/pci");
+	if (rc)
+		return rc;
+
+	struct pci_access *pacc = pci_alloc();
+	if (!pacc)
+		return -ENOMEM;
+	jmp_buf escape;
+	pacc->error = pci_fatal;
+	pacc->warning = pci_quiet;
+	pacc->debug = pci_quiet;
+	pci_escape = &escape;
+	if (setjmp(escape)) {
+		pci_escape = NULL;
+		return np_fail(ctx, -EIO, "reading PCI devices under '%s': %s", path, pci_message);
+	}
+	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+	pci_set_param(pacc, "sysfs.path", path);
+	pci_init(pacc);
+	pci_scan_bus(pacc);
+
+	size_t count = 0;
+	for (struct pci_dev *p = pacc->devices; p; p = p->next)
+		count++;
+	out->devs = calloc(count + 1, sizeof(*out->devs));
+	if (!out->devs) {
+		pci_cleanup(pacc);
+		return -ENOMEM;
+	}
+	for (struct pci_dev *p = pacc->devices; p; p = p->next) {
+		struct np_pci_dev *d = &out->devs[out->ndevs++];
+		pci_fill_info(p, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_IRQ | PCI_FILL_NUMA_NODE | PCI_FILL_DRIVER);
+		snprintf(d->addr, sizeof(d->addr), "%04x:%02x:%02x.%x", (unsigned)p->domain & 0xffff,
+			 p->bus, p->dev & 0x1f, p->func & 7);
+		d->vendor_id = p->vendor_id;
+		d->device_id = p->device_id;
+		d->class_id = p->device_class;
+		d->numa_node = p->numa_node;
+		d->legacy_irq = p->irq;
+		char *driver = pci_get_string_property(p, PCI_FILL_DRIVER);
+		d->driver = driver ? strdup(driver) : NULL;
+		d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, p->vendor_id, 0);
+		d->device = lookup(pacc, PCI_LOOKUP_DEVICE, p->vendor_id, p->device_id);
+		d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, p->device_class, 0);
+	}
+	pci_cleanup(pacc);
+	pci_escape = NULL;
+	qsort(out->devs, out->ndevs, sizeof(*out->devs), dev_compare);
+	return 0;
+}
+
+/* Ties each entry of /sys/class/net or /sys/block to the PCI function its
+ * device path goes through, and returns the owners' indexes (-1: none). */
+static int owners(struct np_ctx *ctx, const struct np_pci *pci, const char *dir, char **names, size_t n,
+		  int *owner)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	size_t rootlen = strlen(ctx->root);
+	for (size_t i = 0; i < n; i++) {
+		char addr[NP_PCI_ADDR_LEN];
+		const struct np_pci_dev *d = NULL;
+		int rc = np_sysfs_path(ctx, path, "%s/%s", dir, names[i]);
+		if (rc)
+			return rc;
+		if (realpath(path, real) && !strncmp(real, ctx->root, rootlen) && pci_ancestor(real + rootlen, addr))
+			d = np_pci_find(pci, addr);
+		owner[i] = d ? (int)(d - pci->devs) : -1;
+	}
+	return 0;
+}
+
+/* NVMe multipath puts nvmeXnY under a virtual subsystem; its controller nvmeX
+ * still names the function. */
+static int nvme_owner(const struct np_pci *pci, const char *block)
+{
+	int ctrl, ns, len = 0;
+	if (sscanf(block, "nvme%dn%d%n", &ctrl, &ns, &len) != 2 || block[len])
+		return -1;
+	char alias[32];
+	snprintf(alias, sizeof(alias), "nvme%d", ctrl);
+	for (size_t i = 0; i < pci->ndevs; i++)
+		for (size_t a = 0; a < pci->devs[i].naliases; a++)
+			if (!strcmp(pci->devs[i].aliases[a], alias))
+				return (int)i;
+	return -1;
+}
+
+static int attach_children(struct np_ctx *ctx, struct np_pci *pci, bool block)
+{
+	const char *dir = block ? "/sys/block" : "/sys/class/net";
+	char **names;
+	size_t n;
+	int rc = np_list_dir(ctx, &names, &n, "%s", dir);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	int *owner = calloc(n + 1, sizeof(int));
+	rc = owner ? owners(ctx, pci, dir, names, n, owner) : -ENOMEM;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (owner[i] < 0 && block)
+			owner[i] = nvme_owner(pci, names[i]);
+		if (owner[i] < 0)
+			continue;
+		struct np_pci_dev *d = &pci->devs[owner[i]];
+		if (block) {
+			struct np_blockdev *more = realloc(d->block, (d->nblock + 1) * sizeof(*more));
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			d->block = more;
+			rc = np_block_read(ctx, names[i], &d->block[d->nblock++]);
+		} else {
+			struct np_netif *more = realloc(d->net, (d->nnet + 1) * sizeof(*more));
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			d->net = more;
+			rc = np_net_read(ctx, names[i], &d->net[d->nnet++]);
+		}
+	}
+	free(owner);
+	np_names_free(names, n);
+	return rc;
+}
+
+int np_pci_scan(struct np_ctx *ctx, struct np_pci *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!np_sysfs_exists(ctx, "/sys/bus/pci/devices"))
+		return 0;
+	int rc = scan_functions(ctx, out);
+	for (size_t i = 0; i < out->ndevs && rc == 0; i++)
+		rc = read_function(ctx, &out->devs[i]);
+	if (rc == 0)
+		rc = attach_children(ctx, out, false);
+	if (rc == 0)
+		rc = attach_children(ctx, out, true);
+	if (rc == -ENOMEM && !ctx->err[0])
+		np_fail(ctx, rc, "reading PCI devices: %s", strerror(ENOMEM));
+	if (rc)
+		np_pci_free(out);
+	return rc;
+}
+
+void np_pci_free(struct np_pci *pci)
+{
+	for (size_t i = 0; i < pci->ndevs; i++) {
+		struct np_pci_dev *d = &pci->devs[i];
+		free(d->vendor);
+		free(d->device);
+		free(d->class_name);
+		free(d->driver);
+		free(d->child_driver);
+		np_cpuset_free(&d->local_cpus);
+		free(d->msi_irqs);
+		for (size_t j = 0; j < d->nnet; j++)
+			np_netif_free(&d->net[j]);
+		free(d->net);
+		for (size_t j = 0; j < d->nblock; j++)
+			np_blockdev_free(&d->block[j]);
+		free(d->block);
+		for (size_t j = 0; j < d->naliases; j++)
+			free(d->aliases[j]);
+		free(d->aliases);
+	}
+	free(pci->devs);
+	memset(pci, 0, sizeof(*pci));
+}
+
+bool np_pci_dev_matters(const struct np_pci_dev *dev)
+{
+	switch (dev->class_id >> 8) {
+	case 0x01: /* storage */
+	case 0x02: /* network */
+	case 0x03: /* display */
+	case 0x0b: /* processors, co-processors */
+	case 0x12: /* processing accelerators */
+		return true;
+	case 0x06: /* bridges: their IRQs are PCIe port events */
+	case 0x08: /* system peripherals */
+		return false;
+	}
+	return dev->nmsi > 0 || dev->nnet > 0 || dev->nblock > 0;
+}
+
+bool np_pci_dev_match(const struct np_pci_dev *dev, const char *filter)
+{
+	char addr[NP_PCI_ADDR_LEN];
+	if (np_pci_parse_addr(filter, addr))
+		return !strcmp(addr, dev->addr);
+	if ((dev->driver && !strcmp(dev->driver, filter)) ||
+	    (dev->child_driver && !strcmp(dev->child_driver, filter)))
+		return true;
+	for (size_t i = 0; i < dev->nnet; i++)
+		if (!strcmp(dev->net[i].name, filter))
+			return true;
+	for (size_t i = 0; i < dev->nblock; i++)
+		if (!strcmp(dev->block[i].name, filter))
+			return true;
+	return false;
+}

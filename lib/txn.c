@@ -1,0 +1,1389 @@
+#include "txn.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "sysfs.h"
+
+#define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
+#define UNKNOWN_BOOT "unknown"
+#define TXN_SUBDIR "txn"
+#define LOCK_NAME "lock"
+#define JOURNAL_EXT ".json"
+#define TMP_EXT ".tmp"
+#define ID_MAX 96
+/* A journal holds one entry per written file; this bounds what a corrupt
+ * file can make us allocate while leaving room for very large machines. */
+#define JOURNAL_MAX_BYTES (256u << 20)
+
+struct state {
+	char dir[PATH_MAX];
+	char txndir[PATH_MAX + sizeof(TXN_SUBDIR) + 1];
+	int dirfd; /* -1: the state directory does not exist (read-only callers) */
+	int txnfd; /* -1: no journal was ever written */
+	int lockfd;
+};
+
+static const char *const state_names[] = {
+	[NP_TXN_PENDING] = "pending",
+	[NP_TXN_APPLIED] = "applied",
+	[NP_TXN_ROLLED_BACK] = "rolled_back",
+	[NP_TXN_REVERTED] = "reverted",
+	[NP_TXN_STALE] = "stale",
+};
+
+static const char *const kind_names[] = {
+	[NP_VALUE_CPULIST] = "cpulist",
+	[NP_VALUE_CPUMASK] = "cpumask",
+	[NP_VALUE_INT] = "int",
+};
+
+const char *np_txn_state_name(enum np_txn_state state)
+{
+	if ((size_t)state < sizeof(state_names) / sizeof(state_names[0]))
+		return state_names[state];
+	return "unknown";
+}
+
+static int state_parse(const char *name, enum np_txn_state *out)
+{
+	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++) {
+		if (!strcmp(name, state_names[i])) {
+			*out = (enum np_txn_state)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool kind_valid(enum np_value_kind kind)
+{
+	return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]);
+}
+
+static const char *kind_name(enum np_value_kind kind)
+{
+	return kind_valid(kind) ? kind_names[kind] : "unknown";
+}
+
+static int kind_parse(const char *name, enum np_value_kind *out)
+{
+	for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+		if (!strcmp(name, kind_names[i])) {
+			*out = (enum np_value_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- values ---- */
+
+static char *normalize_int(const char *value)
+{
+	const char *p = value;
+	while (isspace((unsigned char)*p))
+		p++;
+	const char *digits = p + (*p == '-' || *p == '+');
+	if (!isdigit((unsigned char)*digits))
+		return NULL;
+	char *end;
+	errno = 0;
+	long long v = strtoll(p, &end, 10);
+	if (errno)
+		return NULL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return NULL;
+	char *out;
+	return asprintf(&out, "%lld", v) < 0 ? NULL : out;
+}
+
+char *np_value_normalize(enum np_value_kind kind, const char *value)
+{
+	if (!value)
+		return NULL;
+	switch (kind) {
+	case NP_VALUE_CPULIST:
+	case NP_VALUE_CPUMASK: {
+		struct np_cpuset set = NP_CPUSET_INIT;
+		int rc = kind == NP_VALUE_CPULIST ? np_cpuset_parse_list(&set, value)
+						  : np_cpuset_parse_mask(&set, value);
+		/* Masks compare as lists, so that the width never matters:
+		 * "3" and "00000000,00000003" are the same CPUs. */
+		char *out = rc ? NULL : np_cpuset_format_list(&set);
+		np_cpuset_free(&set);
+		return out;
+	}
+	case NP_VALUE_INT:
+		return normalize_int(value);
+	}
+	return NULL;
+}
+
+/* Quote a short piece of a value in a message: values come from files. */
+static const char *excerpt(const char *text, char *buf, size_t size)
+{
+	size_t i = 0;
+	for (; text[i] && i + 4 < size && i < 60; i++)
+		buf[i] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
+	if (text[i])
+		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* ROOT + path for messages, so the user sees the file really touched. */
+static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
+{
+	char saved[sizeof(ctx->err)];
+	memcpy(saved, ctx->err, sizeof(saved));
+	if (np_sysfs_path(ctx, buf, "%s", path)) {
+		memcpy(ctx->err, saved, sizeof(saved));
+		snprintf(buf, PATH_MAX, "%s", path);
+	}
+	return buf;
+}
+
+/* Reads the value at path; 1 when it equals value once both are normalized,
+ * 0 when not, -errno when unreadable or malformed. *current gets the raw
+ * text when asked for, and is NULL on error. */
+static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
+			   const char *value, char **current)
+{
+	char fp[PATH_MAX], ex[72];
+	char *want = np_value_normalize(kind, value), *cur = NULL, *have = NULL;
+	int rc;
+
+	if (current)
+		*current = NULL;
+	if (!want) {
+		rc = np_fail(ctx, -EINVAL, "'%s' is not a valid %s value for '%s'",
+			     excerpt(value ? value : "", ex, sizeof(ex)), kind_name(kind),
+			     full_path(ctx, path, fp));
+		goto out;
+	}
+	rc = np_read_text(ctx, &cur, "%s", path);
+	if (rc)
+		goto out;
+	have = np_value_normalize(kind, cur);
+	if (!have) {
+		rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
+			     full_path(ctx, path, fp), kind_name(kind),
+			     excerpt(cur, ex, sizeof(ex)));
+		goto out;
+	}
+	rc = strcmp(want, have) == 0;
+	if (current) {
+		*current = cur;
+		cur = NULL;
+	}
+out:
+	free(want);
+	free(have);
+	free(cur);
+	return rc;
+}
+
+int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
+		     const char *value)
+{
+	return current_matches(ctx, path, kind, value, NULL);
+}
+
+static bool same_value(enum np_value_kind kind, const char *a, const char *b)
+{
+	char *na = np_value_normalize(kind, a), *nb = np_value_normalize(kind, b);
+	bool same = na && nb && !strcmp(na, nb);
+	free(na);
+	free(nb);
+	return same;
+}
+
+/* ---- changes and transactions in memory ---- */
+
+static const char *subject_of(const struct np_change *c)
+{
+	return c->subject ? c->subject : "";
+}
+
+/* How a change is named to the user: its subject, else its path. */
+static const char *display_name(const struct np_change *c)
+{
+	return c->subject && *c->subject ? c->subject : c->path;
+}
+
+/* Appends the change's subject to the detail already in ctx->err. */
+static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
+{
+	char detail[sizeof(ctx->err)];
+	if (!*subject_of(c))
+		return rc;
+	memcpy(detail, ctx->err, sizeof(detail));
+	return np_fail(ctx, rc, "%s (%s)", detail, c->subject);
+}
+
+/* Only /sys and /proc, and no way out of them: the paths come back from a
+ * journal file, and a revert writes wherever they point. */
+static bool path_allowed(const char *path)
+{
+	if (!path || (strncmp(path, "/sys/", 5) && strncmp(path, "/proc/", 6)))
+		return false;
+	for (const char *p = path; (p = strstr(p, "/..")); p += 3)
+		if (p[3] == '/' || p[3] == '\0')
+			return false;
+	return true;
+}
+
+static void change_free(struct np_change *c)
+{
+	free(c->path);
+	free(c->subject);
+	free(c->old_value);
+	free(c->new_value);
+	memset(c, 0, sizeof(*c));
+}
+
+void np_txn_free(struct np_txn *txn)
+{
+	if (!txn)
+		return;
+	free(txn->id);
+	free(txn->profile);
+	free(txn->boot_id);
+	for (size_t i = 0; i < txn->nchanges; i++)
+		change_free(&txn->changes[i]);
+	free(txn->changes);
+	memset(txn, 0, sizeof(*txn));
+}
+
+void np_txns_free(struct np_txn *txns, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		np_txn_free(&txns[i]);
+	free(txns);
+}
+
+static int change_copy(struct np_change *dst, const struct np_change *src)
+{
+	dst->kind = src->kind;
+	dst->path = strdup(src->path);
+	dst->subject = strdup(subject_of(src));
+	dst->old_value = strdup(src->old_value);
+	dst->new_value = strdup(src->new_value);
+	if (!dst->path || !dst->subject || !dst->old_value || !dst->new_value) {
+		change_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- the state directory ---- */
+
+static int check_dir(struct np_ctx *ctx, const char *path, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return np_fail(ctx, -errno, "state directory '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return np_fail(ctx, -ENOTDIR,
+			       "state directory '%s' is not a directory; refusing it", path);
+	if (st.st_uid != geteuid())
+		return np_fail(
+			ctx, -EPERM,
+			"state directory '%s' is owned by uid %u, not by us (uid %u); refusing it",
+			path, (unsigned)st.st_uid, (unsigned)geteuid());
+	/* Whoever can write there can replace journals and so choose what a revert writes. */
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return np_fail(
+			ctx, -EPERM,
+			"state directory '%s' is writable by other users (mode %04o); refusing it",
+			path, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* Opens name (a directory) under dirfd, or path when dirfd is AT_FDCWD. */
+static int open_dir_at(struct np_ctx *ctx, int dirfd, const char *name, const char *path, int *fd)
+{
+	struct stat st;
+	*fd = -1;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return np_fail(ctx, -errno, "state directory '%s': %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return np_fail(ctx, -ELOOP, "state directory '%s' is a symbolic link; refusing it",
+			       path);
+	*fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return np_fail(ctx, -errno, "cannot open state directory '%s': %s", path,
+			       strerror(errno));
+	int rc = check_dir(ctx, path, *fd);
+	if (rc) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
+/* A new directory entry is only durable once its parent is synced. */
+static void sync_parent(const char *path)
+{
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", path);
+	char *slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+static int make_dirs(struct np_ctx *ctx, const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0700) == 0)
+			sync_parent(buf);
+		else if (errno != EEXIST)
+			return np_fail(ctx, -errno, "cannot create state directory '%s': %s", buf,
+				       strerror(errno));
+		if (!c)
+			return 0;
+		*p = '/';
+	}
+}
+
+static void state_close(struct state *st)
+{
+	if (st->lockfd >= 0)
+		close(st->lockfd);
+	if (st->txnfd >= 0)
+		close(st->txnfd);
+	if (st->dirfd >= 0)
+		close(st->dirfd);
+	st->lockfd = st->txnfd = st->dirfd = -1;
+}
+
+/* create: make the directories (apply). Otherwise an absent directory is
+ * not an error: it leaves dirfd or txnfd at -1 (nothing was ever applied). */
+static int state_open(struct np_ctx *ctx, const struct np_txn_opts *opts, bool create,
+		      struct state *st)
+{
+	int rc;
+
+	st->dirfd = st->txnfd = st->lockfd = -1;
+	if (opts && opts->state_dir && *opts->state_dir) {
+		if (strlen(opts->state_dir) >= sizeof(st->dir))
+			return np_fail(ctx, -ENAMETOOLONG, "state directory '%s': %s",
+				       opts->state_dir, strerror(ENAMETOOLONG));
+		snprintf(st->dir, sizeof(st->dir), "%s", opts->state_dir);
+	} else if ((rc = np_sysfs_path(ctx, st->dir, "%s", NP_STATE_DIR))) {
+		return rc;
+	}
+	size_t len = strlen(st->dir);
+	while (len > 1 && st->dir[len - 1] == '/')
+		st->dir[--len] = '\0';
+	if (len + sizeof("/" TXN_SUBDIR) > sizeof(st->txndir))
+		return np_fail(ctx, -ENAMETOOLONG, "state directory '%s': %s", st->dir,
+			       strerror(ENAMETOOLONG));
+	snprintf(st->txndir, sizeof(st->txndir), "%s/%s", st->dir, TXN_SUBDIR);
+
+	if (create && (rc = make_dirs(ctx, st->dir)))
+		return rc;
+	rc = open_dir_at(ctx, AT_FDCWD, st->dir, st->dir, &st->dirfd);
+	if (rc == -ENOENT && !create) {
+		ctx->err[0] = '\0';
+		return 0;
+	}
+	if (rc)
+		return rc;
+
+	if (create) {
+		if (mkdirat(st->dirfd, TXN_SUBDIR, 0700) == 0) {
+			fsync(st->dirfd);
+		} else if (errno != EEXIST) {
+			rc = np_fail(ctx, -errno, "cannot create state directory '%s': %s",
+				     st->txndir, strerror(errno));
+			state_close(st);
+			return rc;
+		}
+	}
+	rc = open_dir_at(ctx, st->dirfd, TXN_SUBDIR, st->txndir, &st->txnfd);
+	if (rc == -ENOENT && !create) {
+		ctx->err[0] = '\0';
+		return 0;
+	}
+	if (rc)
+		state_close(st);
+	return rc;
+}
+
+static int state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct state *st)
+{
+	char path[PATH_MAX + 8];
+	bool wait = opts && opts->wait_for_lock;
+
+	snprintf(path, sizeof(path), "%s/%s", st->dir, LOCK_NAME);
+	st->lockfd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (st->lockfd < 0)
+		return np_fail(ctx, -errno, "cannot open lock '%s': %s", path, strerror(errno));
+	int rc;
+	do
+		rc = flock(st->lockfd, LOCK_EX | (wait ? 0 : LOCK_NB));
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0 && errno == EWOULDBLOCK)
+		return np_fail(ctx, -EBUSY,
+			       "another numaplace apply or revert is running (lock '%s')", path);
+	if (rc < 0)
+		return np_fail(ctx, -errno, "cannot lock '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* ---- journals on disk ---- */
+
+static bool id_valid(const char *id)
+{
+	size_t len = strlen(id);
+	if (!len || len > ID_MAX || id[0] == '-')
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+			return false;
+	return true;
+}
+
+static cJSON *journal_json(const struct np_txn *txn, const char *error)
+{
+	cJSON *root = cJSON_CreateObject(), *changes;
+	if (!root)
+		return NULL;
+	if (!cJSON_AddStringToObject(root, "id", txn->id) ||
+	    !cJSON_AddStringToObject(root, "profile", txn->profile ? txn->profile : "") ||
+	    !cJSON_AddStringToObject(root, "boot_id", txn->boot_id) ||
+	    !cJSON_AddNumberToObject(root, "time", (double)txn->time) ||
+	    !cJSON_AddStringToObject(root, "state", np_txn_state_name(txn->state)) ||
+	    !(changes = cJSON_AddArrayToObject(root, "changes")))
+		goto fail;
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_change *c = &txn->changes[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			goto fail;
+		cJSON_AddItemToArray(changes, o);
+		if (!cJSON_AddStringToObject(o, "path", c->path) ||
+		    !cJSON_AddStringToObject(o, "kind", kind_name(c->kind)) ||
+		    !cJSON_AddStringToObject(o, "subject", subject_of(c)) ||
+		    !cJSON_AddStringToObject(o, "old", c->old_value) ||
+		    !cJSON_AddStringToObject(o, "new", c->new_value))
+			goto fail;
+	}
+	if (error && *error && !cJSON_AddStringToObject(root, "error", error))
+		goto fail;
+	return root;
+fail:
+	cJSON_Delete(root);
+	return NULL;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write to a temporary name, sync, rename, sync the directory: a crash
+ * leaves either the old journal or the new one, never a torn one. */
+static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
+			 const char *error)
+{
+	char name[ID_MAX + 16], tmp[ID_MAX + 24];
+	int err = 0, fd = -1;
+
+	snprintf(name, sizeof(name), "%s" JOURNAL_EXT, txn->id);
+	snprintf(tmp, sizeof(tmp), "%s" TMP_EXT, name);
+	cJSON *root = journal_json(txn, error);
+	char *text = root ? cJSON_Print(root) : NULL;
+	cJSON_Delete(root);
+	if (!text)
+		return np_fail(ctx, -ENOMEM, "cannot write journal '%s/%s': %s", st->txndir, name,
+			       strerror(ENOMEM));
+
+	/* A temporary file left by a crash is garbage: the rename never happened. */
+	if (unlinkat(st->txnfd, tmp, 0) < 0 && errno != ENOENT)
+		err = errno;
+	if (!err && (fd = openat(st->txnfd, tmp,
+				 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		err = errno;
+	if (!err)
+		err = -write_all(fd, text, strlen(text));
+	if (!err)
+		err = -write_all(fd, "\n", 1);
+	if (!err && fsync(fd) < 0)
+		err = errno;
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = errno;
+	if (!err && renameat(st->txnfd, tmp, st->txnfd, name) < 0)
+		err = errno;
+	if (!err && fsync(st->txnfd) < 0)
+		err = errno;
+	cJSON_free(text);
+	if (err) {
+		if (fd >= 0)
+			unlinkat(st->txnfd, tmp, 0);
+		return np_fail(ctx, -err, "cannot write journal '%s/%s': %s", st->txndir, name,
+			       strerror(err));
+	}
+	return 0;
+}
+
+static int read_file_at(int dirfd, const char *name, char **out, size_t *len)
+{
+	struct stat st;
+	int err = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = EINVAL;
+	else if ((size_t)st.st_size >= JOURNAL_MAX_BYTES)
+		err = EFBIG;
+	size_t cap = err ? 0 : (size_t)st.st_size + 1, n = 0;
+	char *buf = err ? NULL : malloc(cap);
+	if (!err && !buf)
+		err = ENOMEM;
+	while (!err) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? errno : 0;
+			break;
+		}
+		n += (size_t)r;
+		if (n < cap)
+			continue;
+		/* Grew while we read it: go on, within the same bound. */
+		char *bigger = cap * 2 <= JOURNAL_MAX_BYTES ? realloc(buf, cap * 2) : NULL;
+		if (!bigger)
+			err = cap * 2 <= JOURNAL_MAX_BYTES ? ENOMEM : EFBIG;
+		else
+			buf = bigger, cap *= 2;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return -err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static const char *json_string(const cJSON *obj, const char *key)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Parses journal text into txn (and its "error", when error is given). */
+static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem, const char *text,
+			 size_t len, struct np_txn *txn, char **error)
+{
+	const char *why = "not a JSON object";
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	int rc = -EINVAL;
+
+	memset(txn, 0, sizeof(*txn));
+	if (!cJSON_IsObject(root))
+		goto bad;
+	const char *id = json_string(root, "id"), *profile = json_string(root, "profile");
+	const char *boot = json_string(root, "boot_id"), *state = json_string(root, "state");
+	const cJSON *time_item = cJSON_GetObjectItemCaseSensitive(root, "time");
+	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(root, "changes");
+	why = "missing or wrong-typed field";
+	if (!id || !profile || !boot || !state || !cJSON_IsNumber(time_item) ||
+	    !cJSON_IsArray(changes))
+		goto bad;
+	why = "its id does not match its file name";
+	if (strcmp(id, stem))
+		goto bad;
+	why = "unknown state";
+	if (state_parse(state, &txn->state))
+		goto bad;
+	/* Converting a double out of range is undefined: check before the cast. */
+	why = "time out of range";
+	if (!(time_item->valuedouble >= 0 && time_item->valuedouble < 9e15))
+		goto bad;
+	txn->time = (long long)time_item->valuedouble;
+	txn->id = strdup(id);
+	txn->profile = strdup(profile);
+	txn->boot_id = strdup(boot);
+	if (!txn->id || !txn->profile || !txn->boot_id)
+		goto nomem;
+
+	size_t n = (size_t)cJSON_GetArraySize(changes);
+	if (n && !(txn->changes = calloc(n, sizeof(*txn->changes))))
+		goto nomem;
+	const cJSON *item;
+	cJSON_ArrayForEach(item, changes) {
+		struct np_change *c = &txn->changes[txn->nchanges];
+		const char *cpath = json_string(item, "path"), *kind = json_string(item, "kind");
+		const char *subject = json_string(item, "subject");
+		const char *old = json_string(item, "old"), *new = json_string(item, "new");
+		why = "a change lacks path, kind, subject, old or new";
+		if (!cpath || !kind || !subject || !old || !new)
+			goto bad;
+		why = "a change has an unknown kind";
+		if (kind_parse(kind, &c->kind))
+			goto bad;
+		why = "a change's path is outside /sys and /proc";
+		if (!path_allowed(cpath))
+			goto bad;
+		c->path = strdup(cpath);
+		c->subject = strdup(subject);
+		c->old_value = strdup(old);
+		c->new_value = strdup(new);
+		txn->nchanges++;
+		if (!c->path || !c->subject || !c->old_value || !c->new_value)
+			goto nomem;
+	}
+	if (error) {
+		*error = dup_or_null(json_string(root, "error"));
+		if (json_string(root, "error") && !*error)
+			goto nomem;
+	}
+	cJSON_Delete(root);
+	return 0;
+nomem:
+	rc = np_fail(ctx, -ENOMEM, "cannot read journal '%s': %s", path, strerror(ENOMEM));
+	goto out;
+bad:
+	rc = np_fail(ctx, -EINVAL, "journal '%s' is malformed: %s", path, why);
+out:
+	cJSON_Delete(root);
+	np_txn_free(txn);
+	return rc;
+}
+
+static int journal_load(struct np_ctx *ctx, struct state *st, const char *id, struct np_txn *txn,
+			char **error)
+{
+	char name[ID_MAX + 16], path[sizeof(((struct state *)0)->txndir) + ID_MAX + 17];
+	char *text = NULL;
+	size_t len = 0;
+
+	snprintf(name, sizeof(name), "%s" JOURNAL_EXT, id);
+	snprintf(path, sizeof(path), "%s/%s", st->txndir, name);
+	int rc = read_file_at(st->txnfd, name, &text, &len);
+	if (rc)
+		return np_fail(ctx, rc, "cannot read journal '%s': %s", path,
+			       rc == -EINVAL ? "not a regular file" : strerror(-rc));
+	rc = journal_parse(ctx, path, id, text, len, txn, error);
+	free(text);
+	return rc;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	/* Version order keeps "-PID" and the "-N" suffix numeric: "...-9" before "...-10". */
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Ids of every journal, oldest first. */
+static int journal_ids(struct np_ctx *ctx, struct state *st, char ***ids, size_t *count)
+{
+	*ids = NULL;
+	*count = 0;
+	if (st->txnfd < 0)
+		return 0;
+	int fd = dup(st->txnfd);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		return np_fail(ctx, -err, "cannot list '%s': %s", st->txndir, strerror(err));
+	}
+	/* The dup shares the offset with txnfd, which may have been read before. */
+	rewinddir(dir);
+	char **list = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(dir))) {
+		size_t len = strlen(de->d_name), ext = strlen(JOURNAL_EXT);
+		if (len <= ext || strcmp(de->d_name + len - ext, JOURNAL_EXT))
+			continue;
+		char *id = strndup(de->d_name, len - ext);
+		if (!id) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!id_valid(id)) {
+			free(id);
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **bigger = realloc(list, cap * sizeof(*list));
+			if (!bigger) {
+				free(id);
+				rc = -ENOMEM;
+				break;
+			}
+			list = bigger;
+		}
+		list[n++] = id;
+	}
+	closedir(dir);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(list[i]);
+		free(list);
+		return np_fail(ctx, rc, "cannot list '%s': %s", st->txndir, strerror(-rc));
+	}
+	if (n)
+		qsort(list, n, sizeof(*list), by_id);
+	*ids = list;
+	*count = n;
+	return 0;
+}
+
+static void ids_free(char **ids, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+static int load_all(struct np_ctx *ctx, struct state *st, struct np_txn **txns, size_t *count)
+{
+	char **ids;
+	size_t n;
+	int rc = journal_ids(ctx, st, &ids, &n);
+
+	*txns = NULL;
+	*count = 0;
+	if (rc || !n)
+		return rc;
+	struct np_txn *list = calloc(n, sizeof(*list));
+	if (!list) {
+		ids_free(ids, n);
+		return np_fail(ctx, -ENOMEM, "cannot list '%s': %s", st->txndir, strerror(ENOMEM));
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = journal_load(ctx, st, ids[i], &list[kept], NULL);
+		if (!rc)
+			kept++;
+		else if (rc == -ENOENT)
+			rc = 0; /* listed, then gone: nothing to report about it */
+	}
+	ids_free(ids, n);
+	if (rc) {
+		np_txns_free(list, kept);
+		return rc;
+	}
+	if (!kept) {
+		free(list);
+		list = NULL;
+	}
+	*txns = list;
+	*count = kept;
+	return 0;
+}
+
+static int latest_pending(struct np_ctx *ctx, struct state *st, char **id)
+{
+	struct np_txn *txns;
+	size_t n;
+	int rc = load_all(ctx, st, &txns, &n);
+
+	*id = NULL;
+	if (rc)
+		return rc;
+	for (size_t i = n; i-- > 0 && !*id;) {
+		if (txns[i].state == NP_TXN_PENDING && !(*id = strdup(txns[i].id)))
+			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	np_txns_free(txns, n);
+	return rc;
+}
+
+int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn **txns,
+		size_t *count)
+{
+	struct state st;
+	*txns = NULL;
+	*count = 0;
+	int rc = state_open(ctx, opts, false, &st);
+	if (rc)
+		return rc;
+	rc = load_all(ctx, &st, txns, count);
+	state_close(&st);
+	return rc;
+}
+
+int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id)
+{
+	struct state st;
+	*id = NULL;
+	int rc = state_open(ctx, opts, false, &st);
+	if (rc)
+		return rc;
+	rc = latest_pending(ctx, &st, id);
+	state_close(&st);
+	return rc;
+}
+
+/* ---- writing values ---- */
+
+/* Sortable by time (UTC, so daylight saving never reorders), unique by pid
+ * and, within one second and process, by a counter suffix. */
+static int new_id(struct np_ctx *ctx, struct state *st, time_t now, char **id)
+{
+	struct tm tm;
+	char base[64], name[ID_MAX + 16];
+
+	if (!gmtime_r(&now, &tm))
+		return np_fail(ctx, -EOVERFLOW, "cannot name a transaction: %s",
+			       strerror(EOVERFLOW));
+	snprintf(base, sizeof(base), "%04d%02d%02d-%02d%02d%02d-%ld", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)getpid());
+	for (unsigned n = 1; n < 100000; n++) {
+		struct stat sb;
+		if (n == 1)
+			snprintf(name, sizeof(name), "%s" JOURNAL_EXT, base);
+		else
+			snprintf(name, sizeof(name), "%s-%u" JOURNAL_EXT, base, n);
+		if (fstatat(st->txnfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (errno != ENOENT)
+			return np_fail(ctx, -errno, "cannot name a transaction in '%s': %s",
+				       st->txndir, strerror(errno));
+		*id = strndup(name, strlen(name) - strlen(JOURNAL_EXT));
+		return *id ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	return np_fail(ctx, -EEXIST, "cannot name a transaction in '%s': %s", st->txndir,
+		       strerror(EEXIST));
+}
+
+static long fault_after(void)
+{
+	const char *s = getenv(NP_FAULT_ENV);
+	char *end;
+	if (!s || !*s)
+		return 0;
+	long k = strtol(s, &end, 10);
+	return *end || k <= 0 ? 0 : k;
+}
+
+/* One write and its read-back. *written tells the caller whether the file
+ * may have changed, so that a mismatching value is undone too. */
+static int write_checked(struct np_ctx *ctx, const struct np_change *c, const char *value,
+			 bool *written)
+{
+	char fp[PATH_MAX], ex[72], ex2[72];
+	char *cur;
+
+	*written = false;
+	int rc = np_write_text(ctx, value, "%s", c->path);
+	if (rc)
+		return with_subject(ctx, rc, c);
+	*written = true;
+	rc = current_matches(ctx, c->path, c->kind, value, &cur);
+	if (rc == 0)
+		rc = np_fail(
+			ctx, -EIO,
+			"wrote '%s' to '%s' but it reads back '%s': the kernel did not take the value",
+			excerpt(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
+			excerpt(cur, ex2, sizeof(ex2)));
+	free(cur);
+	if (rc == 1)
+		return 0;
+	return with_subject(ctx, rc, c);
+}
+
+/* Writes values[done[j]] back for j from last to first, reading each back.
+ * Goes on past a failure so that as much as possible is restored; returns
+ * the first error, its detail copied to err. */
+static int undo_writes(struct np_ctx *ctx, const struct np_change *changes, char *const *values,
+		       const size_t *done, size_t ndone, char *err, size_t errsize)
+{
+	int first = 0;
+	for (size_t j = ndone; j-- > 0;) {
+		bool written;
+		int rc = write_checked(ctx, &changes[done[j]], values[done[j]], &written);
+		if (rc && !first) {
+			first = rc;
+			snprintf(err, errsize, "%s", ctx->err);
+		}
+	}
+	return first;
+}
+
+static int read_boot_id(struct np_ctx *ctx, char **out)
+{
+	char saved[sizeof(ctx->err)], *text = NULL;
+	memcpy(saved, ctx->err, sizeof(saved));
+	/* Without a boot id staleness cannot be told: record that rather than fail. */
+	if (np_read_text(ctx, &text, BOOT_ID_PATH) || !*text) {
+		free(text);
+		memcpy(ctx->err, saved, sizeof(saved));
+		text = strdup(UNKNOWN_BOOT);
+	}
+	*out = text;
+	return text ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+}
+
+static bool boot_differs(const char *a, const char *b)
+{
+	return strcmp(a, UNKNOWN_BOOT) && strcmp(b, UNKNOWN_BOOT) && strcmp(a, b);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp((*(const struct np_change *const *)a)->path,
+		      (*(const struct np_change *const *)b)->path);
+}
+
+static int validate_changes(struct np_ctx *ctx, const struct np_change *changes, size_t n)
+{
+	char ex[72];
+	int rc = 0;
+
+	if (n && !changes)
+		return np_fail(ctx, -EINVAL, "no changes given");
+	for (size_t i = 0; i < n; i++) {
+		const struct np_change *c = &changes[i];
+		if (!path_allowed(c->path))
+			return np_fail(ctx, -EINVAL, "%s: '%s' is not a path under /sys or /proc",
+				       c->subject && *c->subject ? c->subject : "change",
+				       c->path ? c->path : "(null)");
+		if (!kind_valid(c->kind))
+			return np_fail(ctx, -EINVAL, "%s: unknown value kind %d for '%s'",
+				       display_name(c), (int)c->kind, c->path);
+		char *norm = np_value_normalize(c->kind, c->new_value);
+		if (!norm)
+			return np_fail(
+				ctx, -EINVAL, "%s: '%s' is not a valid %s value for '%s'",
+				display_name(c),
+				excerpt(c->new_value ? c->new_value : "(null)", ex, sizeof(ex)),
+				kind_name(c->kind), c->path);
+		free(norm);
+	}
+	/* Two changes of one file would journal the same old value twice and
+	 * make the first one's "new" look changed by someone else at revert. */
+	const struct np_change **sorted = n ? malloc(n * sizeof(*sorted)) : NULL;
+	if (n && !sorted)
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = &changes[i];
+	if (n)
+		qsort(sorted, n, sizeof(*sorted), by_path);
+	for (size_t i = 1; i < n && !rc; i++)
+		if (!strcmp(sorted[i - 1]->path, sorted[i]->path))
+			rc = np_fail(ctx, -EINVAL, "two changes of '%s' (%s; %s)", sorted[i]->path,
+				     subject_of(sorted[i - 1]), subject_of(sorted[i]));
+	free(sorted);
+	return rc;
+}
+
+/* Refuses to write while an earlier transaction is unfinished. */
+static int refuse_pending(struct np_ctx *ctx, struct state *st)
+{
+	char *id;
+	int rc = latest_pending(ctx, st, &id);
+	if (rc || !id)
+		return rc;
+	rc = np_fail(ctx, -EBUSY,
+		     "transaction %s did not finish (journal '%s/%s" JOURNAL_EXT
+		     "' is pending): run 'numaplace revert' first",
+		     id, st->txndir, id);
+	free(id);
+	return rc;
+}
+
+/* Fills changes[].old_value and keeps in txn the changes that differ. */
+static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t n,
+			   struct np_txn *txn)
+{
+	char fp[PATH_MAX], ex[72];
+
+	if (n && !(txn->changes = calloc(n, sizeof(*txn->changes))))
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	for (size_t i = 0; i < n; i++) {
+		struct np_change *c = &changes[i];
+		char *old;
+		int rc = np_read_text(ctx, &old, "%s", c->path);
+		if (rc)
+			return with_subject(ctx, rc, c);
+		/* An old value we could not compare could not be checked at revert either. */
+		char *norm = np_value_normalize(c->kind, old);
+		if (!norm) {
+			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
+				     full_path(ctx, c->path, fp), kind_name(c->kind),
+				     excerpt(old, ex, sizeof(ex)));
+			free(old);
+			return with_subject(ctx, rc, c);
+		}
+		free(norm);
+		free(c->old_value);
+		c->old_value = old;
+		if (same_value(c->kind, old, c->new_value))
+			continue;
+		if (change_copy(&txn->changes[txn->nchanges], c))
+			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		txn->nchanges++;
+	}
+	return 0;
+}
+
+int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
+		 struct np_change *changes, size_t nchanges, struct np_txn *txn_out)
+{
+	struct np_txn txn = { 0 };
+	struct state st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
+	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)], both[2 * sizeof(ctx->err) + 64];
+	char **olds = NULL;
+	size_t *done = NULL, ndone = 0;
+	long fault = fault_after(), nwrites = 0;
+	int rc;
+
+	if (txn_out)
+		memset(txn_out, 0, sizeof(*txn_out));
+	if ((rc = validate_changes(ctx, changes, nchanges)))
+		return rc;
+	if ((rc = state_open(ctx, opts, true, &st)) || (rc = state_lock(ctx, opts, &st)) ||
+	    (rc = refuse_pending(ctx, &st)))
+		goto out;
+	if ((rc = read_boot_id(ctx, &txn.boot_id)) ||
+	    (rc = read_old_values(ctx, changes, nchanges, &txn)))
+		goto out;
+	if (!txn.nchanges)
+		goto out;
+
+	txn.time = (long long)time(NULL);
+	txn.state = NP_TXN_PENDING;
+	if (!(txn.profile = strdup(profile ? profile : ""))) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	olds = calloc(txn.nchanges, sizeof(*olds));
+	done = calloc(txn.nchanges, sizeof(*done));
+	if (!olds || !done) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < txn.nchanges; i++)
+		olds[i] = txn.changes[i].old_value;
+	if ((rc = new_id(ctx, &st, (time_t)txn.time, &txn.id)) ||
+	    (rc = write_journal(ctx, &st, &txn, NULL)))
+		goto out;
+
+	for (size_t i = 0; i < txn.nchanges; i++) {
+		bool written;
+		rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, &written);
+		if (written)
+			done[ndone++] = i;
+		if (rc)
+			break;
+		if (fault && ++nwrites == fault)
+			_exit(3);
+	}
+
+	if (rc) {
+		snprintf(primary, sizeof(primary), "%s", ctx->err);
+		int urc = undo_writes(ctx, txn.changes, olds, done, ndone, undo_err,
+				      sizeof(undo_err));
+		if (urc) {
+			/* Some values are still new: the journal stays pending so that
+			 * a revert can finish the job, and apply stays refused. */
+			snprintf(both, sizeof(both),
+				 "%s; undoing the earlier writes failed too: %s", primary,
+				 undo_err);
+			write_journal(ctx, &st, &txn, both);
+			np_fail(ctx, rc,
+				"%s; transaction %s is left pending: run 'numaplace revert' to retry",
+				both, txn.id);
+			goto out;
+		}
+		txn.state = NP_TXN_ROLLED_BACK;
+		if (write_journal(ctx, &st, &txn, primary) == 0) {
+			np_fail(ctx, rc, "%s", primary);
+		} else {
+			snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
+			np_fail(ctx, rc, "%s; the writes were undone but %s", primary, undo_err);
+		}
+		goto out;
+	}
+
+	txn.state = NP_TXN_APPLIED;
+	if ((rc = write_journal(ctx, &st, &txn, NULL))) {
+		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
+		np_fail(ctx, rc,
+			"the values were written but %s; run 'numaplace revert' to undo them",
+			undo_err);
+		goto out;
+	}
+	if (txn_out) {
+		*txn_out = txn;
+		memset(&txn, 0, sizeof(txn));
+	}
+out:
+	free(olds);
+	free(done);
+	np_txn_free(&txn);
+	state_close(&st);
+	return rc;
+}
+
+/* ---- revert ---- */
+
+static int pick_txn(struct np_ctx *ctx, struct state *st, const char *id, char **picked)
+{
+	struct np_txn *txns;
+	size_t n;
+	int rc;
+
+	*picked = NULL;
+	if (id) {
+		struct stat sb;
+		char name[ID_MAX + 16];
+		snprintf(name, sizeof(name), "%s" JOURNAL_EXT, id);
+		if (st->txnfd < 0 || fstatat(st->txnfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			return np_fail(ctx, -ENOENT, "no transaction '%s' in '%s'", id, st->txndir);
+		*picked = strdup(id);
+		return *picked ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	if ((rc = load_all(ctx, st, &txns, &n)))
+		return rc;
+	for (size_t i = n; i-- > 0 && !*picked;) {
+		if (txns[i].state != NP_TXN_APPLIED && txns[i].state != NP_TXN_PENDING)
+			continue;
+		if (!(*picked = strdup(txns[i].id)))
+			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	np_txns_free(txns, n);
+	if (!rc && !*picked)
+		rc = np_fail(ctx, -ENOENT, "no applied transaction to revert in '%s'",
+			     st->txnfd < 0 ? st->dir : st->txndir);
+	return rc;
+}
+
+static int refuse_finished(struct np_ctx *ctx, const struct np_txn *txn)
+{
+	switch (txn->state) {
+	case NP_TXN_REVERTED:
+		return np_fail(ctx, -EINVAL,
+			       "transaction %s was already reverted: nothing to revert", txn->id);
+	case NP_TXN_ROLLED_BACK:
+		return np_fail(
+			ctx, -EINVAL,
+			"transaction %s failed and was rolled back when applied: nothing to revert",
+			txn->id);
+	case NP_TXN_STALE:
+		return np_fail(
+			ctx, -EINVAL,
+			"transaction %s is stale (applied during an earlier boot): nothing to revert",
+			txn->id);
+	default:
+		return 0;
+	}
+}
+
+/* Reads every current value into before[] and refuses values that someone
+ * else changed since the transaction, unless force. */
+static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, char **before)
+{
+	char fp[PATH_MAX], ex[72], exn[72], exo[72];
+	size_t ndrift = 0, first = 0;
+
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_change *c = &txn->changes[i];
+		int rc = current_matches(ctx, c->path, c->kind, c->new_value, &before[i]);
+		if (rc < 0)
+			return with_subject(ctx, rc, c);
+		/* A crashed apply may have stopped before this write. */
+		if (rc == 1 ||
+		    (txn->state == NP_TXN_PENDING && same_value(c->kind, before[i], c->old_value)))
+			continue;
+		if (!ndrift++)
+			first = i;
+	}
+	if (!ndrift || force)
+		return 0;
+	const struct np_change *c = &txn->changes[first];
+	char more[64] = "";
+	if (ndrift > 1)
+		snprintf(more, sizeof(more), " (and %zu more)", ndrift - 1);
+	char expected[200];
+	if (txn->state == NP_TXN_PENDING)
+		snprintf(expected, sizeof(expected), "'%s' or '%s'",
+			 excerpt(c->new_value, exn, sizeof(exn)),
+			 excerpt(c->old_value, exo, sizeof(exo)));
+	else
+		snprintf(expected, sizeof(expected), "'%s'",
+			 excerpt(c->new_value, exn, sizeof(exn)));
+	return np_fail(ctx, -EBUSY,
+		       "'%s' (%s) changed since transaction %s: it is '%s', expected %s%s; "
+		       "use --force to revert anyway",
+		       full_path(ctx, c->path, fp), display_name(c), txn->id,
+		       excerpt(before[first], ex, sizeof(ex)), expected, more);
+}
+
+int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
+		  struct np_txn *txn_out)
+{
+	struct np_txn txn = { 0 };
+	struct state st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
+	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)];
+	char *picked = NULL, *error = NULL, *boot = NULL, **before = NULL;
+	size_t *done = NULL, ndone = 0, nbefore = 0;
+	enum np_txn_state was;
+	bool any = false;
+	int rc;
+
+	if (txn_out)
+		memset(txn_out, 0, sizeof(*txn_out));
+	if (id && !id_valid(id))
+		return np_fail(ctx, -EINVAL, "'%s' is not a transaction id", id);
+	if ((rc = state_open(ctx, opts, false, &st)))
+		return rc;
+	if (st.dirfd < 0) {
+		rc = np_fail(ctx, -ENOENT, "nothing to revert: no state directory '%s'", st.dir);
+		goto out;
+	}
+	if ((rc = state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
+	    (rc = journal_load(ctx, &st, picked, &txn, &error)) ||
+	    (rc = refuse_finished(ctx, &txn)) || (rc = read_boot_id(ctx, &boot)))
+		goto out;
+
+	if (boot_differs(txn.boot_id, boot)) {
+		txn.state = NP_TXN_STALE;
+		rc = write_journal(ctx, &st, &txn, error);
+		if (!rc)
+			rc = np_fail(
+				ctx, -ESTALE,
+				"transaction %s was applied during an earlier boot (boot id %s, now %s): "
+				"the reboot already reset those values; marked it stale and wrote nothing",
+				txn.id, txn.boot_id, boot);
+		goto out;
+	}
+
+	before = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*before));
+	done = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*done));
+	if (!before || !done) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	nbefore = txn.nchanges;
+	if ((rc = check_drift(ctx, &txn, force, before)))
+		goto out;
+
+	/* Pending while the revert writes: if it crashes half way, the next
+	 * revert accepts old and new values alike and finishes the job. */
+	was = txn.state;
+	for (size_t i = 0; i < txn.nchanges && !any; i++)
+		any = !same_value(txn.changes[i].kind, before[i], txn.changes[i].old_value);
+	if (any && was != NP_TXN_PENDING) {
+		txn.state = NP_TXN_PENDING;
+		if ((rc = write_journal(ctx, &st, &txn, error)))
+			goto out;
+	}
+
+	for (size_t i = txn.nchanges; i-- > 0;) {
+		const struct np_change *c = &txn.changes[i];
+		bool written;
+		if (same_value(c->kind, before[i], c->old_value))
+			continue;
+		rc = write_checked(ctx, c, c->old_value, &written);
+		if (written)
+			done[ndone++] = i;
+		if (rc)
+			break;
+	}
+
+	if (rc) {
+		snprintf(primary, sizeof(primary), "%s", ctx->err);
+		int urc = undo_writes(ctx, txn.changes, before, done, ndone, undo_err,
+				      sizeof(undo_err));
+		if (urc) {
+			/* Values are mixed now: pending is the truth, and lets a revert retry. */
+			np_fail(ctx, rc,
+				"%s; restoring the values the revert had changed failed too: %s; "
+				"transaction %s is left pending: run 'numaplace revert' to retry",
+				primary, undo_err, txn.id);
+			goto out;
+		}
+		txn.state = was;
+		const char *undone = ndone ? "; the revert's writes were undone" : "";
+		if (any && was != NP_TXN_PENDING && write_journal(ctx, &st, &txn, error)) {
+			snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
+			np_fail(ctx, rc, "%s%s; %s", primary, undone, undo_err);
+		} else {
+			np_fail(ctx, rc, "%s%s", primary, undone);
+		}
+		goto out;
+	}
+
+	txn.state = NP_TXN_REVERTED;
+	if ((rc = write_journal(ctx, &st, &txn, error))) {
+		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
+		np_fail(ctx, rc, "the old values were restored but %s", undo_err);
+		goto out;
+	}
+	if (txn_out) {
+		*txn_out = txn;
+		memset(&txn, 0, sizeof(txn));
+	}
+out:
+	for (size_t i = 0; i < nbefore; i++)
+		free(before[i]);
+	free(before);
+	free(done);
+	free(picked);
+	free(error);
+	free(boot);
+	np_txn_free(&txn);
+	state_close(&st);
+	return rc;
+}

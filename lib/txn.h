@@ -1,0 +1,88 @@
+/* Transactional writes to sysfs/procfs: every old value saved durably before
+ * the first write, every write read back, everything undone if one fails,
+ * and any transaction revertible later, even after a crash. */
+#ifndef NUMAPLACE_TXN_H
+#define NUMAPLACE_TXN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "context.h"
+
+#define NP_STATE_DIR "/var/lib/numaplace"
+/* Test-only: exit(3) right after this many writes, as a crash would. */
+#define NP_FAULT_ENV "NUMAPLACE_FAULT_AFTER_WRITES"
+
+/* How a value is compared after normalization (read-back, drift, revert). */
+enum np_value_kind {
+	NP_VALUE_CPULIST, /* smp_affinity_list: "0-3" == "0,1,2,3" */
+	NP_VALUE_CPUMASK, /* rps_cpus, xps_cpus: "00000003" == "3" */
+	NP_VALUE_INT,     /* rq_affinity */
+};
+
+struct np_change {
+	char *path;       /* machine path, "/proc/irq/45/smp_affinity_list" */
+	enum np_value_kind kind;
+	char *subject;    /* stable identity for humans: "0000:23:00.0 queue 3 (irq 45)" */
+	char *old_value;  /* as read before writing (filled by np_txn_apply) */
+	char *new_value;
+};
+
+enum np_txn_state {
+	NP_TXN_PENDING,     /* journal written, writes may be partly done: crash or kill */
+	NP_TXN_APPLIED,
+	NP_TXN_ROLLED_BACK, /* a write failed and the earlier ones were undone */
+	NP_TXN_REVERTED,
+	NP_TXN_STALE,       /* from an earlier boot: the reboot reset the values */
+};
+
+struct np_txn {
+	char *id;           /* "20261130-031500-1234": sortable, unique */
+	char *profile;      /* name or path of the profile applied */
+	char *boot_id;
+	long long time;     /* seconds since the epoch */
+	enum np_txn_state state;
+	struct np_change *changes;
+	size_t nchanges;
+};
+
+struct np_txn_opts {
+	const char *state_dir;   /* NULL: NP_STATE_DIR under the context's root */
+	bool wait_for_lock;      /* false: fail at once when another apply holds the lock */
+};
+
+/* Whether the current value at path equals value once both are normalized.
+ * Returns 1 equal, 0 different, -errno when unreadable (detail in ctx->err). */
+int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind, const char *value);
+/* Normalizes a value of the given kind ("0,1,2" -> "0-2"); NULL when malformed. */
+char *np_value_normalize(enum np_value_kind kind, const char *value);
+
+/* Applies changes (path, kind, subject, new_value filled by the caller) as one
+ * transaction: lock, read every old value, write the journal durably (fsync
+ * of file and directory), write each value and read it back, and on any
+ * failure undo the writes made so far in reverse order and mark the journal
+ * rolled back. Changes whose value already matches are dropped first; when
+ * none is left nothing is written and *txn_out->nchanges is 0 (no journal).
+ * On success txn_out holds the applied transaction (free with np_txn_free).
+ * Errors: -errno with ctx->err naming the file and the kernel's error text. */
+int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
+		 struct np_change *changes, size_t nchanges, struct np_txn *txn_out);
+
+/* Restores the old values of transaction id (NULL: the latest one that is
+ * applied or pending) through the same write/read-back/rollback machinery.
+ * A value changed by someone else since the apply is refused unless force
+ * (-EBUSY, listing it in ctx->err); a transaction from an earlier boot is
+ * marked stale and nothing is written (-ESTALE). */
+int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
+		  struct np_txn *txn_out);
+
+/* Every transaction in the state directory, oldest first. */
+int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn **txns, size_t *count);
+/* The id of an unfinished (pending) journal, if any: the caller must tell the
+ * user to run revert before writing again. Returns 0 and *id NULL when none. */
+int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id);
+void np_txn_free(struct np_txn *txn);
+void np_txns_free(struct np_txn *txns, size_t count);
+const char *np_txn_state_name(enum np_txn_state state);
+
+#endif

@@ -1,0 +1,1020 @@
+/* Transactions (lib/txn.c) against a scratch root of plain files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../lib/context.h"
+#include "../../lib/txn.h"
+
+#define IRQ45 "/proc/irq/45/smp_affinity_list"
+#define IRQ46 "/proc/irq/46/smp_affinity_list"
+#define RQ "/sys/block/sda/queue/rq_affinity"
+#define RPS "/sys/class/net/eth0/queues/rx-0/rps_cpus"
+#define XPS "/sys/class/net/eth0/queues/tx-0/xps_cpus"
+#define IRQ99 "/proc/irq/99/smp_affinity_list"
+#define BOOT "/proc/sys/kernel/random/boot_id"
+#define STATE NP_STATE_DIR
+
+struct fixture {
+	char root[64];
+	struct np_ctx ctx;
+	struct np_txn_opts opts;
+};
+
+static void make_dirs(const struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s%s", f->root, rel);
+	for (char *p = path + strlen(f->root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			fail_msg("mkdir '%s': %s", path, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		fail_msg("mkdir '%s': %s", path, strerror(errno));
+}
+
+static void parent_dirs(const struct fixture *f, const char *rel)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", rel);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		make_dirs(f, dir);
+	}
+}
+
+static void full(const struct fixture *f, char *buf, const char *rel)
+{
+	snprintf(buf, PATH_MAX, "%s%s", f->root, rel);
+}
+
+/* Machine files end in a newline, as the kernel prints them (and as numaplace
+ * writes them), so a restored file is byte-identical to the original. */
+static bool is_machine_file(const char *rel, const char *content)
+{
+	size_t len = strlen(content);
+	return (!strncmp(rel, "/proc/", 6) || !strncmp(rel, "/sys/", 5)) && len && content[len - 1] != '\n';
+}
+
+static void put(const struct fixture *f, const char *rel, const char *value)
+{
+	char path[PATH_MAX], content[4096];
+	snprintf(content, sizeof(content), "%s%s", value, is_machine_file(rel, value) ? "\n" : "");
+	parent_dirs(f, rel);
+	full(f, path, rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fail_msg("create '%s': %s", path, strerror(errno));
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	assert_int_equal(close(fd), 0);
+}
+
+/* Reads root + rel directly, bypassing the layers under test. */
+static char *slurp(const struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+	full(f, path, rel);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	char *buf = calloc(1, 1 << 16);
+	assert_non_null(buf);
+	size_t n = fread(buf, 1, (1 << 16) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void assert_file(const struct fixture *f, const char *rel, const char *value)
+{
+	char want[4096];
+	snprintf(want, sizeof(want), "%s%s", value, is_machine_file(rel, value) ? "\n" : "");
+	char *got = slurp(f, rel);
+	if (!got)
+		fail_msg("'%s' is missing", rel);
+	if (strcmp(got, want)) {
+		char msg[8400];
+		snprintf(msg, sizeof(msg), "'%s' holds '%s', expected '%s'", rel, got, want);
+		free(got);
+		fail_msg("%s", msg);
+	}
+	free(got);
+}
+
+static void assert_err_has(const struct np_ctx *ctx, const char *needle)
+{
+	if (!strstr(ctx->err, needle))
+		fail_msg("ctx.err '%s' lacks '%s'", ctx->err, needle);
+}
+
+static bool exists(const struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	full(f, path, rel);
+	return lstat(path, &st) == 0;
+}
+
+/* Number of entries in root + rel, or -1 when it does not exist. */
+static int count_entries(const struct fixture *f, const char *rel)
+{
+	char path[PATH_MAX];
+	full(f, path, rel);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -1;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(dir)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(dir);
+	return n;
+}
+
+static cJSON *journal(const struct fixture *f, const char *id)
+{
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof(rel), STATE "/txn/%s.json", id);
+	char *text = slurp(f, rel);
+	if (!text)
+		fail_msg("journal '%s' is missing", rel);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	assert_non_null(j);
+	return j;
+}
+
+static const char *jstr(const cJSON *obj, const char *key)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!cJSON_IsString(item))
+		fail_msg("journal field '%s' is not a string", key);
+	return item->valuestring;
+}
+
+static void assert_journal_state(const struct fixture *f, const char *id, const char *state)
+{
+	cJSON *j = journal(f, id);
+	assert_string_equal(jstr(j, "state"), state);
+	cJSON_Delete(j);
+}
+
+static void free_olds(struct np_change *changes, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(changes[i].old_value);
+		changes[i].old_value = NULL;
+	}
+}
+
+/* The original tree every test starts from. */
+static void put_tree(const struct fixture *f)
+{
+	put(f, IRQ45, "0-1");
+	put(f, IRQ46, "0-1");
+	put(f, RQ, "1");
+	put(f, RPS, "00000000");
+	put(f, BOOT, "0f2a-boot-one\n");
+}
+
+static void assert_tree_original(const struct fixture *f)
+{
+	assert_file(f, IRQ45, "0-1");
+	assert_file(f, IRQ46, "0-1");
+	assert_file(f, RQ, "1");
+	assert_file(f, RPS, "00000000");
+}
+
+#define NCHANGES 4
+static void set_changes(struct np_change *c)
+{
+	memset(c, 0, NCHANGES * sizeof(*c));
+	c[0] = (struct np_change){ IRQ45, NP_VALUE_CPULIST, "0000:23:00.0 queue 0 (irq 45)", NULL, "1" };
+	c[1] = (struct np_change){ IRQ46, NP_VALUE_CPULIST, "0000:23:00.0 queue 1 (irq 46)", NULL, "0" };
+	c[2] = (struct np_change){ RQ, NP_VALUE_INT, "sda rq_affinity", NULL, "2" };
+	c[3] = (struct np_change){ RPS, NP_VALUE_CPUMASK, "eth0 rx-0 rps_cpus", NULL, "2" };
+}
+
+static void assert_tree_applied(const struct fixture *f)
+{
+	assert_file(f, IRQ45, "1");
+	assert_file(f, IRQ46, "0");
+	assert_file(f, RQ, "2");
+	assert_file(f, RPS, "2");
+}
+
+/* Applies the standard changes and returns the new transaction's id. */
+static char *apply_standard(struct fixture *f)
+{
+	struct np_change c[NCHANGES];
+	struct np_txn txn;
+	set_changes(c);
+	int rc = np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn);
+	if (rc)
+		fail_msg("apply: %d %s", rc, f->ctx.err);
+	free_olds(c, NCHANGES);
+	char *id = strdup(txn.id);
+	np_txn_free(&txn);
+	return id;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -1;
+	strcpy(f->root, "/tmp/numaplace-txn-XXXXXX");
+	if (!mkdtemp(f->root)) {
+		free(f);
+		return -1;
+	}
+	if (np_ctx_init(&f->ctx, f->root)) {
+		np_ctx_fini(&f->ctx);
+		rmdir(f->root);
+		free(f);
+		return -1;
+	}
+	unsetenv(NP_FAULT_ENV);
+	put_tree(f);
+	*state = f;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	np_ctx_fini(&f->ctx);
+	/* FTW_PHYS: remove the test's symlinks, never what they point at. */
+	int rc = nftw(f->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return rc;
+}
+
+static void assert_norm(enum np_value_kind kind, const char *in, const char *want)
+{
+	char *got = np_value_normalize(kind, in);
+	if (!want) {
+		if (got)
+			fail_msg("'%s' normalized to '%s', expected malformed", in, got);
+		return;
+	}
+	if (!got)
+		fail_msg("'%s' is malformed, expected '%s'", in, want);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_normalize(void **state)
+{
+	(void)state;
+	assert_norm(NP_VALUE_CPULIST, "0,1,2,3", "0-3");
+	assert_norm(NP_VALUE_CPULIST, "0-3", "0-3");
+	assert_norm(NP_VALUE_CPULIST, "3,0-1,8\n", "0-1,3,8");
+	assert_norm(NP_VALUE_CPULIST, "0, 1, 2", "0-2");
+	assert_norm(NP_VALUE_CPULIST, "", "");
+	assert_norm(NP_VALUE_CPULIST, "3-1", NULL);
+	assert_norm(NP_VALUE_CPULIST, "a", NULL);
+	assert_norm(NP_VALUE_CPULIST, "0-", NULL);
+	assert_norm(NP_VALUE_CPULIST, "0-4000000000", NULL);
+
+	/* Masks normalize to lists: width and leading groups never matter. */
+	assert_norm(NP_VALUE_CPUMASK, "00000000,00000003", "0-1");
+	assert_norm(NP_VALUE_CPUMASK, "3", "0-1");
+	assert_norm(NP_VALUE_CPUMASK, "000000aa\n", "1,3,5,7");
+	assert_norm(NP_VALUE_CPUMASK, "1,00000000", "32");
+	assert_norm(NP_VALUE_CPUMASK, "00000000", "");
+	assert_norm(NP_VALUE_CPUMASK, "", NULL);
+	assert_norm(NP_VALUE_CPUMASK, "xyz", NULL);
+	assert_norm(NP_VALUE_CPUMASK, "0-3", NULL);
+	assert_norm(NP_VALUE_CPUMASK, "3,", NULL);
+
+	assert_norm(NP_VALUE_INT, "2", "2");
+	assert_norm(NP_VALUE_INT, " 007\n", "7");
+	assert_norm(NP_VALUE_INT, "-1", "-1");
+	assert_norm(NP_VALUE_INT, "+5", "5");
+	assert_norm(NP_VALUE_INT, "", NULL);
+	assert_norm(NP_VALUE_INT, " ", NULL);
+	assert_norm(NP_VALUE_INT, "1x", NULL);
+	assert_norm(NP_VALUE_INT, "1 2", NULL);
+	assert_norm(NP_VALUE_INT, "-", NULL);
+	assert_norm(NP_VALUE_INT, "99999999999999999999", NULL);
+
+	assert_null(np_value_normalize(NP_VALUE_INT, NULL));
+	assert_null(np_value_normalize((enum np_value_kind)42, "1"));
+}
+
+static void test_value_matches(void **state)
+{
+	struct fixture *f = *state;
+	put(f, XPS, "00000000,00000003\n");
+	assert_int_equal(np_value_matches(&f->ctx, XPS, NP_VALUE_CPUMASK, "3"), 1);
+	assert_int_equal(np_value_matches(&f->ctx, XPS, NP_VALUE_CPUMASK, "1"), 0);
+	assert_int_equal(np_value_matches(&f->ctx, IRQ45, NP_VALUE_CPULIST, "0,1"), 1);
+	assert_int_equal(np_value_matches(&f->ctx, IRQ45, NP_VALUE_CPULIST, "1"), 0);
+
+	/* rq_affinity silently ignoring 5: the file still says 1, which is a mismatch. */
+	assert_int_equal(np_value_matches(&f->ctx, RQ, NP_VALUE_INT, "5"), 0);
+	assert_int_equal(np_value_matches(&f->ctx, RQ, NP_VALUE_INT, "01"), 1);
+
+	assert_int_equal(np_value_matches(&f->ctx, IRQ99, NP_VALUE_CPULIST, "1"), -ENOENT);
+	assert_err_has(&f->ctx, "/proc/irq/99/smp_affinity_list");
+	assert_int_equal(np_value_matches(&f->ctx, IRQ45, NP_VALUE_CPULIST, "x"), -EINVAL);
+	assert_err_has(&f->ctx, "'x' is not a valid cpulist value");
+	put(f, IRQ99, "garbage");
+	assert_int_equal(np_value_matches(&f->ctx, IRQ99, NP_VALUE_CPULIST, "1"), -EINVAL);
+	assert_err_has(&f->ctx, "found 'garbage'");
+}
+
+static void test_apply_writes_and_journals(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn txn;
+
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), 0);
+	assert_tree_applied(f);
+
+	/* The caller's changes learn their old values, as read. */
+	assert_string_equal(c[0].old_value, "0-1");
+	assert_string_equal(c[2].old_value, "1");
+	assert_string_equal(c[3].old_value, "00000000");
+	free_olds(c, NCHANGES);
+
+	assert_int_equal(txn.nchanges, NCHANGES);
+	assert_int_equal(txn.state, NP_TXN_APPLIED);
+	assert_string_equal(txn.profile, "web");
+	assert_string_equal(txn.boot_id, "0f2a-boot-one");
+	assert_non_null(txn.id);
+	/* YYYYMMDD-HHMMSS-PID */
+	char want_pid[32];
+	snprintf(want_pid, sizeof(want_pid), "-%ld", (long)getpid());
+	assert_true(strlen(txn.id) > 16 && txn.id[8] == '-' && txn.id[15] == '-');
+	assert_string_equal(txn.id + 15, want_pid);
+	assert_true(txn.time > 1600000000);
+	assert_string_equal(txn.changes[1].old_value, "0-1");
+	assert_string_equal(txn.changes[1].new_value, "0");
+
+	cJSON *j = journal(f, txn.id);
+	assert_string_equal(jstr(j, "id"), txn.id);
+	assert_string_equal(jstr(j, "profile"), "web");
+	assert_string_equal(jstr(j, "boot_id"), "0f2a-boot-one");
+	assert_string_equal(jstr(j, "state"), "applied");
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "time")));
+	assert_null(cJSON_GetObjectItemCaseSensitive(j, "error"));
+	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(j, "changes");
+	assert_int_equal(cJSON_GetArraySize(changes), NCHANGES);
+	const cJSON *c0 = cJSON_GetArrayItem(changes, 0), *c3 = cJSON_GetArrayItem(changes, 3);
+	assert_string_equal(jstr(c0, "path"), IRQ45);
+	assert_string_equal(jstr(c0, "kind"), "cpulist");
+	assert_string_equal(jstr(c0, "subject"), "0000:23:00.0 queue 0 (irq 45)");
+	assert_string_equal(jstr(c0, "old"), "0-1");
+	assert_string_equal(jstr(c0, "new"), "1");
+	assert_string_equal(jstr(c3, "kind"), "cpumask");
+	assert_string_equal(jstr(c3, "old"), "00000000");
+	assert_string_equal(jstr(c3, "new"), "2");
+	assert_string_equal(jstr(cJSON_GetArrayItem(changes, 2), "kind"), "int");
+	cJSON_Delete(j);
+
+	/* Nothing temporary is left behind. */
+	assert_int_equal(count_entries(f, STATE "/txn"), 1);
+	np_txn_free(&txn);
+	assert_null(txn.id);
+}
+
+static void test_apply_already_matching(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn txn;
+
+	/* Same values, written differently from the files. */
+	set_changes(c);
+	c[0].new_value = "0,1";
+	c[1].new_value = "0-1";
+	c[2].new_value = "01";
+	c[3].new_value = "00000000,00000000";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), 0);
+	assert_int_equal(txn.nchanges, 0);
+	assert_null(txn.id);
+	assert_string_equal(c[1].old_value, "0-1");
+	free_olds(c, NCHANGES);
+	np_txn_free(&txn);
+	assert_tree_original(f);
+	assert_true(count_entries(f, STATE "/txn") <= 0);
+
+	/* Only the differing change is journaled. */
+	set_changes(c);
+	c[0].new_value = "0-1";
+	c[1].new_value = "0-1";
+	c[3].new_value = "0";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, NULL, c, NCHANGES, &txn), 0);
+	free_olds(c, NCHANGES);
+	assert_int_equal(txn.nchanges, 1);
+	assert_string_equal(txn.changes[0].path, RQ);
+	assert_string_equal(txn.profile, "");
+	assert_file(f, RQ, "2");
+	np_txn_free(&txn);
+}
+
+static void test_apply_invalid(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn txn;
+
+	set_changes(c);
+	c[2].new_value = "two";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
+	assert_err_has(&f->ctx, "sda rq_affinity");
+	assert_err_has(&f->ctx, "'two' is not a valid int value");
+
+	set_changes(c);
+	c[1].path = "/etc/passwd";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
+	assert_err_has(&f->ctx, "'/etc/passwd' is not a path under /sys or /proc");
+
+	set_changes(c);
+	c[1].path = "/proc/irq/../../etc/passwd";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
+
+	set_changes(c);
+	c[1].path = IRQ45;
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
+	assert_err_has(&f->ctx, "two changes of '" IRQ45 "'");
+
+	/* Refused before anything was touched, state directory included. */
+	assert_tree_original(f);
+	assert_false(exists(f, STATE));
+	assert_null(txn.id);
+}
+
+/* Read works through a symlink, but np_write_text's O_NOFOLLOW refuses it:
+ * a write the "kernel" rejects after the old value was read fine. */
+static void reject_writes(const struct fixture *f, const char *rel, const char *content)
+{
+	char path[PATH_MAX], target[PATH_MAX + 8];
+	full(f, path, rel);
+	snprintf(target, sizeof(target), "%s.real", path);
+	put(f, rel, content);
+	assert_int_equal(rename(path, target), 0);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+static void test_apply_failure_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn txn;
+	char want[PATH_MAX + 128], path[PATH_MAX];
+
+	reject_writes(f, RQ, "1");
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -ELOOP);
+	free_olds(c, NCHANGES);
+	full(f, path, RQ);
+	snprintf(want, sizeof(want), "cannot open '%s' for writing: %s (sda rq_affinity)", path,
+		 strerror(ELOOP));
+	assert_string_equal(f->ctx.err, want);
+	assert_null(txn.id);
+
+	/* The two earlier writes were undone, byte for byte; the later one never made. */
+	assert_tree_original(f);
+	assert_file(f, RQ ".real", "1");
+
+	struct np_txn *txns;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(txns[0].state, NP_TXN_ROLLED_BACK);
+	cJSON *j = journal(f, txns[0].id);
+	assert_string_equal(jstr(j, "state"), "rolled_back");
+	assert_string_equal(jstr(j, "error"), want);
+	cJSON_Delete(j);
+
+	char *pending;
+	assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+	assert_null(pending);
+	/* Nothing to revert, and reverting it by id is refused. */
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ENOENT);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txns[0].id, false, NULL), -EINVAL);
+	assert_err_has(&f->ctx, "rolled back");
+	np_txns_free(txns, n);
+}
+
+static void test_apply_unreadable_target(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	char path[PATH_MAX];
+
+	/* A directory in place of the third file: its old value cannot be read,
+	 * so apply stops before writing anything, journal included. */
+	full(f, path, RQ);
+	assert_int_equal(unlink(path), 0);
+	make_dirs(f, RQ);
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EISDIR);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, path);
+	assert_err_has(&f->ctx, "(sda rq_affinity)");
+	assert_file(f, IRQ45, "0-1");
+	assert_file(f, IRQ46, "0-1");
+	assert_int_equal(count_entries(f, STATE "/txn"), 0);
+
+	/* A missing file likewise. */
+	set_changes(c);
+	c[1].path = "/proc/irq/99/smp_affinity_list";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, 2, NULL), -ENOENT);
+	free_olds(c, NCHANGES);
+	assert_file(f, IRQ45, "0-1");
+	assert_int_equal(count_entries(f, STATE "/txn"), 0);
+}
+
+static void test_apply_mismatch_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	char path[PATH_MAX];
+
+	/* /dev/null takes any write and reads back empty (an empty CPU list):
+	 * a value the "kernel" accepted and did not keep. */
+	full(f, path, IRQ46);
+	assert_int_equal(unlink(path), 0);
+	if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) < 0) {
+		put(f, IRQ46, "0-1");
+		skip();
+	}
+	int fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		unlink(path);
+		put(f, IRQ46, "0-1");
+		skip();
+	}
+	close(fd);
+
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EIO);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, "wrote '0' to '");
+	assert_err_has(&f->ctx, "but it reads back ''");
+	assert_err_has(&f->ctx, "(0000:23:00.0 queue 1 (irq 46))");
+	assert_file(f, IRQ45, "0-1");
+	assert_file(f, RQ, "1");
+	assert_file(f, RPS, "00000000");
+
+	struct np_txn *txns;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(txns[0].state, NP_TXN_ROLLED_BACK);
+	np_txns_free(txns, n);
+}
+
+static void test_revert_restores(void **state)
+{
+	struct fixture *f = *state;
+	struct np_txn txn;
+
+	char *id = apply_standard(f);
+	assert_tree_applied(f);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, &txn), 0);
+	assert_tree_original(f);
+	assert_string_equal(txn.id, id);
+	assert_int_equal(txn.state, NP_TXN_REVERTED);
+	np_txn_free(&txn);
+	assert_journal_state(f, id, "reverted");
+
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, id, false, &txn), -EINVAL);
+	assert_err_has(&f->ctx, "already reverted");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, &txn), -ENOENT);
+	assert_err_has(&f->ctx, "no applied transaction");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, "nope", false, &txn), -ENOENT);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, "../../etc/x", false, &txn), -EINVAL);
+	assert_tree_original(f);
+	free(id);
+}
+
+static void test_revert_nothing(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ENOENT);
+	assert_err_has(&f->ctx, "nothing to revert");
+	assert_false(exists(f, STATE));
+}
+
+static void test_revert_refuses_drift(void **state)
+{
+	struct fixture *f = *state;
+	char want[PATH_MAX + 64];
+
+	char *id = apply_standard(f);
+	put(f, IRQ46, "3");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
+	full(f, want, IRQ46);
+	assert_err_has(&f->ctx, want);
+	assert_err_has(&f->ctx, "it is '3', expected '0'");
+	assert_err_has(&f->ctx, "--force");
+	/* Nothing written, journal untouched. */
+	assert_file(f, IRQ45, "1");
+	assert_file(f, IRQ46, "3");
+	assert_file(f, RQ, "2");
+	assert_file(f, RPS, "2");
+	assert_journal_state(f, id, "applied");
+
+	/* Two changed: the first is named, the rest counted. */
+	put(f, RQ, "0");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, id, false, NULL), -EBUSY);
+	assert_err_has(&f->ctx, "(and 1 more)");
+
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, id, true, NULL), 0);
+	assert_tree_original(f);
+	assert_journal_state(f, id, "reverted");
+	free(id);
+}
+
+static void test_revert_failure_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	char *id = apply_standard(f);
+
+	/* The revert writes the last change first; the first change is refused. */
+	reject_writes(f, IRQ45, "1");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ELOOP);
+	assert_err_has(&f->ctx, "Too many levels of symbolic links (0000:23:00.0 queue 0 (irq 45))");
+	assert_err_has(&f->ctx, "the revert's writes were undone");
+	assert_tree_applied(f);
+	assert_file(f, IRQ45 ".real", "1");
+	assert_journal_state(f, id, "applied");
+	free(id);
+}
+
+static void test_revert_stale(void **state)
+{
+	struct fixture *f = *state;
+	char *id = apply_standard(f);
+
+	put(f, BOOT, "77aa-boot-two\n");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ESTALE);
+	assert_err_has(&f->ctx, id);
+	assert_err_has(&f->ctx, "reboot already reset");
+	assert_tree_applied(f);
+	assert_journal_state(f, id, "stale");
+
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, id, true, NULL), -EINVAL);
+	assert_err_has(&f->ctx, "stale");
+	assert_tree_applied(f);
+
+	/* Without a boot id to compare, values are taken as this boot's. */
+	char *id2;
+	put_tree(f);
+	char path[PATH_MAX];
+	full(f, path, BOOT);
+	assert_int_equal(unlink(path), 0);
+	id2 = apply_standard(f);
+	cJSON *j = journal(f, id2);
+	assert_string_equal(jstr(j, "boot_id"), "unknown");
+	cJSON_Delete(j);
+	put(f, BOOT, "77aa-boot-two\n");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
+	assert_tree_original(f);
+	free(id);
+	free(id2);
+}
+
+static void test_crash_then_revert(void **state)
+{
+	struct fixture *f = *state;
+
+	for (int k = 1; k <= 3; k++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct np_change c[NCHANGES];
+			set_changes(c);
+			char kbuf[16];
+			snprintf(kbuf, sizeof(kbuf), "%d", k);
+			setenv(NP_FAULT_ENV, kbuf, 1);
+			int rc = np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL);
+			_exit(rc ? 1 : 0);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 3);
+
+		/* k writes made, the rest not: the journal says pending. */
+		assert_file(f, IRQ45, "1");
+		assert_file(f, IRQ46, k >= 2 ? "0" : "0-1");
+		assert_file(f, RQ, k >= 3 ? "2" : "1");
+		assert_file(f, RPS, "00000000");
+
+		char *pending;
+		assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+		assert_non_null(pending);
+		assert_journal_state(f, pending, "pending");
+
+		/* No apply before the crash is dealt with. */
+		struct np_change c[NCHANGES];
+		set_changes(c);
+		assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EBUSY);
+		assert_err_has(&f->ctx, pending);
+		assert_err_has(&f->ctx, "run 'numaplace revert' first");
+		free_olds(c, NCHANGES);
+
+		struct np_txn txn;
+		assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, &txn), 0);
+		assert_string_equal(txn.id, pending);
+		np_txn_free(&txn);
+		assert_tree_original(f);
+		assert_journal_state(f, pending, "reverted");
+		free(pending);
+		assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+		assert_null(pending);
+	}
+}
+
+static void test_crash_then_reboot(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		set_changes(c);
+		setenv(NP_FAULT_ENV, "2", 1);
+		_exit(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL) ? 1 : 0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+
+	/* The reboot reset the values; the pending journal must not block forever. */
+	put_tree(f);
+	put(f, BOOT, "77aa-boot-two\n");
+	char *pending;
+	assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+	assert_non_null(pending);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ESTALE);
+	assert_tree_original(f);
+	assert_journal_state(f, pending, "stale");
+	free(pending);
+	assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+	assert_null(pending);
+	free(apply_standard(f));
+	assert_tree_applied(f);
+}
+
+static void test_lock_contention(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX];
+	struct np_change c[NCHANGES];
+
+	make_dirs(f, STATE);
+	full(f, path, STATE);
+	assert_int_equal(chmod(path, 0700), 0);
+	full(f, path, STATE "/lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EBUSY);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, "another numaplace apply or revert is running (lock '");
+	assert_err_has(&f->ctx, path);
+	assert_tree_original(f);
+	assert_true(count_entries(f, STATE "/txn") <= 0);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
+
+	/* Reading the journals needs no lock. */
+	struct np_txn *txns;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 0);
+
+	assert_int_equal(close(fd), 0);
+	char *id = apply_standard(f);
+	assert_tree_applied(f);
+	free(id);
+}
+
+static void assert_mode(const struct fixture *f, const char *rel, unsigned mode, bool dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	full(f, path, rel);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, mode);
+}
+
+static void test_state_dir_created(void **state)
+{
+	struct fixture *f = *state;
+	char *id = apply_standard(f);
+	char rel[PATH_MAX];
+
+	assert_mode(f, "/var", 0700, true);
+	assert_mode(f, STATE, 0700, true);
+	assert_mode(f, STATE "/txn", 0700, true);
+	assert_mode(f, STATE "/lock", 0600, false);
+	snprintf(rel, sizeof(rel), STATE "/txn/%s.json", id);
+	assert_mode(f, rel, 0600, false);
+	free(id);
+
+	/* An explicit state directory is used as given, outside the root's layout. */
+	char dir[PATH_MAX];
+	full(f, dir, "/elsewhere/state");
+	f->opts.state_dir = dir;
+	put_tree(f);
+	id = apply_standard(f);
+	assert_mode(f, "/elsewhere/state", 0700, true);
+	snprintf(rel, sizeof(rel), "/elsewhere/state/txn/%s.json", id);
+	assert_mode(f, rel, 0600, false);
+	free(id);
+}
+
+static void test_state_dir_refused(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX], target[PATH_MAX];
+	struct np_change c[NCHANGES];
+	struct np_txn *txns;
+	size_t n;
+
+	make_dirs(f, "/var/lib");
+	make_dirs(f, "/attacker");
+	full(f, target, "/attacker");
+	assert_int_equal(chmod(target, 0700), 0);
+	full(f, path, STATE);
+	assert_int_equal(symlink(target, path), 0);
+
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -ELOOP);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, "is a symbolic link");
+	assert_err_has(&f->ctx, path);
+	assert_tree_original(f);
+	assert_int_equal(count_entries(f, "/attacker"), 0);
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -ELOOP);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ELOOP);
+
+	/* A file in its place. */
+	assert_int_equal(unlink(path), 0);
+	put(f, STATE, "");
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -ENOTDIR);
+	free_olds(c, NCHANGES);
+
+	/* A directory others may write to. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EPERM);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, "writable by other users");
+
+	/* A symlinked journal directory inside a good state directory. */
+	assert_int_equal(chmod(path, 0700), 0);
+	full(f, path, STATE "/txn");
+	assert_int_equal(symlink(target, path), 0);
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -ELOOP);
+	free_olds(c, NCHANGES);
+	assert_tree_original(f);
+	assert_int_equal(count_entries(f, "/attacker"), 0);
+}
+
+static void test_list_oldest_first(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn *txns, txn;
+	size_t n;
+
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(txns);
+
+	char *ids[3];
+	const char *profiles[] = { "a", "b", "c" }, *values[] = { "1", "0", "1" };
+	for (int i = 0; i < 3; i++) {
+		set_changes(c);
+		c[0].new_value = (char *)values[i];
+		assert_int_equal(np_txn_apply(&f->ctx, &f->opts, profiles[i], c, 1, &txn), 0);
+		free_olds(c, NCHANGES);
+		ids[i] = strdup(txn.id);
+		np_txn_free(&txn);
+	}
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
+	assert_file(f, IRQ45, "0");
+
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(txns[i].id, ids[i]);
+	assert_string_equal(txns[0].profile, "a");
+	assert_string_equal(txns[2].profile, "c");
+	assert_int_equal(txns[0].state, NP_TXN_APPLIED);
+	assert_int_equal(txns[2].state, NP_TXN_REVERTED);
+	assert_true(txns[0].time <= txns[2].time);
+	assert_string_equal(txns[1].changes[0].old_value, "1");
+	/* One process within one second: the counter suffix keeps ids apart. */
+	if (txns[0].time == txns[1].time) {
+		char want[128];
+		snprintf(want, sizeof(want), "%s-2", ids[0]);
+		assert_string_equal(ids[1], want);
+	}
+	np_txns_free(txns, n);
+
+	/* A stray temporary file is no journal; a broken journal is an error naming it. */
+	put(f, STATE "/txn/x.json.tmp", "{");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 3);
+	np_txns_free(txns, n);
+	put(f, STATE "/txn/20000101-000000-1.json", "{\"id\": 3}");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "20000101-000000-1.json' is malformed");
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1e300, \"state\": \"applied\", \"changes\": []}");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "time out of range");
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
+	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "outside /sys and /proc");
+	/* A pending check reads the journals too, so a broken one blocks apply. */
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "d", c, NCHANGES, NULL), -EINVAL);
+	free_olds(c, NCHANGES);
+	assert_file(f, IRQ46, "0-1");
+
+	assert_string_equal(np_txn_state_name(NP_TXN_PENDING), "pending");
+	assert_string_equal(np_txn_state_name(NP_TXN_ROLLED_BACK), "rolled_back");
+	assert_string_equal(np_txn_state_name(NP_TXN_STALE), "stale");
+	for (int i = 0; i < 3; i++)
+		free(ids[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_normalize),
+		cmocka_unit_test_setup_teardown(test_value_matches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_writes_and_journals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_already_matching, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_failure_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_unreadable_target, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_mismatch_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_restores, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_refuses_drift, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_failure_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_then_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_then_reboot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_contention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_dir_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_dir_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_oldest_first, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
