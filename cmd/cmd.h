@@ -17,7 +17,7 @@ struct np_option {
 	char short_name;        /* 0 when there is none */
 	const char *arg;        /* argument placeholder, NULL for a flag */
 	const char *help;
-	const char *complete;   /* what completes the argument: "file", "dir", "net", ... or NULL */
+	const char *complete;   /* what completes the argument: "file", "dir", "device", "pid", "policy", or NULL */
 };
 
 struct np_command {
@@ -26,6 +26,7 @@ struct np_command {
 	const char *summary;
 	const char *usage;      /* after "numaplace NAME " */
 	const struct np_option *options;
+	const char *epilog;     /* printed at the end of --help: exit statuses, notes */
 };
 
 extern const struct np_command np_commands[];
@@ -58,8 +59,15 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx);
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx);
 int cmd_run(int argc, char **argv, struct np_ctx *ctx);
 int cmd_profile(int argc, char **argv, struct np_ctx *ctx);
+int cmd_apply(int argc, char **argv, struct np_ctx *ctx);
+int cmd_verify(int argc, char **argv, struct np_ctx *ctx);
+int cmd_revert(int argc, char **argv, struct np_ctx *ctx);
+int cmd_history(int argc, char **argv, struct np_ctx *ctx);
+int cmd_completion(int argc, char **argv, struct np_ctx *ctx);
+int cmd_snapshot(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
-	irqs_options[], advise_options[], run_options[], profile_options[];
+	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
+	completion_options[], snapshot_options[];
 
 /* Renderings shared between commands (report shows what topo shows). */
 struct np_topology;
@@ -81,6 +89,27 @@ struct np_cpuset;
  * given: cpus non-NULL, node or pid >= 0). Returns an exit status. */
 int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct np_command *self,
 		const char *cpus, int node, int pid, struct np_cpuset *out);
+/* Profile search path: --profile-dir entries first, then the system and
+ * installed directories (np_profile_dirs_finish), NULL-terminated. */
+struct np_dirlist {
+	char **v;
+	size_t n;
+};
+struct np_profile;
+int np_dirs_add(struct np_dirlist *d, const char *dir);
+int np_profile_dirs_finish(struct np_dirlist *d);
+void np_dirs_free(struct np_dirlist *d);
+/* Finds and loads a profile by name or path; a missing or invalid profile is
+ * a usage error (exit 2), as for any bad input. Returns an exit status. */
+int np_profile_open(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
+		    const char *name, struct np_profile *out);
+
+struct np_machine;
+struct np_resolved;
+/* Loads the profile and the machine and resolves one on the other, printing
+ * what went wrong. Returns an exit status; on EXIT_OK the caller frees all three. */
+int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
+		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
 /* Rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
 

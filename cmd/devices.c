@@ -22,7 +22,7 @@ static bool device_has_irqs(const struct np_machine *m, size_t di)
 int np_select_devices(const struct np_machine *m, int nfilters, char **filters, bool all, bool *selected)
 {
 	for (size_t i = 0; i < m->pci.ndevs; i++)
-		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i]) || device_has_irqs(m, i));
+		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
 	for (int f = 0; f < nfilters; f++) {
 		bool any = false;
 		for (size_t i = 0; i < m->pci.ndevs; i++)
@@ -119,7 +119,7 @@ static cJSON *device_to_json(const struct np_machine *m, size_t di)
 	struct np_irq_summary s;
 	np_device_irq_summary(m, di, &s);
 	cJSON_AddNumberToObject(o, "irqs_remote", s.nremote);
-	if (s.total > 0)
+	if (s.total > 0 && s.node_known)
 		cJSON_AddNumberToObject(o, "remote_share", (double)s.remote / (double)s.total);
 	else
 		cJSON_AddNullToObject(o, "remote_share");
@@ -166,8 +166,10 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	fputc('\n', out);
 	if (s.nirqs > 0) {
 		fprintf(out, "  IRQs: %d, %d mostly on other nodes", s.nirqs, s.nremote);
-		if (s.total > 0)
+		if (s.total > 0 && s.node_known)
 			fprintf(out, " (%.0f%% of %llu interrupts remote)", 100.0 * (double)s.remote / (double)s.total, s.total);
+		else if (s.total > 0)
+			fprintf(out, " (%llu interrupts, node unknown)", s.total);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < d->nnet; i++) {

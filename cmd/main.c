@@ -8,16 +8,45 @@
 #define NUMAPLACE_VERSION "0.1"
 #endif
 
+#define WRITES_EXIT "Exit status: 0 done (or nothing to change), 1 failure (nothing is left half-applied),\n" \
+		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)."
+
 const struct np_command np_commands[] = {
-	{ "report", cmd_report, "Show everything numaplace knows about this machine.", NULL, report_options },
-	{ "devices", cmd_devices, "Show PCI devices with their node, queues, block devices and IRQs.", "[--all] [FILTER...]", devices_options },
-	{ "irqs", cmd_irqs, "Show every IRQ: device, queue, affinity, where it ran, remote share.", "[--interval SEC] [FILTER...]", irqs_options },
-	{ "advise", cmd_advise, "Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.", "[--policy local|app|spread] [OPTIONS]", advise_options },
-	{ "profile", cmd_profile, "List, show and validate tuning profiles.", "list | show NAME | validate FILE...", profile_options },
-	{ "run", cmd_run, "Run a command on the CPUs and memory of a device's node.", "--near DEVICE [--print] [-- CMD ARGS...]", run_options },
-	{ "topo", cmd_topo, "Show NUMA nodes, CPUs, memory and distances.", NULL, topo_options },
-	{ "help", cmd_help, "Show the commands, or the help of one command.", "[COMMAND]", help_options },
-	{ NULL, NULL, NULL, NULL, NULL },
+	{ .name = "report", .fn = cmd_report, .options = report_options,
+	  .summary = "Show everything numaplace knows about this machine." },
+	{ .name = "topo", .fn = cmd_topo, .options = topo_options,
+	  .summary = "Show NUMA nodes, CPUs, memory and distances." },
+	{ .name = "devices", .fn = cmd_devices, .options = devices_options, .usage = "[--all] [FILTER...]",
+	  .summary = "Show PCI devices with their node, queues, block devices and IRQs." },
+	{ .name = "irqs", .fn = cmd_irqs, .options = irqs_options, .usage = "[--interval SEC] [FILTER...]",
+	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share." },
+	{ .name = "advise", .fn = cmd_advise, .options = advise_options, .usage = "[--policy local|app|spread] [OPTIONS]",
+	  .summary = "Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason." },
+	{ .name = "apply", .fn = cmd_apply, .options = apply_options, .usage = "[--dry-run] PROFILE",
+	  .summary = "Apply a profile as one transaction: all of it, checked, or nothing.", .epilog = WRITES_EXIT },
+	{ .name = "verify", .fn = cmd_verify, .options = verify_options, .usage = "PROFILE",
+	  .summary = "Check that the machine matches a profile.",
+	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },
+	{ .name = "revert", .fn = cmd_revert, .options = revert_options, .usage = "[--force] [ID]",
+	  .summary = "Restore the values saved by the latest (or given) transaction.", .epilog = WRITES_EXIT },
+	{ .name = "history", .fn = cmd_history, .options = history_options,
+	  .summary = "List the transactions: id, time, profile, state, number of changes." },
+	{ .name = "profile", .fn = cmd_profile, .options = profile_options, .usage = "list | show NAME | validate FILE...",
+	  .summary = "List, show and validate tuning profiles.",
+	  .epilog = "Exit status: 0 success, 1 failure, 2 an invalid profile or unknown name." },
+	{ .name = "run", .fn = cmd_run, .options = run_options, .usage = "--near DEVICE [--print] [-- CMD ARGS...]",
+	  .summary = "Run a command on the CPUs and memory of a device's node.",
+	  .epilog = "Exit status: that of CMD; 1 when numaplace cannot bind, 2 usage error, 126/127 when CMD cannot run." },
+	{ .name = "snapshot", .fn = cmd_snapshot, .options = snapshot_options, .usage = "OUT | OUT.tar.gz",
+	  .summary = "Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.",
+	  .epilog = "OUT must be new or empty. Only the files numaplace and hwloc read are copied: no processes\n"
+		    "(only whether irqbalance runs), no MAC addresses, no serial numbers.\n"
+		    "Read it with 'numaplace --root OUT report' or 'HWLOC_FSROOT=OUT lstopo'." },
+	{ .name = "completion", .fn = cmd_completion, .options = completion_options, .usage = "bash|zsh|fish",
+	  .summary = "Print the completion script for bash, zsh or fish." },
+	{ .name = "help", .fn = cmd_help, .options = help_options, .usage = "[COMMAND]",
+	  .summary = "Show the commands, or the help of one command." },
+	{ .name = NULL },
 };
 
 const struct np_command *np_command_find(const char *name)

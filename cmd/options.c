@@ -86,10 +86,8 @@ void np_print_help(const struct np_command *cmd, FILE *out)
 {
 	fprintf(out, "Usage: numaplace [--root DIR] %s%s%s\n\n%s\n", cmd->name,
 		cmd->usage ? " " : "", cmd->usage ? cmd->usage : "", cmd->summary);
-	if (!cmd->options || !cmd->options[0].name)
-		return;
 	fputs("\nOptions:\n", out);
-	for (const struct np_option *o = cmd->options; o->name; o++) {
+	for (const struct np_option *o = cmd->options; o && o->name; o++) {
 		char left[64];
 		snprintf(left, sizeof(left), "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
 			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name,
@@ -97,6 +95,8 @@ void np_print_help(const struct np_command *cmd, FILE *out)
 		fprintf(out, "  %-24s %s\n", left, o->help);
 	}
 	fputs("  -h, --help               show this help\n", out);
+	if (cmd->epilog)
+		fprintf(out, "\n%s\n", cmd->epilog);
 }
 
 int np_usage_error(const struct np_command *cmd, const char *fmt, ...)

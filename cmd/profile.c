@@ -21,18 +21,13 @@ const struct np_option profile_options[] = {
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
-struct dirlist {
-	char **v;
-	size_t n;
-};
-
 static bool is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int dirs_add(struct dirlist *d, const char *dir)
+int np_dirs_add(struct np_dirlist *d, const char *dir)
 {
 	size_t len = strlen(dir);
 	while (len > 1 && dir[len - 1] == '/')
@@ -50,7 +45,7 @@ static int dirs_add(struct dirlist *d, const char *dir)
 	return 0;
 }
 
-static void dirs_free(struct dirlist *d)
+void np_dirs_free(struct np_dirlist *d)
 {
 	for (size_t i = 0; i < d->n; i++)
 		free(d->v[i]);
@@ -61,7 +56,7 @@ static void dirs_free(struct dirlist *d)
  * binary (./numaplace), or two levels up for build/san/numaplace, where the
  * source tree is recognised by lib/profile.h so that an unrelated
  * "profiles" directory above an installed binary is never picked up. */
-static int add_source_tree(struct dirlist *d)
+static int add_source_tree(struct np_dirlist *d)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -78,9 +73,30 @@ static int add_source_tree(struct dirlist *d)
 			continue;
 		snprintf(path, sizeof(path), "%s/profiles", exe);
 		if (is_dir(path))
-			return dirs_add(d, path);
+			return np_dirs_add(d, path);
 	}
 	return 0;
+}
+
+int np_profile_dirs_finish(struct np_dirlist *d)
+{
+	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, NUMAPLACE_DATADIR "/profiles"))
+		return -ENOMEM;
+	return add_source_tree(d);
+}
+
+int np_profile_open(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
+		    const char *name, struct np_profile *out)
+{
+	char *path;
+	int rc = np_profile_find(ctx, name, (const char *const *)dirs->v, &path);
+	if (rc == 0) {
+		rc = np_profile_load(ctx, path, out);
+		free(path);
+	}
+	if (rc == -ENOMEM)
+		return np_error("%s", ctx->err);
+	return rc ? np_usage_error(self, "%s", ctx->err) : EXIT_OK;
 }
 
 /* The first sentence, on one line: the table has no room for more. */
@@ -147,7 +163,7 @@ static bool seen_before(char **seen, size_t nseen, const char *name)
 	return false;
 }
 
-static int profile_list(const struct dirlist *dirs, struct np_ctx *ctx)
+static int profile_list(const struct np_dirlist *dirs, struct np_ctx *ctx)
 {
 	static const char *const head[] = { "NAME", ">RULES", ">SETTINGS", "DESCRIPTION", "FILE", NULL };
 	struct np_table *tab = np_table_new(head);
@@ -223,24 +239,15 @@ static int profile_list(const struct dirlist *dirs, struct np_ctx *ctx)
 	return rc;
 }
 
-static int profile_show(const struct np_command *self, const struct dirlist *dirs, const char *name,
+static int profile_show(const struct np_command *self, const struct np_dirlist *dirs, const char *name,
 			struct np_ctx *ctx)
 {
-	char *path, *text;
-	struct np_profile p;
-	int rc = np_profile_find(ctx, name, (const char *const *)dirs->v, &path);
-	if (rc == -ENOMEM)
-		return np_error("%s", ctx->err);
-	if (rc)
-		return np_usage_error(self, "%s", ctx->err);
-	rc = np_profile_load(ctx, path, &p);
-	free(path);
-	if (rc == -ENOMEM)
-		return np_error("%s", ctx->err);
-	if (rc)
-		return np_usage_error(self, "%s", ctx->err);
-	text = np_profile_to_text(&p);
-	np_profile_free(&p);
+	struct np_profile prof;
+	int rc = np_profile_open(ctx, self, dirs, name, &prof);
+	if (rc != EXIT_OK)
+		return rc;
+	char *text = np_profile_to_text(&prof);
+	np_profile_free(&prof);
 	if (!text)
 		return np_error("%s", strerror(ENOMEM));
 	fputs(text, stdout);
@@ -274,7 +281,7 @@ int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("profile");
 	struct np_optparse st = { .index = 1 };
-	struct dirlist dirs = { 0 };
+	struct np_dirlist dirs = { 0 };
 	char **operands = calloc((size_t)argc, sizeof(*operands));
 	int noperands = 0, rc = EXIT_OK;
 	const char *arg;
@@ -297,13 +304,12 @@ int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 		} else if (!*arg) {
 			rc = np_usage_error(self, "option '--profile-dir' needs a directory, not an empty string");
 			goto out;
-		} else if (dirs_add(&dirs, arg)) {
+		} else if (np_dirs_add(&dirs, arg)) {
 			rc = np_error("%s", strerror(ENOMEM));
 			goto out;
 		}
 	}
-	if (dirs_add(&dirs, NP_PROFILE_SYSTEM_DIR) || dirs_add(&dirs, NUMAPLACE_DATADIR "/profiles") ||
-	    add_source_tree(&dirs)) {
+	if (np_profile_dirs_finish(&dirs)) {
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -328,7 +334,7 @@ int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_usage_error(self, "unknown subcommand '%s', expected list, show or validate", sub);
 	}
 out:
-	dirs_free(&dirs);
+	np_dirs_free(&dirs);
 	free(operands);
 	return rc;
 }

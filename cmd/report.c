@@ -54,7 +54,7 @@ static void print_placement(const struct np_machine *m, const bool *selected)
 		np_table_cell(t, "%d", s.nmanaged);
 		np_table_cell(t, "%s", ran_nodes && *ran_nodes ? ran_nodes : "-");
 		np_table_cell(t, "%llu", s.total);
-		if (s.total > 0)
+		if (s.total > 0 && s.node_known)
 			np_table_cell(t, "%.0f%%", 100.0 * (double)s.remote / (double)s.total);
 		else
 			np_table_cell(t, "-");

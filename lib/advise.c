@@ -264,11 +264,13 @@ static int place_irqs(struct planner *p)
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev < 0 || np_cpuset_empty(&p->target[irq->dev]))
 			continue;
+		/* Managed vectors count: a device whose only movable vector is its
+		 * admin queue still has one CPU for it, not a whole node. */
+		nvectors[irq->dev]++;
 		if (irq->managed != NP_MANAGED_NO) {
 			nmanaged[irq->dev]++;
 			continue;
 		}
-		nvectors[irq->dev]++;
 		if (irq->queue >= 0)
 			queues[nq++] = (struct vector_ref){ i, irq->dev, irq->queue };
 	}
@@ -336,8 +338,13 @@ static int block_recs(struct planner *p, size_t di)
 	int rc = 0;
 	if (pol->rq_affinity == NP_RQ_KEEP || d->nblock == 0)
 		return 0;
+	/* I/O completes on queue vectors; admin and config vectors do not count
+	 * unless the device has nothing else. */
+	bool has_queues = false;
+	for (size_t i = 0; i < m->irqs.n; i++)
+		has_queues |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0;
 	for (size_t i = 0; i < m->irqs.n && rc == 0; i++)
-		if (m->irqs.v[i].dev == (int)di)
+		if (m->irqs.v[i].dev == (int)di && (!has_queues || m->irqs.v[i].queue >= 0))
 			rc = np_cpuset_or(&completions, irq_cpus_after(p, i));
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {

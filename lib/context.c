@@ -26,6 +26,15 @@ int np_ctx_init(struct np_ctx *ctx, const char *root)
 			return np_fail(ctx, -errno, "root '%s': %s", ctx->root, strerror(errno));
 		if (!S_ISDIR(st.st_mode))
 			return np_fail(ctx, -ENOTDIR, "root '%s': %s", ctx->root, strerror(ENOTDIR));
+		/* Absolute and without links, so that resolved sysfs links can be
+		 * compared with it ("--root ." must see the same as "--root $PWD"). */
+		char *real = realpath(ctx->root, NULL);
+		if (!real)
+			return np_fail(ctx, -errno, "root '%s': %s", ctx->root, strerror(errno));
+		free(ctx->root);
+		ctx->root = strcmp(real, "/") ? real : (free(real), strdup(""));
+		if (!ctx->root)
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -55,14 +55,14 @@ static int device_findings(const struct np_machine *m, size_t di, struct np_find
 	int rc = 0;
 
 	np_device_irq_summary(m, di, &s);
-	if (m->topo.nnodes > 1 && d->numa_node < 0 && np_pci_dev_matters(d) && inferred)
+	if (m->topo.nnodes > 1 && d->numa_node < 0 && np_pci_dev_matters(d, s.nirqs > 0) && inferred)
 		rc = add(f, NP_WARNING, "no_numa_node", d->addr,
 			 "%s (%s): firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
 			 d->addr, dev_label(d), node, node);
-	else if (m->topo.nnodes > 1 && d->numa_node < 0 && np_pci_dev_matters(d))
+	else if (m->topo.nnodes > 1 && d->numa_node < 0 && np_pci_dev_matters(d, s.nirqs > 0))
 		rc = add(f, NP_WARNING, "no_numa_node", d->addr,
 			 "%s (%s): firmware reports no NUMA node, so its locality is unknown", d->addr, dev_label(d));
-	if (!rc && s.total > 0 && (double)s.remote / (double)s.total >= NP_REMOTE_SHARE_THRESHOLD)
+	if (!rc && s.node_known && s.total > 0 && (double)s.remote / (double)s.total >= NP_REMOTE_SHARE_THRESHOLD)
 		rc = add(f, NP_WARNING, "remote_irqs", d->addr,
 			 "%s (%s, node %d): %.0f%% of its %llu interrupts ran on other nodes (%d of %d IRQs mostly remote)",
 			 d->addr, dev_label(d), node, 100.0 * (double)s.remote / (double)s.total, s.total,

@@ -89,16 +89,17 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 {
 	int node = np_device_node(m, &m->pci.devs[dev], NULL);
 	memset(s, 0, sizeof(*s));
+	s->node_known = node >= 0;
 	for (size_t i = 0; i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)dev)
 			continue;
 		s->nirqs++;
 		s->nmanaged += irq->managed != NP_MANAGED_NO;
+		s->total += irq->total;
 		double share = np_irq_remote_share(m, irq, node);
 		if (share < 0)
 			continue;
-		s->total += irq->total;
 		s->remote += (unsigned long long)(share * (double)irq->total + 0.5);
 		s->nremote += share >= NP_REMOTE_SHARE_THRESHOLD;
 	}

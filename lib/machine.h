@@ -34,8 +34,9 @@ struct np_irq_summary {
 	int nirqs;
 	int nremote;               /* IRQs mostly remote (NP_REMOTE_SHARE_THRESHOLD) */
 	int nmanaged;
-	unsigned long long total;  /* interrupts of the IRQs whose share is known */
-	unsigned long long remote; /* of those, handled off node */
+	unsigned long long total;  /* interrupts of all its IRQs */
+	unsigned long long remote; /* of those, handled off node (0 when the node is unknown) */
+	bool node_known;           /* remote means something */
 };
 void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq_summary *s);
 

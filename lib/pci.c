@@ -339,7 +339,7 @@ void np_pci_free(struct np_pci *pci)
 	memset(pci, 0, sizeof(*pci));
 }
 
-bool np_pci_dev_matters(const struct np_pci_dev *dev)
+bool np_pci_dev_matters(const struct np_pci_dev *dev, bool has_irqs)
 {
 	switch (dev->class_id >> 8) {
 	case 0x01: /* storage */
@@ -352,7 +352,7 @@ bool np_pci_dev_matters(const struct np_pci_dev *dev)
 	case 0x08: /* system peripherals */
 		return false;
 	}
-	return dev->nmsi > 0 || dev->nnet > 0 || dev->nblock > 0;
+	return has_irqs || dev->nmsi > 0 || dev->nnet > 0 || dev->nblock > 0;
 }
 
 bool np_pci_dev_match(const struct np_pci_dev *dev, const char *filter)

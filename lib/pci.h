@@ -45,8 +45,9 @@ void np_pci_free(struct np_pci *pci);
 /* By full ("0000:22:00.0") or short ("22:00.0") address. */
 const struct np_pci_dev *np_pci_find(const struct np_pci *pci, const char *addr);
 /* True for functions worth listing by default: network, storage, display,
- * accelerators, and anything with interrupts. */
-bool np_pci_dev_matters(const struct np_pci_dev *dev);
+ * accelerators, and anything with interrupts but bridges and system
+ * peripherals (has_irqs: IRQs were tied to it). */
+bool np_pci_dev_matters(const struct np_pci_dev *dev, bool has_irqs);
 /* Matches a user's FILTER: PCI address (full or short), interface, block
  * device, or driver name. */
 bool np_pci_dev_match(const struct np_pci_dev *dev, const char *filter);

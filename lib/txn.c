@@ -876,8 +876,30 @@ int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id
 
 /* ---- writing values ---- */
 
-/* Sortable by time (UTC, so daylight saving never reorders), unique by pid
- * and, within one second and process, by a counter suffix. */
+/* Journals in the state directory so far: the next transaction's sequence
+ * number. IDs are created under the lock, so the number also orders two
+ * transactions made within the same second. */
+static unsigned journal_count(struct state *st)
+{
+	int fd = dup(st->txnfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	unsigned n = 0;
+	struct dirent *de;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		n += len > strlen(JOURNAL_EXT) && !strcmp(de->d_name + len - strlen(JOURNAL_EXT), JOURNAL_EXT);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* "YYYYMMDD-HHMMSS-SEQ": sortable by time (UTC, so daylight saving never
+ * reorders) and, within one second, by sequence. */
 static int new_id(struct np_ctx *ctx, struct state *st, time_t now, char **id)
 {
 	struct tm tm;
@@ -886,14 +908,11 @@ static int new_id(struct np_ctx *ctx, struct state *st, time_t now, char **id)
 	if (!gmtime_r(&now, &tm))
 		return np_fail(ctx, -EOVERFLOW, "cannot name a transaction: %s",
 			       strerror(EOVERFLOW));
-	snprintf(base, sizeof(base), "%04d%02d%02d-%02d%02d%02d-%ld", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)getpid());
-	for (unsigned n = 1; n < 100000; n++) {
+	snprintf(base, sizeof(base), "%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	for (unsigned n = journal_count(st) + 1, tries = 0; tries < 100000; n++, tries++) {
 		struct stat sb;
-		if (n == 1)
-			snprintf(name, sizeof(name), "%s" JOURNAL_EXT, base);
-		else
-			snprintf(name, sizeof(name), "%s-%u" JOURNAL_EXT, base, n);
+		snprintf(name, sizeof(name), "%s-%u" JOURNAL_EXT, base, n);
 		if (fstatat(st->txnfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
 		if (errno != ENOENT)

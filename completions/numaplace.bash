@@ -1,0 +1,222 @@
+# bash completion for numaplace.
+# Made by 'numaplace completion bash' from the command and option tables:
+# regenerate it, do not edit it. Install it as
+# /usr/share/bash-completion/completions/numaplace, or source it.
+
+_numaplace_commands='report topo devices irqs advise apply verify revert history profile run snapshot completion help'
+
+# The options of command $1 ('' for the global ones, before the command).
+_numaplace_options()
+{
+	case $1 in
+	'') echo '--root --help -h --version -V' ;;
+	report) echo '--json -j --help -h' ;;
+	topo) echo '--json -j --cpus -c --help -h' ;;
+	devices) echo '--all -a --json -j --help -h' ;;
+	irqs) echo '--json -j --interval -i --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
+	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --help -h' ;;
+	verify) echo '--json -j --profile-dir --help -h' ;;
+	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
+	history) echo '--json -j --state-dir --help -h' ;;
+	profile) echo '--profile-dir --help -h' ;;
+	run) echo '--near -n --print --help -h' ;;
+	snapshot) echo '--help -h' ;;
+	completion) echo '--help -h' ;;
+	help) echo '--help -h' ;;
+	esac
+}
+
+# What completes the argument of option $2 of command $1: a kind ("file",
+# "dir", "device", "pid", "policy"...), "none", or nothing for a flag.
+_numaplace_argument()
+{
+	case $1:$2 in
+	:--root) echo dir ;;
+	irqs:--interval | irqs:-i) echo none ;;
+	advise:--policy | advise:-p) echo policy ;;
+	advise:--app-cpus) echo none ;;
+	advise:--app-node) echo none ;;
+	advise:--app-pid) echo pid ;;
+	advise:--device | advise:-d) echo device ;;
+	advise:--exclude-cpus | advise:-x) echo none ;;
+	advise:--output | advise:-o) echo file ;;
+	apply:--profile-dir) echo dir ;;
+	apply:--state-dir) echo dir ;;
+	verify:--profile-dir) echo dir ;;
+	revert:--state-dir) echo dir ;;
+	history:--state-dir) echo dir ;;
+	profile:--profile-dir) echo dir ;;
+	run:--near | run:-n) echo device ;;
+	esac
+}
+
+# What completes the operands of command $1, and whether it takes one or many.
+_numaplace_operands()
+{
+	case $1 in
+	report) echo none one ;;
+	topo) echo none one ;;
+	devices) echo device many ;;
+	irqs) echo device many ;;
+	advise) echo none one ;;
+	apply) echo profile-name one ;;
+	verify) echo profile-name one ;;
+	revert) echo none one ;;
+	history) echo none one ;;
+	profile) echo profile many ;;
+	run) echo exec many ;;
+	snapshot) echo file many ;;
+	completion) echo shell one ;;
+	help) echo command one ;;
+	*) echo file many ;;
+	esac
+}
+
+# The values of kind $1 on the machine under root $2 ('' for this one).
+_numaplace_values()
+{
+	local f
+	case $1 in
+	device)
+		for f in bus/pci/devices class/net block; do
+			command ls -1 -- "$2/sys/$f" 2>/dev/null
+		done
+		;;
+	pid)
+		command ls -1 -- "$2/proc" 2>/dev/null | while read -r f; do
+			[[ $f == *[!0-9]* ]] || echo "$f"
+		done
+		;;
+	policy) echo local app spread ;;
+	command) echo "$_numaplace_commands" ;;
+	shell) echo bash zsh fish ;;
+	subcommand) echo list show validate ;;
+	esac
+}
+
+# The profile names: the first column of "$@ list" (numaplace [--root DIR]
+# profile [--profile-dir DIR...]), under its header.
+_numaplace_profiles()
+{
+	local name rest
+	"$@" list 2>/dev/null | {
+		read -r rest
+		while read -r name rest; do
+			echo "$name"
+		done
+	}
+}
+
+_numaplace()
+{
+	# The words up to the cursor, with those bash split at ':' or '=' (as in
+	# 0000:03:00.0 or --root=DIR) joined again.
+	local line=${COMP_LINE:0:COMP_POINT} words=() w i pos=0 glued
+	for ((i = 0; i <= COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]} glued=$((i > 0))
+		while [[ ${line:pos:1} == [[:space:]] ]]; do
+			pos=$((pos + 1)) glued=0
+		done
+		if ((i == COMP_CWORD)); then
+			w=${line:pos}
+		fi
+		if ((glued)); then
+			words[${#words[@]} - 1]+=$w
+		else
+			words+=("$w")
+		fi
+		pos=$((pos + ${#w}))
+	done
+
+	# The global --root, the command, its --profile-dir options and its
+	# operands. Options end at the first operand (np_opt_next), except for
+	# profile, which takes them after its subcommand too.
+	local last=$((${#words[@]} - 1)) root='' cmd='' opt='' only='' operands=() dirs=()
+	for ((i = 1; i < last; i++)); do
+		w=${words[i]}
+		if [[ -n $opt ]]; then
+			w=$opt=$w opt=
+		elif [[ -n $only || $w != -?* ]]; then
+			if [[ -z $cmd ]]; then
+				cmd=$w
+			else
+				operands+=("$w")
+				[[ $cmd == profile ]] || only=1
+			fi
+			continue
+		elif [[ $w == -- ]]; then
+			only=1
+			continue
+		elif [[ $w != *=* && -n $(_numaplace_argument "$cmd" "$w") ]]; then
+			opt=$w
+			continue
+		fi
+		case $w in
+		--root=*) [[ -n $cmd ]] || root=${w#*=} ;;
+		--profile-dir=*) dirs+=("$w") ;;
+		esac
+	done
+
+	# What completes the word at the cursor.
+	local cur=${words[last]} kind='' many=''
+	if [[ -n $opt ]]; then
+		kind=$(_numaplace_argument "$cmd" "$opt")
+	elif [[ -z $only && $cur == -?*=* ]]; then
+		kind=$(_numaplace_argument "$cmd" "${cur%%=*}")
+		cur=${cur#*=}
+	elif [[ -z $only && $cur == -* ]]; then
+		kind=options
+	elif [[ -z $cmd ]]; then
+		kind='command'
+	else
+		read -r kind many < <(_numaplace_operands "$cmd")
+		if [[ $many == one && ${#operands[@]} -gt 0 ]]; then
+			kind=none
+		elif [[ $kind == profile ]]; then
+			case ${#operands[@]}:${operands[0]-} in
+			0:*) kind=subcommand ;;
+			1:show) kind=profile-name ;;
+			*:validate) kind='file' ;;
+			*) kind=none ;;
+			esac
+		elif [[ $kind == exec ]]; then
+			if ((${#operands[@]})); then kind='file'; else kind='executable'; fi
+		fi
+	fi
+
+	COMPREPLY=()
+	case $kind in
+	'' | none) ;;
+	options)
+		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_options "$cmd")" -- "$cur") ;;
+	device | pid | policy | command | shell | subcommand)
+		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_values "$kind" "$root")" -- "$cur") ;;
+	executable)
+		mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
+	dir)
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+	profile-name)
+		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_profiles "${words[0]}" \
+			${root:+"--root=$root"} profile "${dirs[@]}")" -- "$cur")
+		compopt -o filenames 2>/dev/null
+		mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur") ;;
+	*)	# file, and the kinds this script does not know
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+	esac
+
+	# Bash replaces only what follows the last ':' or '=' (of
+	# COMP_WORDBREAKS) in the word: give it the matches from there on.
+	local word=${words[last]} tail=${words[last]}
+	[[ $COMP_WORDBREAKS == *:* ]] && tail=${tail##*:}
+	[[ $COMP_WORDBREAKS == *=* ]] && tail=${tail##*=}
+	local head=${word%"$cur"} cut=${word%"$tail"}
+	for i in "${!COMPREPLY[@]}"; do
+		w=$head${COMPREPLY[i]}
+		COMPREPLY[i]=${w#"$cut"}
+	done
+}
+
+complete -F _numaplace numaplace

@@ -1,0 +1,300 @@
+# fish completion for numaplace.
+# Made by 'numaplace completion fish' from the command and option tables:
+# regenerate it, do not edit it. Install it as numaplace.fish in a directory
+# of $fish_complete_path.
+
+# What completes the argument of option $argv[2] of command $argv[1] ('' for
+# the global options): a kind ("file", "dir", "device", "pid", "policy"...),
+# "none", or nothing for a flag.
+function __numaplace_argument
+    switch "$argv[1]:$argv[2]"
+        case ':--root'
+            echo dir
+        case 'irqs:--interval' 'irqs:-i'
+            echo none
+        case 'advise:--policy' 'advise:-p'
+            echo policy
+        case 'advise:--app-cpus'
+            echo none
+        case 'advise:--app-node'
+            echo none
+        case 'advise:--app-pid'
+            echo pid
+        case 'advise:--device' 'advise:-d'
+            echo device
+        case 'advise:--exclude-cpus' 'advise:-x'
+            echo none
+        case 'advise:--output' 'advise:-o'
+            echo file
+        case 'apply:--profile-dir'
+            echo dir
+        case 'apply:--state-dir'
+            echo dir
+        case 'verify:--profile-dir'
+            echo dir
+        case 'revert:--state-dir'
+            echo dir
+        case 'history:--state-dir'
+            echo dir
+        case 'profile:--profile-dir'
+            echo dir
+        case 'run:--near' 'run:-n'
+            echo device
+    end
+end
+
+# The commands, with their summaries.
+function __numaplace_commands
+    printf '%s\t%s\n' \
+        report 'Show everything numaplace knows about this machine.' \
+        topo 'Show NUMA nodes, CPUs, memory and distances.' \
+        devices 'Show PCI devices with their node, queues, block devices and IRQs.' \
+        irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
+        advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
+        apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
+        verify 'Check that the machine matches a profile.' \
+        revert 'Restore the values saved by the latest (or given) transaction.' \
+        history 'List the transactions: id, time, profile, state, number of changes.' \
+        profile 'List, show and validate tuning profiles.' \
+        run 'Run a command on the CPUs and memory of a device\'s node.' \
+        snapshot 'Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.' \
+        completion 'Print the completion script for bash, zsh or fish.' \
+        help 'Show the commands, or the help of one command.'
+end
+
+# One part of the line before the cursor: "root" (the global --root),
+# "command", "operands", "profile-dirs" (as --profile-dir=DIR), "pending"
+# (an option waiting for its argument) or "options" (the command, while
+# options may come). Options end at the first operand (np_opt_next), except
+# for profile, which takes them after its subcommand too.
+function __numaplace_words --argument-names what
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l root
+    set -l cmd
+    set -l operands
+    set -l dirs
+    set -l opt
+    set -l only
+    for w in $words
+        if test -n "$opt"
+            set w "$opt=$w"
+            set opt
+        else if test -n "$only"; or not string match -q -- '-?*' $w
+            if test -z "$cmd"
+                set cmd $w
+            else
+                set -a operands $w
+                test "$cmd" = profile; or set only 1
+            end
+            continue
+        else if test "$w" = --
+            set only 1
+            continue
+        else if not string match -q -- '*=*' $w
+            set -l kind (__numaplace_argument "$cmd" $w)
+            if test -n "$kind"
+                set opt $w
+            end
+            continue
+        end
+        if string match -q -- '--root=*' $w; and test -z "$cmd"
+            set root (string replace -- --root= '' $w)
+        else if string match -q -- '--profile-dir=*' $w
+            set -a dirs $w
+        end
+    end
+    switch $what
+        case root
+            test -n "$root"; and echo $root
+        case command
+            test -n "$cmd"; and echo $cmd
+        case operands
+            for w in $operands
+                echo $w
+            end
+        case profile-dirs
+            for w in $dirs
+                echo $w
+            end
+        case pending
+            test -n "$opt"; and echo $opt
+        case options
+            test -n "$cmd"; and test -z "$only"; and echo $cmd
+    end
+    return 0
+end
+
+# True while the line has no command yet.
+function __numaplace_needs_command
+    set -l cmd (__numaplace_words command)
+    test -z "$cmd"
+end
+
+# True when the command is $cmd and an option may come.
+function __numaplace_option --argument-names cmd
+    set -l c (__numaplace_words options)
+    test -n "$c"; and test "$c" = "$cmd"
+end
+
+# True when the word being completed is an operand of command $cmd: any
+# of them when $many is "many", else only the first.
+function __numaplace_operand --argument-names cmd many
+    set -l c (__numaplace_words command)
+    set -l pending (__numaplace_words pending)
+    test "$c" = "$cmd"; and test -z "$pending"; or return 1
+    test "$many" = many; or test (count (__numaplace_words operands)) -eq 0
+end
+
+# The entries of directory $dir, described as $desc.
+function __numaplace_list --argument-names dir desc
+    for f in $dir/*
+        printf '%s\t%s\n' (string replace -r -- '.*/' '' $f) $desc
+    end
+end
+
+# The profile names: the first column of 'numaplace profile list', under its header.
+function __numaplace_profiles
+    set -l prog (commandline -opc)[1]
+    set -l root (__numaplace_words root)
+    set -l args
+    if test -n "$root"
+        set args --root=$root
+    end
+    set -l lines (command $prog $args profile (__numaplace_words profile-dirs) list 2>/dev/null)
+    set -q lines[1]; and set -e lines[1]
+    for line in $lines
+        string replace -r -- ' .*' '' $line
+    end
+end
+
+# The values of kind $kind on the machine under the global --root.
+function __numaplace_values --argument-names kind
+    set -l root (__numaplace_words root)
+    set -l operands (__numaplace_words operands)
+    switch $kind
+        case dir
+            __fish_complete_directories
+        case device
+            __numaplace_list "$root/sys/bus/pci/devices" 'PCI address'
+            __numaplace_list "$root/sys/class/net" interface
+            __numaplace_list "$root/sys/block" 'block device'
+        case pid
+            __numaplace_list "$root/proc" process | string match -r '^[0-9]+\t.*'
+        case policy
+            printf '%s\n' local app spread
+        case command
+            __numaplace_commands
+        case shell
+            printf '%s\n' bash zsh fish
+        case profile
+            # profile's operands: list | show NAME | validate FILE...
+            if not set -q operands[1]
+                printf '%s\n' list show validate
+            else if test "$operands[1]" = show; and not set -q operands[2]
+                __numaplace_values profile-name
+            else if test "$operands[1]" = validate
+                __fish_complete_path (commandline -ct)
+            end
+        case profile-name
+            __numaplace_profiles
+            __fish_complete_path (commandline -ct)
+        case exec
+            if set -q operands[1]
+                __fish_complete_path (commandline -ct)
+            else
+                __fish_complete_command
+            end
+        case none
+        case '*'
+            # file, and the kinds this script does not know
+            __fish_complete_path (commandline -ct)
+    end
+end
+
+complete -c numaplace -f
+complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
+complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR instead of this machine'
+complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
+complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
+
+# report
+complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
+complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
+
+# topo
+complete -c numaplace -n '__numaplace_option topo' -s j -l json -d 'print JSON instead of tables'
+complete -c numaplace -n '__numaplace_option topo' -s c -l cpus -d 'also list every CPU with its node, package, core and siblings'
+complete -c numaplace -n '__numaplace_option topo' -s h -l help -d 'show this help'
+
+# devices
+complete -c numaplace -n '__numaplace_option devices' -s a -l all -d 'list every PCI function, not only the ones that matter'
+complete -c numaplace -n '__numaplace_option devices' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option devices' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand devices many' -a '(__numaplace_values device)'
+
+# irqs
+complete -c numaplace -n '__numaplace_option irqs' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart, and show what ran in between'
+complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
+
+# advise
+complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__numaplace_values policy)' -d 'local (IRQs on the device\'s node, default), app, or spread'
+complete -c numaplace -n '__numaplace_option advise' -l app-cpus -x -d 'the application runs on these CPUs (for --policy app)'
+complete -c numaplace -n '__numaplace_option advise' -l app-node -x -d 'the application runs on this node (for --policy app)'
+complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: use the CPUs it may run on'
+complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable)'
+complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
+complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'also write the plan as a profile for \'numaplace apply\''
+complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
+
+# apply
+complete -c numaplace -n '__numaplace_option apply' -s n -l dry-run -d 'print the plan (file, current, new) and write nothing'
+complete -c numaplace -n '__numaplace_option apply' -s j -l json -d 'print JSON: {"changed": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
+complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
+
+# verify
+complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
+complete -c numaplace -n '__numaplace_option verify' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option verify' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_values profile-name)'
+
+# revert
+complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
+complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
+complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this help'
+
+# history
+complete -c numaplace -n '__numaplace_option history' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
+
+# profile
+complete -c numaplace -n '__numaplace_option profile' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option profile' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_values profile)'
+
+# run
+complete -c numaplace -n '__numaplace_option run' -s n -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
+complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'
+
+# snapshot
+complete -c numaplace -n '__numaplace_option snapshot' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand snapshot many' -F
+
+# completion
+complete -c numaplace -n '__numaplace_option completion' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand completion one' -a '(__numaplace_values shell)'
+
+# help
+complete -c numaplace -n '__numaplace_option help' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand help one' -a '(__numaplace_values command)'

@@ -1,0 +1,1032 @@
+#include "snapshot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pci.h"
+#include "sysfs.h"
+
+/* Names that identify a machine or its owner rather than its layout (ppin is
+ * the CPU's serial number, root-only since 5.19). Never copied, wherever
+ * they appear in a directory that is copied whole. */
+static const char *const private_names[] = {
+	"serial", "address", "wwid", "uuid", "vpd", "ppin", "environ", NULL,
+};
+
+static const char *const cpu_files[] = {
+	"online", "offline", "possible", "present", "isolated", "nohz_full", "kernel_max", NULL,
+};
+/* What hwloc reads of each cache; numaplace reads none, but without them
+ * lstopo on a snapshot would show a machine without caches. */
+static const char *const cache_files[] = {
+	"level", "type", "size", "shared_cpu_map", "shared_cpu_list", "coherency_line_size",
+	"ways_of_associativity", "number_of_sets", "physical_line_partition", "id", NULL,
+};
+static const char *const node_files[] = { "cpulist", "cpumap", "distance", "meminfo", NULL };
+/* libpci (through numaplace) and hwloc; config is cut to its standard header. */
+static const char *const pci_files[] = {
+	"vendor", "device", "class", "revision", "subsystem_vendor", "subsystem_device", "irq",
+	"numa_node", "local_cpus", "local_cpulist", "modalias", "resource", "config", NULL,
+};
+#define PCI_CONFIG_HEADER 64
+static const char *const net_files[] = { "ifindex", "type", "mtu", "speed", "operstate", NULL };
+static const char *const queue_files[] = { "rps_cpus", "rps_flow_cnt", "xps_cpus", NULL };
+static const char *const block_files[] = {
+	"queue/rq_affinity", "queue/scheduler", "queue/nr_requests", "queue/rotational",
+	"queue/logical_block_size", NULL,
+};
+static const char *const proc_files[] = {
+	"/proc/interrupts", "/proc/cmdline", "/proc/cpuinfo", "/proc/meminfo",
+	"/proc/irq/default_smp_affinity", NULL,
+};
+static const char *const irq_files[] = {
+	"smp_affinity", "smp_affinity_list", "effective_affinity", "effective_affinity_list", "node", NULL,
+};
+
+/* Directories already copied, so that two links to one device copy it once. */
+struct seen {
+	char **slot;
+	size_t cap, n;
+};
+
+struct snap {
+	struct np_ctx *ctx;
+	char out[PATH_MAX]; /* the tree being written; machine paths are appended */
+	size_t outlen;
+	struct np_snapshot_stats *stats;
+	struct seen seen;
+};
+
+/* What a link leads to, and so what of its target is copied. */
+enum follow { FOLLOW_NONE, FOLLOW_PCI, FOLLOW_DRIVER, FOLLOW_NET, FOLLOW_BLOCK };
+
+static int follow(struct snap *s, const char *dir, enum follow kind);
+
+static uint64_t fnv1a(const char *text)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *text; text++) {
+		h ^= (unsigned char)*text;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int seen_grow(struct seen *set)
+{
+	size_t cap = set->cap ? set->cap * 2 : 256;
+	char **slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->cap; i++) {
+		if (!set->slot[i])
+			continue;
+		size_t j = fnv1a(set->slot[i]) & (cap - 1);
+		while (slot[j])
+			j = (j + 1) & (cap - 1);
+		slot[j] = set->slot[i];
+	}
+	free(set->slot);
+	set->slot = slot;
+	set->cap = cap;
+	return 0;
+}
+
+/* 1 the first time key is given, 0 afterwards, or -ENOMEM. */
+static int seen_add(struct seen *set, const char *key)
+{
+	if ((set->n + 1) * 2 > set->cap && seen_grow(set))
+		return -ENOMEM;
+	size_t j = fnv1a(key) & (set->cap - 1);
+	for (; set->slot[j]; j = (j + 1) & (set->cap - 1))
+		if (!strcmp(set->slot[j], key))
+			return 0;
+	if (!(set->slot[j] = strdup(key)))
+		return -ENOMEM;
+	set->n++;
+	return 1;
+}
+
+static void seen_free(struct seen *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slot[i]);
+	free(set->slot);
+	memset(set, 0, sizeof(*set));
+}
+
+/* 1 when dir has not been copied as kind yet, 0 when it has; -ENOMEM. */
+static int first_visit(struct snap *s, char kind, const char *dir)
+{
+	char key[PATH_MAX + 2];
+	snprintf(key, sizeof(key), "%c%s", kind, dir);
+	int rc = seen_add(&s->seen, key);
+	return rc < 0 ? np_fail(s->ctx, rc, "snapshot: %s", strerror(ENOMEM)) : rc;
+}
+
+static int mp_fmt(struct snap *s, char *buf, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int mp_fmt(struct snap *s, char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_MAX)
+		return np_fail(s->ctx, -ENAMETOOLONG, "path under '%s%s...': %s", s->ctx->root, buf,
+			       strerror(ENAMETOOLONG));
+	return 0;
+}
+
+static int dst_path(struct snap *s, char *buf, const char *mp)
+{
+	size_t len = strlen(mp);
+	if (s->outlen + len >= PATH_MAX)
+		return np_fail(s->ctx, -ENAMETOOLONG, "'%s%s': %s", s->out, mp, strerror(ENAMETOOLONG));
+	memcpy(buf, s->out, s->outlen);
+	memcpy(buf + s->outlen, mp, len + 1);
+	return 0;
+}
+
+/* Source errors that say the machine, not this one file, is in trouble. */
+static bool fatal_error(int err)
+{
+	return err == ENOMEM || err == EMFILE || err == ENFILE || err == ENAMETOOLONG;
+}
+
+/* A present but unreadable source: write-only attributes (EINVAL), root-only
+ * ones (EACCES), ones a driver refuses (EIO, ENODEV, ...) are left out and
+ * counted; an absent one is not counted. */
+static int skip_or_fail(struct snap *s, int err, const char *src)
+{
+	if (err == ENOENT || err == ENOTDIR)
+		return 0;
+	if (fatal_error(err))
+		return np_fail(s->ctx, -err, "cannot read '%s': %s", src, strerror(err));
+	s->stats->skipped++;
+	return 0;
+}
+
+static bool private_name(const char *mp)
+{
+	const char *base = strrchr(mp, '/');
+	base = base ? base + 1 : mp;
+	for (size_t i = 0; private_names[i]; i++)
+		if (!strcmp(base, private_names[i]))
+			return true;
+	return false;
+}
+
+/* Creates the directories of dst below the output directory: every
+ * component, or all but the last. */
+static int make_dirs(struct snap *s, char *dst, bool last)
+{
+	char *p = dst + s->outlen; /* the '/' that starts the machine path */
+	for (;;) {
+		char *slash = strchr(p + 1, '/');
+		if (!slash && !last)
+			return 0;
+		if (slash)
+			*slash = '\0';
+		int err = mkdir(dst, 0755) < 0 && errno != EEXIST ? errno : 0;
+		if (err)
+			np_fail(s->ctx, -err, "cannot create directory '%s': %s", dst, strerror(err));
+		if (slash)
+			*slash = '/';
+		if (err)
+			return -err;
+		if (!slash)
+			return 0;
+		p = slash;
+	}
+}
+
+static int ensure_dir(struct snap *s, const char *mp)
+{
+	char dst[PATH_MAX];
+	int rc = dst_path(s, dst, mp);
+	return rc ? rc : make_dirs(s, dst, true);
+}
+
+static int write_file(struct snap *s, const char *mp, const char *data, size_t len)
+{
+	char dst[PATH_MAX];
+	int rc = dst_path(s, dst, mp);
+	if (rc)
+		return rc;
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+	int fd = open(dst, flags, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		if ((rc = make_dirs(s, dst, false)))
+			return rc;
+		fd = open(dst, flags, 0644);
+	}
+	if (fd < 0 && errno == EEXIST)
+		return 0; /* reached a second time, through another link */
+	if (fd < 0)
+		return np_fail(s->ctx, -errno, "cannot create '%s': %s", dst, strerror(errno));
+	size_t done = 0;
+	int err = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (err)
+		return np_fail(s->ctx, -err, "cannot write '%s': %s", dst, strerror(err));
+	s->stats->files++;
+	s->stats->bytes += len;
+	return 0;
+}
+
+/* Some boards (Raspberry Pi) print the SoC's serial number in /proc/cpuinfo. */
+static size_t drop_serial_lines(char *buf, size_t len)
+{
+	size_t in = 0, out = 0;
+	while (in < len) {
+		const char *nl = memchr(buf + in, '\n', len - in);
+		size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+		if (end - in < 6 || memcmp(buf + in, "Serial", 6)) {
+			memmove(buf + out, buf + in, end - in);
+			out += end - in;
+		}
+		in = end;
+	}
+	return out;
+}
+
+enum { COPY_DONE = 0, COPY_IS_DIR = 1 };
+
+/* Copies one file by reading it: sysfs sizes say 4096 whatever the content.
+ * limit > 0 keeps only that many bytes. Returns COPY_DONE (also when absent
+ * or unreadable), COPY_IS_DIR, or -errno. */
+static int copy_file(struct snap *s, const char *mp, size_t limit)
+{
+	char src[PATH_MAX];
+	if (private_name(mp))
+		return COPY_DONE;
+	int rc = np_sysfs_path(s->ctx, src, "%s", mp);
+	if (rc)
+		return rc;
+	/* O_NONBLOCK: a FIFO in a copied root must not hang the copy. */
+	int fd = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return skip_or_fail(s, errno, src);
+	struct stat st;
+	int err = fstat(fd, &st) < 0 ? errno : 0;
+	if (err || !S_ISREG(st.st_mode)) {
+		close(fd);
+		if (err)
+			return skip_or_fail(s, err, src);
+		if (S_ISDIR(st.st_mode))
+			return COPY_IS_DIR;
+		s->stats->skipped++;
+		return COPY_DONE;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	err = buf ? 0 : ENOMEM;
+	while (!err) {
+		if (len == cap) {
+			char *bigger = realloc(buf, cap * 2);
+			if (!bigger) {
+				err = ENOMEM;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		size_t want = cap - len;
+		if (limit && want > limit - len)
+			want = limit - len;
+		if (!want)
+			break;
+		ssize_t n = read(fd, buf + len, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		else if (n == 0)
+			break;
+		else
+			len += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		/* Opened, so present: ENOENT here is a driver's refusal (xps_cpus). */
+		return skip_or_fail(s, err == ENOENT || err == ENOTDIR ? EIO : err, src);
+	}
+	if (!strcmp(mp, "/proc/cpuinfo"))
+		len = drop_serial_lines(buf, len);
+	rc = write_file(s, mp, buf, len);
+	free(buf);
+	return rc < 0 ? rc : COPY_DONE;
+}
+
+static int copy_plain(struct snap *s, const char *mp)
+{
+	int rc = copy_file(s, mp, 0);
+	return rc < 0 ? rc : 0;
+}
+
+static int copy_files(struct snap *s, const char *dir, const char *const *names)
+{
+	char mp[PATH_MAX];
+	int rc = 0;
+	for (size_t i = 0; names[i] && rc >= 0; i++)
+		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			rc = copy_file(s, mp, 0);
+	return rc < 0 ? rc : 0;
+}
+
+/* Entries of a machine directory, in natural order; none when it is absent
+ * or unreadable (the latter counted). *present says whether it was there. */
+static int list(struct snap *s, const char *mp, char ***names, size_t *n, bool *present)
+{
+	*names = NULL;
+	*n = 0;
+	int rc = np_list_dir(s->ctx, names, n, "%s", mp);
+	if (present)
+		*present = rc == 0;
+	if (rc == -ENOENT || rc == -ENOTDIR)
+		return 0;
+	if (rc && !fatal_error(-rc)) {
+		s->stats->skipped++;
+		return 0;
+	}
+	return rc;
+}
+
+/* "/sys/devices/pci0000:00/0000:00:02.0/../../../bus/pci/drivers/x" ->
+ * "/sys/bus/pci/drivers/x", by the text alone: the target may not exist yet
+ * in the copy, and in a copied root it must be resolved inside the root. */
+static bool resolve(const char *link, const char *target, char *out)
+{
+	char buf[2 * PATH_MAX + 2];
+	if (target[0] == '/') {
+		snprintf(buf, sizeof(buf), "%s", target);
+	} else {
+		const char *slash = strrchr(link, '/');
+		snprintf(buf, sizeof(buf), "%.*s/%s", slash ? (int)(slash - link) : 0, link, target);
+	}
+	size_t o = 0;
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			while (o > 0 && out[--o] != '/')
+				;
+			continue;
+		}
+		size_t len = strlen(c);
+		if (o + 1 + len >= PATH_MAX)
+			return false;
+		out[o++] = '/';
+		memcpy(out + o, c, len);
+		o += len;
+	}
+	if (!o)
+		out[o++] = '/';
+	out[o] = '\0';
+	return true;
+}
+
+static int copy_link(struct snap *s, const char *mp, const char *target)
+{
+	char dst[PATH_MAX];
+	int rc = dst_path(s, dst, mp);
+	if (rc)
+		return rc;
+	int ok = symlink(target, dst) == 0;
+	if (!ok && errno == ENOENT) {
+		if ((rc = make_dirs(s, dst, false)))
+			return rc;
+		ok = symlink(target, dst) == 0;
+	}
+	if (ok)
+		s->stats->links++;
+	else if (errno != EEXIST)
+		return np_fail(s->ctx, -errno, "cannot create link '%s': %s", dst, strerror(errno));
+	return 0;
+}
+
+/* A directory entry that is usually a link (class and bus listings, driver,
+ * nodeN, cpuN): the link is recreated with the same text, then what it leads
+ * to is copied as kind says. Old kernels have real directories instead. */
+static int copy_entry(struct snap *s, const char *mp, enum follow kind)
+{
+	char src[PATH_MAX], target[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	int rc = np_sysfs_path(s->ctx, src, "%s", mp);
+	if (rc)
+		return rc;
+	if (lstat(src, &st) < 0)
+		return skip_or_fail(s, errno, src);
+	if (S_ISDIR(st.st_mode))
+		return kind == FOLLOW_NONE ? 0 : follow(s, mp, kind);
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	ssize_t n = readlink(src, target, sizeof(target) - 1);
+	if (n < 0)
+		return skip_or_fail(s, errno, src);
+	target[n] = '\0';
+	if ((rc = copy_link(s, mp, target)))
+		return rc;
+	if (kind == FOLLOW_NONE || !resolve(mp, target, dir) || strncmp(dir, "/sys/", 5))
+		return 0;
+	return follow(s, dir, kind);
+}
+
+/* /sys/bus/NAME/drivers/DRIVER: empty, only so that driver links resolve.
+ * libpci names no driver when the link is dangling, so a copy of a root
+ * whose link dangles leaves it dangling. */
+static int copy_driver(struct snap *s, const char *dir)
+{
+	if (strncmp(dir, "/sys/bus/", 9))
+		return 0;
+	const char *p = strchr(dir + 9, '/');
+	if (!p || strncmp(p, "/drivers/", 9) || !p[9] || strchr(p + 9, '/'))
+		return 0;
+	char src[PATH_MAX];
+	struct stat st;
+	int rc = np_sysfs_path(s->ctx, src, "%s", dir);
+	if (rc || stat(src, &st) < 0 || !S_ISDIR(st.st_mode))
+		return rc;
+	return ensure_dir(s, dir);
+}
+
+/* The files of one PCI function that identify it, and its driver link. */
+static int copy_pci_files(struct snap *s, const char *dir)
+{
+	char mp[PATH_MAX];
+	int rc = first_visit(s, 'F', dir);
+	if (rc <= 0)
+		return rc;
+	for (size_t i = 0; pci_files[i] && rc >= 0; i++)
+		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, pci_files[i])))
+			rc = copy_file(s, mp, strcmp(pci_files[i], "config") ? 0 : PCI_CONFIG_HEADER);
+	if (rc < 0 || (rc = mp_fmt(s, mp, "%s/driver", dir)))
+		return rc;
+	return copy_entry(s, mp, FOLLOW_DRIVER);
+}
+
+/* hwloc builds the bridge hierarchy from the functions above a device: the
+ * PCI-address components between /sys/devices/pciDDDD:BB and dir. */
+static int copy_pci_parents(struct snap *s, const char *dir)
+{
+	static const char prefix[] = "/sys/devices/";
+	char parent[PATH_MAX], comp[NP_PCI_ADDR_LEN], addr[NP_PCI_ADDR_LEN];
+	if (strncmp(dir, prefix, sizeof(prefix) - 1))
+		return 0;
+	for (const char *p = dir + sizeof(prefix) - 1, *slash; (slash = strchr(p, '/')); p = slash + 1) {
+		size_t len = (size_t)(slash - p);
+		if (len != NP_PCI_ADDR_LEN - 1)
+			continue;
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		if (!np_pci_parse_addr(comp, addr))
+			continue;
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
+		int rc = copy_pci_files(s, parent);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int copy_msi_irqs(struct snap *s, const char *dir)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	bool present;
+	int rc = mp_fmt(s, mp, "%s/msi_irqs", dir);
+	if (rc || (rc = list(s, mp, &names, &n, &present)))
+		return rc;
+	if (present)
+		rc = ensure_dir(s, mp);
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		char entry[PATH_MAX];
+		if ((rc = mp_fmt(s, entry, "%s/%s", mp, names[i])))
+			break;
+		/* Before Linux 3.14 each vector was a directory holding "mode". */
+		if ((rc = copy_file(s, entry, 0)) == COPY_IS_DIR && !(rc = ensure_dir(s, entry)) &&
+		    !(rc = mp_fmt(s, entry, "%s/%s/mode", mp, names[i])))
+			rc = copy_file(s, entry, 0);
+	}
+	np_names_free(names, n);
+	return rc < 0 ? rc : 0;
+}
+
+/* The children numaplace looks for by name: virtioN (with its driver) and
+ * nvme/nvmeN, which interrupt names refer to. */
+static int copy_pci_children(struct snap *s, const char *dir)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	bool present;
+	int rc = list(s, dir, &names, &n, NULL);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (strncmp(names[i], "virtio", 6) || names[i][6] < '0' || names[i][6] > '9')
+			continue;
+		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])) && !(rc = ensure_dir(s, mp)) &&
+		    !(rc = mp_fmt(s, mp, "%s/%s/driver", dir, names[i])))
+			rc = copy_entry(s, mp, FOLLOW_DRIVER);
+	}
+	np_names_free(names, n);
+	if (rc || (rc = mp_fmt(s, mp, "%s/nvme", dir)) || (rc = list(s, mp, &names, &n, &present)))
+		return rc;
+	if (present)
+		rc = ensure_dir(s, mp);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char child[PATH_MAX];
+		if (!(rc = mp_fmt(s, child, "%s/%s", mp, names[i])))
+			rc = ensure_dir(s, child);
+	}
+	np_names_free(names, n);
+	return rc;
+}
+
+static int copy_pci_function(struct snap *s, const char *dir)
+{
+	int rc = first_visit(s, 'P', dir);
+	if (rc <= 0)
+		return rc;
+	if ((rc = copy_pci_parents(s, dir)) || (rc = copy_pci_files(s, dir)) || (rc = copy_msi_irqs(s, dir)))
+		return rc;
+	return copy_pci_children(s, dir);
+}
+
+/* The directory must exist even when none of its files can be read: numaplace
+ * counts queues by their directories. */
+static int copy_dir_of(struct snap *s, const char *dir, const char *sub, const char *const *files,
+		       const char *file)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	bool present;
+	int rc = mp_fmt(s, mp, "%s/%s", dir, sub);
+	if (rc || (rc = list(s, mp, &names, &n, &present)))
+		return rc;
+	if (present)
+		rc = ensure_dir(s, mp);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char child[PATH_MAX];
+		if ((rc = mp_fmt(s, child, "%s/%s", mp, names[i])) || (rc = ensure_dir(s, child)))
+			break;
+		if (files)
+			rc = copy_files(s, child, files);
+		else if (!(rc = mp_fmt(s, child, "%s/%s/%s", mp, names[i], file)))
+			rc = copy_plain(s, child);
+	}
+	np_names_free(names, n);
+	return rc;
+}
+
+static int copy_netif(struct snap *s, const char *dir)
+{
+	char mp[PATH_MAX];
+	int rc = first_visit(s, 'N', dir);
+	if (rc <= 0)
+		return rc;
+	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, net_files)) ||
+	    (rc = copy_dir_of(s, dir, "queues", queue_files, NULL)) || (rc = mp_fmt(s, mp, "%s/device", dir)))
+		return rc;
+	return copy_entry(s, mp, FOLLOW_NONE);
+}
+
+static int copy_block(struct snap *s, const char *dir)
+{
+	char mp[PATH_MAX];
+	int rc = first_visit(s, 'B', dir);
+	if (rc <= 0)
+		return rc;
+	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, block_files)) ||
+	    (rc = copy_dir_of(s, dir, "mq", NULL, "cpu_list")) || (rc = mp_fmt(s, mp, "%s/device", dir)))
+		return rc;
+	return copy_entry(s, mp, FOLLOW_NONE);
+}
+
+static int follow(struct snap *s, const char *dir, enum follow kind)
+{
+	switch (kind) {
+	case FOLLOW_PCI:
+		return copy_pci_function(s, dir);
+	case FOLLOW_DRIVER:
+		return copy_driver(s, dir);
+	case FOLLOW_NET:
+		return copy_netif(s, dir);
+	case FOLLOW_BLOCK:
+		return copy_block(s, dir);
+	case FOLLOW_NONE:
+		break;
+	}
+	return 0;
+}
+
+/* name is PREFIX followed by digits only. */
+static bool numbered(const char *name, const char *prefix)
+{
+	size_t len = strlen(prefix);
+	if (strncmp(name, prefix, len) || !name[len])
+		return false;
+	return strspn(name + len, "0123456789") == strlen(name + len);
+}
+
+static int copy_cpu(struct snap *s, const char *cpu)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	int rc;
+	if ((rc = ensure_dir(s, cpu)) || (rc = mp_fmt(s, mp, "%s/online", cpu)) || (rc = copy_plain(s, mp)))
+		return rc;
+	if ((rc = mp_fmt(s, mp, "%s/topology", cpu)) || (rc = list(s, mp, &names, &n, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char file[PATH_MAX];
+		if (!(rc = mp_fmt(s, file, "%s/%s", mp, names[i])))
+			rc = copy_plain(s, file);
+	}
+	np_names_free(names, n);
+	if (rc || (rc = list(s, cpu, &names, &n, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (numbered(names[i], "node") && !(rc = mp_fmt(s, mp, "%s/%s", cpu, names[i])))
+			rc = copy_entry(s, mp, FOLLOW_NONE);
+	np_names_free(names, n);
+	if (rc || (rc = mp_fmt(s, mp, "%s/cache", cpu)) || (rc = list(s, mp, &names, &n, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char index[PATH_MAX];
+		if (numbered(names[i], "index") && !(rc = mp_fmt(s, index, "%s/%s", mp, names[i])))
+			rc = copy_files(s, index, cache_files);
+	}
+	np_names_free(names, n);
+	return rc;
+}
+
+static int copy_cpus(struct snap *s)
+{
+	static const char dir[] = "/sys/devices/system/cpu";
+	char mp[PATH_MAX], **names;
+	size_t n;
+	int rc = copy_files(s, dir, cpu_files);
+	if (rc || (rc = list(s, dir, &names, &n, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (numbered(names[i], "cpu") && !(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			rc = copy_cpu(s, mp);
+	np_names_free(names, n);
+	return rc;
+}
+
+static int copy_nodes(struct snap *s)
+{
+	static const char dir[] = "/sys/devices/system/node";
+	char mp[PATH_MAX], **names;
+	size_t n;
+	bool present;
+	/* Present but empty is an error for numaplace, absent a kernel without NUMA. */
+	int rc = list(s, dir, &names, &n, &present);
+	if (!rc && present)
+		rc = ensure_dir(s, dir);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			break;
+		/* online, possible, has_cpu, has_memory, has_normal_memory, ... */
+		if (!strcmp(names[i], "online") || !strcmp(names[i], "possible") || !strncmp(names[i], "has_", 4)) {
+			rc = copy_plain(s, mp);
+			continue;
+		}
+		if (!numbered(names[i], "node"))
+			continue;
+		char **cpus;
+		size_t ncpus;
+		if ((rc = ensure_dir(s, mp)) || (rc = copy_files(s, mp, node_files)) ||
+		    (rc = list(s, mp, &cpus, &ncpus, NULL)))
+			break;
+		for (size_t j = 0; j < ncpus && !rc; j++) {
+			char link[PATH_MAX];
+			if (numbered(cpus[j], "cpu") && !(rc = mp_fmt(s, link, "%s/%s", mp, cpus[j])))
+				rc = copy_entry(s, link, FOLLOW_NONE);
+		}
+		np_names_free(cpus, ncpus);
+	}
+	np_names_free(names, n);
+	return rc;
+}
+
+/* Every entry of a class or bus listing, with what it leads to. */
+static int copy_listing(struct snap *s, const char *dir, enum follow kind)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	bool present;
+	int rc = list(s, dir, &names, &n, &present);
+	if (!rc && present)
+		rc = ensure_dir(s, dir);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			rc = copy_entry(s, mp, kind);
+	np_names_free(names, n);
+	return rc;
+}
+
+/* hwloc finds disks in /sys/class/block, where partitions (which have a
+ * "partition" file) are left out. */
+static int copy_class_block(struct snap *s)
+{
+	static const char dir[] = "/sys/class/block";
+	char mp[PATH_MAX], **names;
+	size_t n;
+	int rc = list(s, dir, &names, &n, NULL);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!np_sysfs_exists(s->ctx, "%s/%s/partition", dir, names[i]) &&
+		    !(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			rc = copy_entry(s, mp, FOLLOW_BLOCK);
+	np_names_free(names, n);
+	return rc;
+}
+
+static int copy_proc(struct snap *s)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	int rc = 0;
+	for (size_t i = 0; proc_files[i] && rc >= 0; i++)
+		rc = copy_file(s, proc_files[i], 0);
+	if (rc < 0 || (rc = list(s, "/proc/irq", &names, &n, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (numbered(names[i], "") && !(rc = mp_fmt(s, mp, "/proc/irq/%s", names[i])) &&
+		    !(rc = ensure_dir(s, mp)))
+			rc = copy_files(s, mp, irq_files);
+	np_names_free(names, n);
+	return rc;
+}
+
+/* Readable by root only, and only when debugfs is mounted. numaplace takes
+ * the directory's presence to mean that the managed state is known: it is
+ * not created when its files are there but none could be read. */
+static int copy_debugfs_irqs(struct snap *s)
+{
+	static const char dir[] = "/sys/kernel/debug/irq/irqs";
+	char mp[PATH_MAX], **names;
+	size_t n;
+	bool present;
+	unsigned long files = s->stats->files;
+	int rc = list(s, dir, &names, &n, &present);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (numbered(names[i], "") && !(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			rc = copy_plain(s, mp);
+	if (!rc && present && (n == 0 || s->stats->files > files))
+		rc = ensure_dir(s, dir);
+	np_names_free(names, n);
+	return rc;
+}
+
+/* The report says whether irqbalance runs, from /proc/PID/comm: the comm of
+ * an irqbalance process is the one file of a process that is copied, and it
+ * says no more than the report itself. */
+static int copy_irqbalance(struct snap *s)
+{
+	char mp[PATH_MAX], **names;
+	size_t n;
+	int rc = list(s, "/proc", &names, &n, NULL);
+	bool found = false;
+	for (size_t i = 0; i < n && !rc && !found; i++) {
+		char *comm;
+		if (!numbered(names[i], "") || np_read_text(s->ctx, &comm, "/proc/%s/comm", names[i]))
+			continue; /* not a process, or one that just exited */
+		found = !strcmp(comm, "irqbalance");
+		free(comm);
+		if (found && !(rc = mp_fmt(s, mp, "/proc/%s/comm", names[i])))
+			rc = copy_plain(s, mp);
+	}
+	np_names_free(names, n);
+	return rc;
+}
+
+static int write_tree(struct np_ctx *ctx, const char *out, struct np_snapshot_stats *stats)
+{
+	struct snap s = { .ctx = ctx, .stats = stats, .outlen = strlen(out) };
+	memcpy(s.out, out, s.outlen + 1);
+	int rc = ensure_dir(&s, "/sys");
+	if (!rc)
+		rc = ensure_dir(&s, "/proc");
+	if (!rc)
+		rc = copy_cpus(&s);
+	if (!rc)
+		rc = copy_nodes(&s);
+	if (!rc)
+		rc = copy_listing(&s, "/sys/bus/pci/devices", FOLLOW_PCI);
+	if (!rc)
+		rc = copy_listing(&s, "/sys/class/net", FOLLOW_NET);
+	if (!rc)
+		rc = copy_listing(&s, "/sys/block", FOLLOW_BLOCK);
+	if (!rc)
+		rc = copy_class_block(&s);
+	if (!rc)
+		rc = copy_proc(&s);
+	if (!rc)
+		rc = copy_irqbalance(&s);
+	if (!rc)
+		rc = copy_debugfs_irqs(&s);
+	seen_free(&s.seen);
+	return rc;
+}
+
+/* Removes name under the directory at, without following links. */
+static int remove_at(int at, const char *name)
+{
+	if (unlinkat(at, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			int r = remove_at(dirfd(d), de->d_name);
+			if (r && !rc)
+				rc = r;
+		}
+	}
+	closedir(d);
+	if (unlinkat(at, name, AT_REMOVEDIR) < 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* One snapshot directory per machine: files of two machines in one tree
+ * would make a machine that never existed. */
+static int check_empty(struct np_ctx *ctx, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return np_fail(ctx, -errno, "'%s': %s", dir, strerror(errno));
+	struct dirent *de;
+	bool empty = true;
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	if (!empty)
+		return np_fail(ctx, -ENOTEMPTY, "'%s' is not empty: give a new or empty directory", dir);
+	return 0;
+}
+
+static int snapshot_dir(struct np_ctx *ctx, const char *dir, struct np_snapshot_stats *stats)
+{
+	bool created = mkdir(dir, 0755) == 0;
+	if (!created && errno != EEXIST)
+		return np_fail(ctx, -errno, "cannot create '%s': %s", dir, strerror(errno));
+	int rc = created ? 0 : check_empty(ctx, dir);
+	if (rc)
+		return rc;
+	if ((rc = write_tree(ctx, dir, stats))) {
+		if (created) {
+			remove_at(AT_FDCWD, dir);
+		} else {
+			char sub[PATH_MAX + 8];
+			snprintf(sub, sizeof(sub), "%s/sys", dir);
+			remove_at(AT_FDCWD, sub);
+			snprintf(sub, sizeof(sub), "%s/proc", dir);
+			remove_at(AT_FDCWD, sub);
+		}
+	}
+	return rc;
+}
+
+/* Runs tar -czf archive -C dir sys proc. Its stderr is kept for the error
+ * detail: the library prints nothing, and neither does its child. */
+static int run_tar(struct np_ctx *ctx, const char *archive, const char *dir)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return np_fail(ctx, -errno, "cannot run tar: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return np_fail(ctx, -err, "cannot run tar: %s", strerror(err));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		dup2(pipefd[1], STDERR_FILENO);
+		char *argv[] = { "tar", "-czf", (char *)archive, "-C", (char *)dir, "sys", "proc", NULL };
+		execvp(argv[0], argv);
+		static const char msg[] = "cannot run tar: not found or not executable\n";
+		ssize_t unused = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)unused;
+		_exit(127);
+	}
+	close(pipefd[1]);
+	char msg[512];
+	size_t len = 0;
+	for (;;) {
+		char chunk[512];
+		ssize_t n = read(pipefd[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size_t keep = sizeof(msg) - 1 - len < (size_t)n ? sizeof(msg) - 1 - len : (size_t)n;
+		memcpy(msg + len, chunk, keep);
+		len += keep;
+	}
+	close(pipefd[0]);
+	msg[len] = '\0';
+	msg[strcspn(msg, "\n")] = '\0';
+	int status;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return np_fail(ctx, -errno, "waiting for tar: %s", strerror(errno));
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	char how[32];
+	if (WIFEXITED(status))
+		snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(status));
+	else
+		snprintf(how, sizeof(how), "signal %d", WTERMSIG(status));
+	return np_fail(ctx, -EIO, "tar could not create '%s' (%s)%s%s", archive, how, *msg ? ": " : "", msg);
+}
+
+static int snapshot_archive(struct np_ctx *ctx, const char *file, struct np_snapshot_stats *stats)
+{
+	struct stat st;
+	if (lstat(file, &st) == 0)
+		return np_fail(ctx, -EEXIST, "'%s' already exists", file);
+	if (errno != ENOENT)
+		return np_fail(ctx, -errno, "'%s': %s", file, strerror(errno));
+	/* Next to the archive: same file system, and the user chose a place with room. */
+	char tmp[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.numaplace-snapshot-XXXXXX", (int)(slash - file), file);
+	else
+		snprintf(tmp, sizeof(tmp), ".numaplace-snapshot-XXXXXX");
+	if (!mkdtemp(tmp))
+		return np_fail(ctx, -errno, "cannot create a temporary directory next to '%s': %s", file,
+			       strerror(errno));
+	int rc = write_tree(ctx, tmp, stats);
+	if (!rc && (rc = run_tar(ctx, file, tmp)))
+		unlink(file);
+	int removed = remove_at(AT_FDCWD, tmp);
+	if (!rc && removed)
+		rc = np_fail(ctx, removed, "cannot remove the temporary tree '%s': %s", tmp, strerror(-removed));
+	return rc;
+}
+
+bool np_snapshot_is_archive(const char *out)
+{
+	size_t len = strlen(out);
+	return (len > 7 && !strcmp(out + len - 7, ".tar.gz")) || (len > 4 && !strcmp(out + len - 4, ".tgz"));
+}
+
+int np_snapshot(struct np_ctx *ctx, const char *out, struct np_snapshot_stats *stats)
+{
+	char path[PATH_MAX];
+	memset(stats, 0, sizeof(*stats));
+	size_t len = strlen(out);
+	while (len > 1 && out[len - 1] == '/')
+		len--;
+	if (!len)
+		return np_fail(ctx, -EINVAL, "snapshot: empty output path");
+	/* Room for the longest machine path below it. */
+	if (len >= PATH_MAX / 2)
+		return np_fail(ctx, -ENAMETOOLONG, "'%s': %s", out, strerror(ENAMETOOLONG));
+	memcpy(path, out, len);
+	path[len] = '\0';
+	return np_snapshot_is_archive(path) ? snapshot_archive(ctx, path, stats) : snapshot_dir(ctx, path, stats);
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# `make bench`: how fast `numaplace report` reads a large machine, next to the
+# floor (the least I/O the report can do) and to the usual tools.
+#
+# Generates (once; reused while its parameters and build/gen-root are
+# unchanged) a 1024-CPU, 16-node root with 64 PCI functions and about 4000
+# IRQs in build/bench-root, then times, interleaved, over BENCH_RUNS runs
+# (default 5) after one warm-up run each:
+#   (a) numaplace --root ROOT report
+#   (b) the floor, build/bench-floor ROOT
+#   (c) HWLOC_FSROOT=ROOT lstopo-no-graphics (console output)
+#   (d) lsirq on ROOT/proc/interrupts (bind-mounted over /proc/interrupts in a
+#       private mount namespace: needs root)
+#   (e) (c) then (d)
+# and prints the medians of the wall time, the peak RSS (largest over the
+# runs), the ratios and the targets: report within 3x of the floor, faster
+# than lstopo + lsirq, peak memory under 64 MB. A second root with half the
+# CPUs (512, 8 nodes, same devices and IRQs) shows how report time grows.
+#
+# Wall time comes from bash's EPOCHREALTIME around /usr/bin/time (whose own
+# %e has only 10 ms resolution); peak RSS from /usr/bin/time -f %M.
+# Exits 0 unless something failed to run; a MISS is a result, not a failure.
+set -u
+cd "$(dirname "$0")/../.."
+TOP=$PWD
+export LC_ALL=C
+RUNS=${BENCH_RUNS:-5}
+ROOT=$TOP/build/bench-root
+HALF=$TOP/build/bench-root-512
+# --hardlink: these trees are only read, never edited
+BIG_ARGS=(--cpus 1024 --nodes 16 --devices 64 --irqs 4000 --smt --seed 1 --hardlink)
+HALF_ARGS=(--cpus 512 --nodes 8 --devices 64 --irqs 4000 --smt --seed 1 --hardlink)
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# --- set-up: the tools compared against, and the binaries (make bench has
+# built them already; when run directly, build them here)
+sh tests/install-deps.sh time hwloc-nox util-linux || die "cannot install time, hwloc-nox, util-linux"
+if [ -z "${MAKELEVEL:-}" ]; then
+	make --no-print-directory numaplace build/gen-root build/bench-floor >/dev/null || die "build failed"
+fi
+for tool in ./numaplace build/gen-root build/bench-floor /usr/bin/time lstopo-no-graphics lsirq unshare; do
+	command -v "$tool" >/dev/null 2>&1 || die "missing $tool"
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive number"
+
+TMP=$(mktemp -d "$TOP/build/bench-tmp.XXXXXX") || die "cannot create a temporary directory"
+OLD=() # outdated trees, deleted on exit: ext4 allocates inodes slowly for a
+       # while after a mass deletion, so never delete right before generating
+trap 'rm -rf "$TMP" "${OLD[@]}"' EXIT
+
+# gen_root DIR ARGS...: (re)generates DIR unless it holds a complete tree made
+# with the same arguments by the current generator.
+gen_root() {
+	local dir=$1
+	shift
+	local want="gen-root $*"
+	if [ -f "$dir/.gen-root" ] && [ "$(cat "$dir/.gen-root")" = "$want" ] && [ "$dir/.gen-root" -nt build/gen-root ]; then
+		echo "reusing $dir ($want)"
+		return 0
+	fi
+	local n
+	for n in "$dir" "$dir.tmp"; do
+		if [ -e "$n" ]; then
+			mv "$n" "$n.old.$$" || die "cannot move the old $n aside"
+			OLD+=("$n.old.$$")
+		fi
+	done
+	build/gen-root "$dir.tmp" "$@" || die "gen-root failed for $dir"
+	mv "$dir.tmp" "$dir" || die "cannot rename $dir.tmp"
+}
+
+gen_root "$ROOT" "${BIG_ARGS[@]}"
+gen_root "$HALF" "${HALF_ARGS[@]}"
+
+isize=$(stat -c %s "$ROOT/proc/interrupts") || die "no $ROOT/proc/interrupts"
+nirq=$(grep -c '^ *[0-9][0-9]*:' "$ROOT/proc/interrupts")
+awk -v s="$isize" -v n="$nirq" 'BEGIN { printf "/proc/interrupts: %.1f MB (%d bytes), %d IRQ rows, 1024 CPU columns\n", s / 1e6, s, n }'
+
+failed=0
+declare -A WALL MEM # "case" -> space-separated microseconds / KB of each run
+
+# run CASE CMD...: one timed run, appended to WALL[CASE] and MEM[CASE]
+run() {
+	local name=$1
+	shift
+	local t0=$EPOCHREALTIME
+	if ! /usr/bin/time -f '%e %M' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
+		echo "bench: $name failed: $*" >&2
+		sed 's/^/  /' "$TMP/err" "$TMP/time" >&2
+		failed=1
+		return 1
+	fi
+	local t1=$EPOCHREALTIME
+	local kb
+	kb=$(tail -n 1 "$TMP/time" | awk '{ print $2 }')
+	WALL[$name]+="$((${t1/./} - ${t0/./})) "
+	MEM[$name]+="$kb "
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "" }'; }
+largest() { tr ' ' '\n' | grep . | sort -n | tail -n 1; }
+
+CASES=(report floor lstopo lsirq both)
+declare -A LABEL=(
+	[report]="(a) numaplace report"
+	[floor]="(b) floor"
+	[lstopo]="(c) lstopo-no-graphics"
+	[lsirq]="(d) lsirq"
+	[both]="(e) lstopo + lsirq"
+)
+
+run_case() { # CASE ROOT
+	local r=$2
+	case $1 in
+	report) run "$1${3:-}" ./numaplace --root "$r" report ;;
+	floor) run "$1${3:-}" build/bench-floor "$r" ;;
+	lstopo) run "$1" env HWLOC_FSROOT="$r" lstopo-no-graphics --of console ;;
+	lsirq) run "$1" unshare -m sh -c 'mount --bind "$1" /proc/interrupts && exec lsirq' sh "$r/proc/interrupts" ;;
+	both) run "$1" sh -c 'HWLOC_FSROOT="$1" lstopo-no-graphics --of console >/dev/null &&
+		unshare -m sh -c "mount --bind \"\$1\" /proc/interrupts && exec lsirq" sh "$1/proc/interrupts"' sh "$r" ;;
+	esac
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: not root: lsirq cannot be pointed at the root's /proc/interrupts (unshare -m)" >&2
+fi
+
+echo "timing $RUNS runs of each (after one warm-up run)..."
+for c in "${CASES[@]}"; do
+	run_case "$c" "$ROOT" || true
+done
+WALL=() MEM=()
+for ((i = 0; i < RUNS; i++)); do
+	for c in "${CASES[@]}"; do
+		run_case "$c" "$ROOT" || true
+	done
+done
+# linearity: the report (and the floor) on the half-size root
+run_case report "$HALF" -512 || true
+run_case floor "$HALF" -512 || true
+WALL[report-512]="" MEM[report-512]="" WALL[floor-512]="" MEM[floor-512]=""
+for ((i = 0; i < RUNS; i++)); do
+	run_case report "$HALF" -512 || true
+	run_case floor "$HALF" -512 || true
+done
+
+ms() { [ -n "$1" ] && awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }' || printf 'n/a'; }
+mb() { [ -n "$1" ] && awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }' || printf 'n/a'; }
+declare -A MED PEAK
+for c in "${CASES[@]}" report-512 floor-512; do
+	MED[$c]=$(median <<<"${WALL[$c]:-}")
+	PEAK[$c]=$(largest <<<"${MEM[$c]:-}")
+done
+
+echo
+printf '%-26s %12s %10s\n' "1024 CPUs, 16 nodes" "median ms" "peak MB"
+for c in "${CASES[@]}"; do
+	printf '%-26s %12s %10s\n' "${LABEL[$c]}" "$(ms "${MED[$c]}")" "$(mb "${PEAK[$c]}")"
+done
+
+# ratio A B: A/B with two decimals, or n/a
+ratio() { [ -n "$1" ] && [ -n "$2" ] && [ "$2" -gt 0 ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' || printf 'n/a'; }
+verdict() { [ "$1" = n/a ] && printf 'n/a' || awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = op == "<=" ? v <= t : v < t; printf ok ? "PASS" : "MISS" }'; }
+
+r_floor=$(ratio "${MED[report]}" "${MED[floor]}")
+r_tools=$(ratio "${MED[report]}" "${MED[both]}")
+peak_mb=$(mb "${PEAK[report]}")
+echo
+printf '%-34s %10s   %-16s %s\n' "report / floor" "${r_floor}x" "target <= 3x" "$(verdict "$r_floor" 3 '<=')"
+printf '%-34s %10s   %-16s %s\n' "report / (lstopo + lsirq)" "${r_tools}x" "target < 1x" "$(verdict "$r_tools" 1 '<')"
+printf '%-34s %10s   %-16s %s\n' "report peak memory" "$peak_mb MB" "target < 64 MB" "$(verdict "$peak_mb" 64 '<')"
+
+echo
+echo "growth (same 64 devices and ~4000 IRQs):"
+printf '%-26s %12s %12s %10s\n' "" "512 CPUs" "1024 CPUs" "ratio"
+printf '%-26s %12s %12s %10s\n' "numaplace report, ms" "$(ms "${MED[report-512]}")" "$(ms "${MED[report]}")" \
+	"$(ratio "${MED[report]}" "${MED[report-512]}")x"
+printf '%-26s %12s %12s %10s\n' "floor, ms" "$(ms "${MED[floor-512]}")" "$(ms "${MED[floor]}")" \
+	"$(ratio "${MED[floor]}" "${MED[floor-512]}")x"
+
+if [ "$failed" != 0 ]; then
+	echo "bench: some runs failed (see above)" >&2
+	exit 1
+fi
+exit 0

@@ -1,0 +1,1 @@
+--root "$FIXTURES/smt-isolated" advise --policy app --app-cpus 0-2 --exclude-cpus 8

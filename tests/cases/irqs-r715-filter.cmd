@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" irqs megaraid_sas eth4

@@ -1,0 +1,1 @@
+--root "$FIXTURES/nonode" run --near 0000:cb:00.0 --print

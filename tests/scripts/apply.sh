@@ -1,0 +1,214 @@
+# Profiles applied, verified and reverted as transactions: on copies of a
+# real snapshot (cnto-worker2, 33 megasas vectors, i40e and ice NICs) and
+# live on this machine's kernel.
+
+# A private, writable copy of the snapshot, and a second untouched one.
+copy_root() {
+	local src
+	src=$(snapshot_root cnto-worker2.tgz)
+	rm -rf "$WORK/rt" "$WORK/rt-orig"
+	cp -a "$src" "$WORK/rt"
+	cp -a "$src" "$WORK/rt-orig"
+	ROOT=$WORK/rt
+}
+
+same_tree() {
+	diff -r --no-dereference "$WORK/rt-orig/sys" "$ROOT/sys" >/dev/null || die "sys/ differs from the original"
+	diff -r --no-dereference "$WORK/rt-orig/proc" "$ROOT/proc" >/dev/null || die "proc/ differs from the original"
+}
+
+np() { "$NUMAPLACE" --root "$ROOT" "$@"; }
+
+test_round_trip_is_byte_identical() {
+	copy_root
+	np advise -o "$WORK/p.json" >/dev/null
+	np profile validate "$WORK/p.json" >/dev/null
+	local out
+	out=$(np apply --json "$WORK/p.json")
+	expect_eq true "$(jq .changed <<<"$out")" "first apply changes something"
+	np verify "$WORK/p.json" >/dev/null || die "verify after apply: exit $?"
+	expect_eq 0 "$(np advise --json | jq '.recommendations | length')" "advise after apply recommends nothing"
+	out=$(np apply --json "$WORK/p.json")
+	expect_eq false "$(jq .changed <<<"$out")" "second apply is a no-op"
+	[[ $(np apply "$WORK/p.json") == *"already applied"* ]] || die "second apply does not say already applied"
+	np revert >/dev/null
+	same_tree
+	local status=0
+	np verify "$WORK/p.json" >/dev/null || status=$?
+	expect_eq 1 "$status" "verify after revert reports drift"
+}
+
+# The Nth file to change, from the dry run.
+nth_target() {
+	np apply --dry-run --json "$WORK/p.json" | jq -r "[.changes[] | select(.change)][$1].path"
+}
+
+test_write_failure_in_the_middle_rolls_back() {
+	copy_root
+	np advise -o "$WORK/p.json" >/dev/null
+	local path status=0 err
+	path=$ROOT$(nth_target 5)
+	# Readable but not writable: O_NOFOLLOW makes the write fail (ELOOP)
+	# after five values were already written.
+	mv "$path" "$path.real" && ln -s "$(basename "$path").real" "$path"
+	err=$(np apply "$WORK/p.json" 2>&1) || status=$?
+	rm "$path" && mv "$path.real" "$path"
+	expect_eq 1 "$status" "apply with a failing write"
+	[[ $err == *"$(basename "$path")"* ]] || die "error does not name the file: $err"
+	same_tree
+	[[ $(np history) == *rolled_back* ]] || die "history does not show the rollback"
+}
+
+test_unreadable_target_stops_before_any_write() {
+	copy_root
+	np advise -o "$WORK/p.json" >/dev/null
+	local path status=0
+	path=$ROOT$(nth_target 3)
+	# A directory where the file was: even reading the old value fails.
+	mv "$path" "$path.real" && mkdir "$path"
+	np apply "$WORK/p.json" 2>/dev/null || status=$?
+	rmdir "$path" && mv "$path.real" "$path"
+	expect_eq 1 "$status" "apply with an unreadable target"
+	same_tree
+}
+
+test_crash_in_the_middle_then_revert() {
+	copy_root
+	np advise -o "$WORK/p.json" >/dev/null
+	local status=0
+	NUMAPLACE_FAULT_AFTER_WRITES=4 np apply "$WORK/p.json" >/dev/null 2>&1 || status=$?
+	expect_eq 3 "$status" "the fault point exits like a crash"
+	[[ $(np history) == *pending* ]] || die "the interrupted journal is not pending"
+	status=0
+	local err
+	err=$(np apply "$WORK/p.json" 2>&1) || status=$?
+	expect_eq 1 "$status" "apply over an unfinished journal"
+	[[ $err == *revert* ]] || die "apply does not tell to revert: $err"
+	np revert >/dev/null
+	same_tree
+}
+
+test_concurrent_applies_do_not_interleave() {
+	copy_root
+	np advise -o "$WORK/a.json" >/dev/null
+	np advise --policy spread -o "$WORK/b.json" >/dev/null
+	np apply "$WORK/a.json" >/dev/null &
+	np apply "$WORK/b.json" >/dev/null &
+	wait
+	# Whichever came second saw the first one's values as its old values.
+	local a=0 b=0
+	np verify "$WORK/a.json" >/dev/null || a=$?
+	np verify "$WORK/b.json" >/dev/null || b=$?
+	[ $a -eq 0 ] || [ $b -eq 0 ] || die "the machine matches neither profile: writes interleaved"
+	expect_eq 2 "$(np history --json | jq '[.transactions[] | select(.state == "applied")] | length')" \
+		"applied transactions"
+	np revert >/dev/null
+	np revert >/dev/null
+	same_tree
+}
+
+bad_profile() {
+	local name=$1 body=$2 want=$3 status=0 err
+	printf '%s\n' "$body" >"$WORK/$name.json"
+	err=$(np apply "$WORK/$name.json" 2>&1) || status=$?
+	expect_eq 2 "$status" "exit status for $name"
+	expect_eq 1 "$(wc -l <<<"$err")" "one line of error for $name: $err"
+	[[ $err == *"$name.json"* && $err == *"$want"* ]] || die "error for $name lacks the file or '$want': $err"
+}
+
+test_bad_profiles_exit_2_and_write_nothing() {
+	copy_root
+	local head='"format": "numaplace-profile/1", "name": "bad"'
+	bad_profile syntax "{ $head, \"settings\": [ }" "syntax.json:1:"
+	bad_profile type "{ $head, \"settings\": [{\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": \"2\"}] }" "settings[0].value"
+	bad_profile unknown-key "{ $head, \"colour\": 1, \"rules\": [] }" "colour"
+	bad_profile unknown-device "{ $head, \"settings\": [{\"kind\": \"irq_affinity\", \"device\": \"0000:99:00.0\", \"queue\": 0, \"cpus\": \"0\"}] }" "0000:99:00.0"
+	bad_profile offline-cpu "{ $head, \"settings\": [{\"kind\": \"irq_affinity\", \"device\": \"0000:19:00.0\", \"queue\": 0, \"cpus\": \"4000\"}] }" "not online"
+	bad_profile path-escape "{ $head, \"settings\": [{\"kind\": \"rq_affinity\", \"block\": \"../../etc\", \"value\": 1}] }" "block"
+	bad_profile managed "{ $head, \"settings\": [{\"kind\": \"irq_affinity\", \"device\": \"0000:18:00.0\", \"queue\": 1, \"cpus\": \"0\"}] }" "managed"
+	same_tree
+	[ ! -e "$ROOT/var/lib/numaplace/txn" ] || [ -z "$(ls "$ROOT/var/lib/numaplace/txn")" ] || die "a journal was written"
+}
+
+# --- live, on this machine's kernel
+
+live_eth0_ok() {
+	[ "$(id -u)" = 0 ] || skip_test "live tests need root"
+	[ -d /sys/class/net/eth0/queues/rx-0 ] || skip_test "no eth0 with queues here"
+	[ -f /sys/block/vda/queue/rq_affinity ] || skip_test "no vda here"
+	[ "$(wc -l </sys/devices/system/cpu/online)" -ge 1 ] && [ -d /sys/devices/system/cpu/cpu1 ] ||
+		skip_test "needs a second CPU"
+}
+
+# cmp would trust /proc's size of 0 and call every file different.
+same_content() { [ "$(cat "$1")" == "$(cat "$2")" ]; }
+
+# Saves every file the live profile may touch; restores them on exit.
+save_live_state() {
+	LIVE_SAVE=$WORK/live-save
+	rm -rf "$LIVE_SAVE" && mkdir -p "$LIVE_SAVE"
+	local f
+	for f in /sys/block/vda/queue/rq_affinity /sys/class/net/eth0/queues/rx-0/rps_cpus \
+		$(grep -l . /proc/irq/*/smp_affinity_list); do
+		mkdir -p "$LIVE_SAVE$(dirname "$f")" && cat "$f" >"$LIVE_SAVE$f"
+	done
+	trap restore_live_state EXIT
+}
+
+restore_live_state() {
+	local f
+	(cd "$LIVE_SAVE" && find . -type f) | while read -r f; do
+		f=${f#.}
+		same_content "$LIVE_SAVE$f" "$f" || cat "$LIVE_SAVE$f" >"$f" 2>/dev/null || true
+	done
+}
+
+live_changed_files() {
+	local f
+	(cd "$LIVE_SAVE" && find . -type f) | while read -r f; do
+		f=${f#.}
+		same_content "$LIVE_SAVE$f" "$f" || echo "$f"
+	done
+}
+
+test_live_apply_verify_revert() {
+	live_eth0_ok
+	save_live_state
+	local state=$WORK/live-state p=$WORK/live.json
+	rm -rf "$state"
+	cat >"$p" <<-EOF
+	{ "format": "numaplace-profile/1", "name": "live-test",
+	  "settings": [
+	    { "kind": "irq_affinity", "device": "eth0", "queue": 0, "cpus": "1" },
+	    { "kind": "rq_affinity", "block": "vda", "value": 2 },
+	    { "kind": "rps_cpus", "net": "eth0", "queue": 0, "cpus": "1" } ] }
+	EOF
+	"$NUMAPLACE" apply --state-dir "$state" "$p" >/dev/null
+	expect_eq 2 "$(cat /sys/block/vda/queue/rq_affinity)" "vda rq_affinity after apply"
+	expect_eq 2 "$((16#$(tr -d ',' </sys/class/net/eth0/queues/rx-0/rps_cpus)))" "eth0 rx-0 rps_cpus after apply"
+	local irq
+	for irq in $(awk '/virtio[0-9]+-(input|output)\.0$/ {sub(":", "", $1); print $1}' /proc/interrupts); do
+		expect_eq 1 "$(cat /proc/irq/$irq/smp_affinity_list)" "irq $irq affinity after apply"
+	done
+	"$NUMAPLACE" verify "$p" >/dev/null || die "verify after apply"
+	"$NUMAPLACE" revert --state-dir "$state" >/dev/null
+	expect_eq "" "$(live_changed_files)" "files changed after revert"
+}
+
+test_live_rejected_write_leaves_everything_as_before() {
+	live_eth0_ok
+	save_live_state
+	local state=$WORK/live-state p=$WORK/live-bad.json status=0
+	rm -rf "$state"
+	# The first entries are fine; the last names a CPU this machine lacks.
+	cat >"$p" <<-EOF
+	{ "format": "numaplace-profile/1", "name": "live-bad",
+	  "settings": [
+	    { "kind": "rq_affinity", "block": "vda", "value": 2 },
+	    { "kind": "irq_affinity", "device": "eth0", "queue": 0, "cpus": "1" },
+	    { "kind": "irq_affinity", "device": "eth0", "queue": 0, "cpus": "64" } ] }
+	EOF
+	"$NUMAPLACE" apply --state-dir "$state" "$p" >/dev/null 2>&1 || status=$?
+	expect_eq 2 "$status" "apply of a profile naming a missing CPU"
+	expect_eq "" "$(live_changed_files)" "files changed"
+}

@@ -1,0 +1,150 @@
+# Shell completions: the committed scripts are what 'numaplace completion'
+# prints from the command tables now, and the bash one completes commands,
+# options and live values (of this machine, or of a --root).
+
+COMPLETIONS=$TOP/completions
+
+# Runs the bash completion function on a command line, the cursor at its end,
+# and prints the matches, one a line. COMP_WORDS is split as bash splits it:
+# at blanks, with runs of ':' and '=' as words of their own.
+bash_complete() {
+	bash --norc --noprofile -c '
+		source "$1" || exit 1
+		COMP_LINE=$2 COMP_POINT=${#2} COMP_WORDS=()
+		set -f
+		for w in $COMP_LINE; do
+			while [[ $w =~ ^([^:=]*)([:=]+)(.*)$ ]]; do
+				[[ -n ${BASH_REMATCH[1]} ]] && COMP_WORDS+=("${BASH_REMATCH[1]}")
+				COMP_WORDS+=("${BASH_REMATCH[2]}")
+				w=${BASH_REMATCH[3]}
+			done
+			[[ -n $w ]] && COMP_WORDS+=("$w")
+		done
+		set +f
+		[[ $COMP_LINE == *[[:blank:]] ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_numaplace numaplace "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}"
+	' bash "$COMPLETIONS/numaplace.bash" "$1"
+}
+
+# The matches for a line must be exactly these words (in any order).
+expect_completions() {
+	local line=$1 want got
+	shift
+	want=$(printf '%s\n' "$@" | sort | paste -sd ' ' -)
+	got=$(bash_complete "$line" | sort | paste -sd ' ' -)
+	expect_eq "$want" "$got" "completions of '$line'"
+}
+
+# The matches for a line must include these words.
+expect_offered() {
+	local line=$1 got word
+	shift
+	got=$(bash_complete "$line")
+	for word in "$@"; do
+		grep -qxF -- "$word" <<<"$got" || die "completions of '$line' lack '$word': $(paste -sd ' ' - <<<"$got")"
+	done
+}
+
+test_committed_completions_are_current() {
+	local shell file
+	for shell in bash zsh fish; do
+		case $shell in
+		bash) file=numaplace.bash ;;
+		zsh) file=_numaplace ;;
+		fish) file=numaplace.fish ;;
+		esac
+		"$NUMAPLACE" completion "$shell" >"$WORK/completion.$shell" || die "numaplace completion $shell failed"
+		diff -u "$COMPLETIONS/$file" "$WORK/completion.$shell" ||
+			die "completions/$file is not what 'numaplace completion $shell' prints: regenerate it"
+	done
+	bash -n "$COMPLETIONS/numaplace.bash" || die "completions/numaplace.bash does not parse"
+}
+
+test_bash_completes_commands() {
+	# Commands, options, and the values the tables name.
+	expect_completions "numaplace to" topo
+	expect_completions "numaplace topo --" --json --cpus --help
+	expect_completions "numaplace --" --root --help --version
+	expect_completions "numaplace advise --policy " local app spread
+	expect_completions "numaplace advise -p sp" spread
+	expect_completions "numaplace advise --policy=a" app
+	expect_completions "numaplace completion " bash zsh fish
+	expect_completions "numaplace completion bash " # one shell only
+	expect_completions "numaplace profile " list show validate
+	expect_completions "numaplace topo " # no operands
+	expect_offered "numaplace help " topo devices profile completion help
+	expect_offered "numaplace advise --app-pid " 1
+	expect_offered "numaplace --root $FIXTURES/r7" "$FIXTURES/r715"
+	expect_offered "numaplace run --near lo -- ba" bash
+	# A command the script does not know takes files.
+	expect_offered "numaplace no-such-command $TOP/Makef" "$TOP/Makefile"
+
+	# Options end at the first operand, as np_opt_next parses them ...
+	expect_completions "numaplace devices lo --"
+	# ... except for profile, and after profile show come the profile names.
+	expect_completions "numaplace profile list --profile-" --profile-dir
+	local names=() file
+	for file in "$TOP"/profiles/*.json; do
+		[ -f "$file" ] && file=${file##*/} && names+=("${file%.json}")
+	done
+	[ ${#names[@]} -gt 0 ] || die "no profiles in $TOP/profiles"
+	expect_offered "$NUMAPLACE profile --profile-dir $TOP/profiles show " "${names[@]}"
+	expect_offered "$NUMAPLACE profile --profile-dir=$TOP/profiles show net" network-local
+
+	# This machine's devices: every PCI address, interface and block device.
+	local live=() dir
+	for dir in /sys/bus/pci/devices /sys/class/net /sys/block; do
+		[ -d "$dir" ] && mapfile -t -O ${#live[@]} live < <(ls "$dir")
+	done
+	[ ${#live[@]} -gt 0 ] || die "this machine shows no devices in /sys"
+	expect_offered "numaplace devices " "${live[@]}"
+	expect_offered "numaplace irqs eth0 " "${live[@]}"
+	expect_offered "numaplace run --near " "${live[@]}"
+
+	# Another machine's, with --root DIR or --root=DIR; bash replaces only
+	# what follows the last ':' of a PCI address.
+	local root=$WORK/completion-root
+	rm -rf "$root"
+	mkdir -p "$root"/sys/bus/pci/devices/{0000:00:1f.2,0000:03:00.0} "$root"/sys/class/net/ens1f0 \
+		"$root"/sys/block/nvme0n1
+	expect_completions "numaplace --root $root devices " 0000:00:1f.2 0000:03:00.0 ens1f0 nvme0n1
+	expect_completions "numaplace --root=$root irqs en" ens1f0
+	expect_completions "numaplace --root $root devices 0000:0" 00:1f.2 03:00.0
+	expect_completions "numaplace --root $root devices 0000:03:" 00.0
+	expect_completions "numaplace --root $root advise --device=nv" nvme0n1
+	expect_completions "numaplace --root $root run -n 0000:00:1" 1f.2
+}
+
+# The r715 fixture's PCI devices, when it has them.
+test_bash_completes_devices_of_fixture_root() {
+	local root=$FIXTURES/r715 want=() dir
+	for dir in sys/bus/pci/devices sys/class/net sys/block; do
+		[ -d "$root/$dir" ] && mapfile -t -O ${#want[@]} want < <(ls "$root/$dir")
+	done
+	[ -n "$(ls -A "$root/sys/bus/pci/devices" 2>/dev/null)" ] ||
+		skip_test "tests/fixtures/r715 has no PCI devices (sys/bus/pci/devices) yet"
+	expect_offered "numaplace --root $root devices " "${want[@]}"
+	local pids=() pid
+	for pid in "$root"/proc/[0-9]*; do
+		[ -d "$pid" ] && pids+=("${pid##*/}")
+	done
+	if [ ${#pids[@]} -gt 0 ]; then
+		expect_offered "numaplace --root $root advise --app-pid " "${pids[@]}"
+	fi
+}
+
+test_zsh_and_fish_parse() {
+	local checked=
+	if command -v zsh >/dev/null; then
+		zsh -n "$COMPLETIONS/_numaplace" || die "completions/_numaplace does not parse"
+		checked+=" zsh"
+	fi
+	if command -v fish >/dev/null; then
+		fish -n "$COMPLETIONS/numaplace.fish" || die "completions/numaplace.fish does not parse"
+		checked+=" fish"
+	fi
+	[ -n "$checked" ] || skip_test "neither zsh nor fish is installed"
+	echo "checked:$checked"
+}

@@ -1,0 +1,202 @@
+# snapshot: a copy of the files numaplace reads reports like the machine it
+# was taken from (fixture roots, an archive of one, this machine), holds only
+# those files, and never mixes two machines in one directory.
+
+# The fixture roots with something to copy; bad/ holds broken roots on purpose.
+snapshot_fixtures() {
+	local root
+	for root in "$FIXTURES"/*/; do
+		root=${root%/}
+		[ "${root##*/}" = bad ] && continue
+		[ -d "$root/sys/bus/pci" ] || [ -d "$root/sys/devices/system/cpu" ] || continue
+		printf '%s\n' "$root"
+	done
+}
+
+# take_snapshot ROOT OUT: ROOT "" is this machine; checks the one line printed.
+take_snapshot() {
+	local line what=${1:-this machine}
+	if [ -n "$1" ]; then
+		line=$("$NUMAPLACE" --root "$1" snapshot "$2") || die "snapshot of $what failed"
+	else
+		line=$("$NUMAPLACE" snapshot "$2") || die "snapshot of $what failed"
+	fi
+	[[ $line =~ ^"snapshot of $what written to $2: "[0-9]+" files, "[0-9]+" links, "[0-9]+" skipped"$ ]] ||
+		die "unexpected output: $line"
+}
+
+# same_report ORIG SNAP: report --json of both, compared whole.
+same_report() {
+	local a b
+	a=$("$NUMAPLACE" --root "$1" report --json) || die "report failed on $1"
+	b=$("$NUMAPLACE" --root "$2" report --json) || die "report failed on $2, the snapshot of $1"
+	diff -u <(printf '%s\n' "$a") <(printf '%s\n' "$b") || die "$2 does not report like $1"
+}
+
+# Every entry of a tree: type, path, link target, and the contents of files.
+tree_listing() {
+	(cd "$1" && find . -printf '%y %p %l\n' | LC_ALL=C sort && find . -type f -exec md5sum {} + | LC_ALL=C sort -k2)
+}
+
+# Fails on any file of the snapshot that numaplace or hwloc does not read, on
+# a process other than irqbalance's name, and on anything naming a machine or
+# a person (MAC addresses, serial numbers, the boot id, environments).
+only_allowed_files() {
+	local snap=$1 bad dir
+	bad=$(cd "$snap" && find . -type f | sed 's|^\./||' | grep -Ev -e '^proc/(interrupts|cmdline|cpuinfo|meminfo)$' \
+		-e '^proc/irq/default_smp_affinity$' \
+		-e '^proc/irq/[0-9]+/(smp_affinity|smp_affinity_list|effective_affinity|effective_affinity_list|node)$' \
+		-e '^proc/[0-9]+/comm$' \
+		-e '^sys/devices/system/cpu/(online|offline|possible|present|isolated|nohz_full|kernel_max)$' \
+		-e '^sys/devices/system/cpu/cpu[0-9]+/(online|topology/[a-z_]+|cache/index[0-9]+/[a-z_]+)$' \
+		-e '^sys/devices/system/node/(online|possible|has_[a-z_]+)$' \
+		-e '^sys/devices/system/node/node[0-9]+/(cpulist|cpumap|distance|meminfo)$' \
+		-e '^sys/devices/.*/(vendor|device|class|revision|subsystem_vendor|subsystem_device|irq|numa_node)$' \
+		-e '^sys/devices/.*/(local_cpus|local_cpulist|modalias|resource|config)$' \
+		-e '^sys/devices/.*/msi_irqs/[0-9]+(/mode)?$' \
+		-e '^sys/devices/.*/(ifindex|type|mtu|speed|operstate)$' \
+		-e '^sys/devices/.*/queues/[rt]x-[0-9]+/(rps_cpus|rps_flow_cnt|xps_cpus)$' \
+		-e '^sys/devices/.*/queue/(rq_affinity|scheduler|nr_requests|rotational|logical_block_size)$' \
+		-e '^sys/devices/.*/mq/[0-9]+/cpu_list$' \
+		-e '^sys/kernel/debug/irq/irqs/[0-9]+$') || true
+	[ -z "$bad" ] || die "files numaplace does not read in $snap: $(head -n 5 <<<"$bad")"
+	bad=$(find "$snap" \( -name address -o -name serial -o -name wwid -o -name uuid -o -name vpd -o -name ppin \
+		-o -name environ -o -name boot_id -o -name '*.pid' \))
+	[ -z "$bad" ] || die "private files in $snap: $bad"
+	for dir in "$snap"/proc/[0-9]*; do
+		[ -e "$dir" ] || continue
+		expect_eq "comm" "$(ls -A "$dir")" "entries of ${dir#"$snap"/}"
+		expect_eq "irqbalance" "$(cat "$dir/comm")" "${dir#"$snap"/}/comm"
+	done
+	if grep -q '^Serial' "$snap/proc/cpuinfo" 2>/dev/null; then
+		die "$snap/proc/cpuinfo has a Serial line"
+	fi
+}
+
+test_snapshot_of_fixture_reports_the_same() {
+	local root out n=0
+	mkdir -p "$WORK/snapshot"
+	while read -r root; do
+		out=$WORK/snapshot/fixture-${root##*/}
+		rm -rf "$out" "$out-again"
+		take_snapshot "$root" "$out"
+		same_report "$root" "$out"
+		# A snapshot of the snapshot is the same tree: nothing is lost or invented.
+		take_snapshot "$out" "$out-again"
+		diff -u <(tree_listing "$out") <(tree_listing "$out-again") || die "snapshot of $out differs from it"
+		n=$((n + 1))
+	done < <(snapshot_fixtures)
+	[ "$n" -ge 5 ] || die "expected at least 5 fixture roots, found $n"
+}
+
+# The fixture root with the most PCI functions (links, drivers, children).
+richest_fixture() {
+	local root best='' most=-1 n
+	while read -r root; do
+		n=$(find "$root/sys/bus/pci/devices" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+		if [ "$n" -gt "$most" ]; then
+			best=$root most=$n
+		fi
+	done < <(snapshot_fixtures)
+	printf '%s\n' "$best"
+}
+
+test_snapshot_tar_gz() {
+	command -v tar >/dev/null || skip_test "tar is not installed"
+	local root out=$WORK/snapshot/archive status before
+	root=$(richest_fixture)
+	[ -n "$root" ] || die "no fixture root"
+	rm -rf "$out" && mkdir -p "$out/unpacked"
+	take_snapshot "$root" "$out/snap.tar.gz"
+	[ -f "$out/snap.tar.gz" ] || die "no $out/snap.tar.gz"
+	expect_eq "snap.tar.gz unpacked" "$(ls -A "$out" | paste -sd " ")" "entries next to the archive (temporary tree left?)"
+	expect_eq "proc sys" "$(tar -tzf "$out/snap.tar.gz" | cut -d/ -f1 | sort -u | xargs)" "top of the archive"
+	tar -xzf "$out/snap.tar.gz" -C "$out/unpacked" || die "cannot unpack $out/snap.tar.gz"
+	same_report "$root" "$out/unpacked"
+	# Links stay links: the archive holds what a directory snapshot holds.
+	take_snapshot "$root" "$out/tree"
+	diff -u <(tree_listing "$out/tree") <(tree_listing "$out/unpacked") || die "the archive differs from the tree"
+	[ -n "$(find "$out/unpacked/sys" -type l)" ] || die "no links in the archive"
+
+	# .tgz too; an existing archive is never overwritten.
+	take_snapshot "$root" "$out/snap.tgz"
+	tar -tzf "$out/snap.tgz" >/dev/null || die "$out/snap.tgz is not a gzip tar"
+	before=$(md5sum <"$out/snap.tgz")
+	status=0
+	"$NUMAPLACE" --root "$root" snapshot "$out/snap.tgz" >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "exit status for an existing archive"
+	expect_eq "$before" "$(md5sum <"$out/snap.tgz")" "the existing archive was changed"
+}
+
+test_snapshot_live() {
+	if [ ! -r /proc/interrupts ] || [ ! -d /sys/devices/system/cpu ]; then
+		skip_test "no /sys and /proc of a Linux machine here"
+	fi
+	command -v jq >/dev/null || skip_test "jq is not installed"
+	local out=$WORK/snapshot/live live snap want got
+	# What changes from one second to the next: interrupt counts and what
+	# follows from them, and irqbalance, which may rewrite affinities between
+	# the two reports.
+	local filter='del(.irqs[].total, .irqs[].per_node, .irqs[].ran_on, .irqs[].remote_share,
+		.devices[].remote_share, .devices[].irqs_remote, .findings)'
+	mkdir -p "$WORK/snapshot" && rm -rf "$out"
+	take_snapshot "" "$out"
+	live=$("$NUMAPLACE" report --json | jq -S "$filter") || die "report failed on this machine"
+	snap=$("$NUMAPLACE" --root "$out" report --json | jq -S "$filter") || die "report failed on the snapshot"
+	if [ "$(jq .irqbalance <<<"$live")" = true ]; then
+		live=$(jq -S 'del(.irqs[].affinity, .irqs[].effective, .irqs[].effective_nodes)' <<<"$live")
+		snap=$(jq -S 'del(.irqs[].affinity, .irqs[].effective, .irqs[].effective_nodes)' <<<"$snap")
+	fi
+	diff -u <(printf '%s\n' "$live") <(printf '%s\n' "$snap") || die "the snapshot does not report like this machine"
+	echo "live snapshot: $(find "$out" -type f | wc -l) files, $(find "$out" -type l | wc -l) links, $(du -sk "$out" | cut -f1) KB on disk, $(find "$out" -type f -exec cat {} + | wc -c) bytes of content"
+
+	command -v lstopo-no-graphics >/dev/null || skip_test "lstopo-no-graphics is not installed (the report part passed)"
+	want=$(HWLOC_COMPONENTS=linux,stop lstopo-no-graphics --only pu | grep -c '^PU') || die "lstopo failed on this machine"
+	got=$(HWLOC_COMPONENTS=linux,stop HWLOC_FSROOT=$out lstopo-no-graphics --only pu) || die "lstopo failed on the snapshot"
+	expect_eq "$want" "$(grep -c '^PU' <<<"$got")" "PUs hwloc finds in the snapshot"
+}
+
+test_snapshot_has_no_secrets() {
+	local root out
+	mkdir -p "$WORK/snapshot"
+	while read -r root; do
+		out=$WORK/snapshot/secrets-${root##*/}
+		rm -rf "$out"
+		take_snapshot "$root" "$out"
+		only_allowed_files "$out"
+	done < <(snapshot_fixtures)
+	if [ -r /proc/interrupts ] && [ -d /sys/devices/system/cpu ]; then
+		out=$WORK/snapshot/secrets-live
+		rm -rf "$out"
+		take_snapshot "" "$out"
+		only_allowed_files "$out"
+	fi
+}
+
+test_snapshot_refuses_nonempty_dir() {
+	local root out=$WORK/snapshot/nonempty err status
+	root=$(snapshot_fixtures | head -n 1)
+	[ -n "$root" ] || die "no fixture root"
+	rm -rf "$out" && mkdir -p "$out" && echo other >"$out/other-machine"
+	status=0
+	err=$("$NUMAPLACE" --root "$root" snapshot "$out" 2>&1 >/dev/null) || status=$?
+	expect_eq 1 "$status" "exit status for a non-empty directory"
+	expect_eq 1 "$(wc -l <<<"$err")" "lines of error: $err"
+	[[ $err == *"$out"* ]] || die "the error does not name $out: $err"
+	expect_eq "other-machine" "$(ls -A "$out" | paste -sd " ")" "entries of the refused directory"
+
+	# An empty directory is fine; the output is required; a second one is not.
+	rm -rf "$out" && mkdir -p "$out"
+	take_snapshot "$root" "$out"
+	status=0
+	"$NUMAPLACE" --root "$root" snapshot >/dev/null 2>&1 || status=$?
+	expect_eq 2 "$status" "exit status without an output"
+	status=0
+	"$NUMAPLACE" --root "$root" snapshot "$out-a" "$out-b" >/dev/null 2>&1 || status=$?
+	expect_eq 2 "$status" "exit status with two outputs"
+	[ ! -e "$out-a" ] || die "$out-a was created on a usage error"
+	# A failure leaves nothing behind.
+	status=0
+	"$NUMAPLACE" --root "$root" snapshot "$out/missing/parent/snap" >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "exit status for a missing parent directory"
+}
