@@ -47,7 +47,10 @@ cJSON *irq_to_json(const struct np_machine *m, const struct np_irq *irq)
 	cJSON_AddItemToObject(o, "queue", irq->queue >= 0 ? cJSON_CreateNumber(irq->queue) : cJSON_CreateNull());
 	add_set(o, "affinity", &irq->affinity, irq->has_affinity);
 	add_set(o, "effective", &irq->effective, irq->has_effective);
-	char *nodes = irq->has_effective ? nodes_text(&m->topo, &irq->effective) : NULL;
+	char *nodes = irq->has_affinity ? nodes_text(&m->topo, &irq->affinity) : NULL;
+	cJSON_AddItemToObject(o, "affinity_nodes", nodes ? cJSON_CreateString(nodes) : cJSON_CreateNull());
+	free(nodes);
+	nodes = irq->has_effective ? nodes_text(&m->topo, &irq->effective) : NULL;
 	cJSON_AddItemToObject(o, "effective_nodes", nodes ? cJSON_CreateString(nodes) : cJSON_CreateNull());
 	free(nodes);
 	add_set(o, "ran_on", &irq->ran_on, true);
