@@ -86,26 +86,30 @@ static void format_memory(char *buf, size_t size, unsigned long long kb)
 		snprintf(buf, size, "%lluM", kb / 1024);
 }
 
+static int by_package_core(const void *a, const void *b)
+{
+	const struct np_cpu *x = *(const struct np_cpu *const *)a, *y = *(const struct np_cpu *const *)b;
+	return x->package != y->package ? x->package - y->package : x->core - y->core;
+}
+
 /* Distinct packages and (package, core) pairs among a node's online CPUs. */
 static void count_cores(const struct np_topology *t, const struct np_node *n, int *packages, int *cores)
 {
+	const struct np_cpu **v = calloc((size_t)t->ncpus + 1, sizeof(*v));
+	int nv = 0;
 	*packages = *cores = 0;
-	for (int i = 0; i < t->ncpus; i++) {
-		const struct np_cpu *c = &t->cpus[i];
-		if (c->node != n->id || !c->online)
-			continue;
-		bool new_pkg = true, new_core = true;
-		for (int j = 0; j < i; j++) {
-			const struct np_cpu *d = &t->cpus[j];
-			if (d->node != n->id || !d->online || d->package != c->package)
-				continue;
-			new_pkg = false;
-			if (d->core == c->core)
-				new_core = false;
-		}
+	if (!v)
+		return;
+	for (int i = 0; i < t->ncpus; i++)
+		if (t->cpus[i].node == n->id && t->cpus[i].online)
+			v[nv++] = &t->cpus[i];
+	qsort(v, (size_t)nv, sizeof(*v), by_package_core);
+	for (int i = 0; i < nv; i++) {
+		bool new_pkg = i == 0 || v[i]->package != v[i - 1]->package;
 		*packages += new_pkg;
-		*cores += new_core;
+		*cores += new_pkg || v[i]->core != v[i - 1]->core;
 	}
+	free(v);
 }
 
 void topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
