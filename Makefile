@@ -29,7 +29,7 @@ HEADERS := $(wildcard lib/*.h cmd/*.h)
 
 # Debian packages: what building needs, and what the tests also compare against.
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
-CHECK_DEBS := $(BUILD_DEBS) libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux
+CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux irqbalance
 
 .PHONY: all run check deps check-deps install clean bench
 all: numaplace
@@ -82,8 +82,37 @@ check:
 	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree
 	@bash tests/run.sh
 
+# The man pages and profiles are installed as found (wildcards), so a tree
+# without one still installs. The unit gets the binary's real path. Note that
+# DATADIR (the profiles) is compiled in: build with the same PREFIX.
 install: numaplace
 	install -D -m 0755 numaplace $(DESTDIR)$(BINDIR)/numaplace
+	$(if $(wildcard man/*.8),install -d -m 0755 $(DESTDIR)$(MANDIR)/man8)
+	$(if $(wildcard man/*.8),install -m 0644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+	$(if $(wildcard man/*.5),install -d -m 0755 $(DESTDIR)$(MANDIR)/man5)
+	$(if $(wildcard man/*.5),install -m 0644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5/)
+	install -D -m 0644 completions/numaplace.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/numaplace
+	install -D -m 0644 completions/_numaplace $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_numaplace
+	install -D -m 0644 completions/numaplace.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/numaplace.fish
+	install -d -m 0755 $(DESTDIR)$(DATADIR)/profiles
+	$(if $(wildcard profiles/*.json),install -m 0644 $(wildcard profiles/*.json) $(DESTDIR)$(DATADIR)/profiles/)
+	install -d -m 0755 $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
+	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
+
+# Removes what install put there, and the directories that are left empty.
+.PHONY: uninstall
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/numaplace \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5))) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/numaplace \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_numaplace \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/numaplace.fish \
+		$(addprefix $(DESTDIR)$(DATADIR)/profiles/,$(notdir $(wildcard profiles/*.json))) \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
+	rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:
 	rm -rf build numaplace

@@ -1,12 +1,20 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../lib/conffile.h"
+#include "../lib/irqbalance.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "cmd.h"
 #include "table.h"
+
+/* At boot another apply holding the lock is unusual (a revert by hand, a
+ * second unit): wait for it, but never hold the boot up for long. */
+#define BOOT_LOCK_TIMEOUT 30
 
 const struct np_option apply_options[] = {
 	{ "dry-run", 'n', NULL, "print the plan (file, current, new) and write nothing", NULL },
@@ -14,8 +22,147 @@ const struct np_option apply_options[] = {
 	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
 	{ "state-dir", 0, "DIR", "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir" },
 	{ "no-wait", 0, NULL, "fail at once when another apply or revert holds the lock", NULL },
+	/* The default is ban, when irqbalance runs or its configuration file
+	 * exists (installed; at boot numaplace runs before it starts): an apply
+	 * whose IRQ placement irqbalance undoes within 10 s has not applied the
+	 * profile, and a warning is not enough when nobody reads the output (at
+	 * boot). The ban is as safe as the rest: only the IRQs the profile places,
+	 * marked, journaled and undone by revert. warn is for machines whose /etc
+	 * belongs to configuration management. */
+	{ "irqbalance", 0, "MODE", "ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+				   " (default if irqbalance runs or is installed), warn, or ignore", NULL },
+	{ "boot", 0, NULL, "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock",
+	  NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
+
+enum irqb_mode { IRQB_DEFAULT, IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
+
+/* What this apply does about irqbalance. */
+struct irqb {
+	int *irqs, *added;       /* the IRQs the profile places; those the ban adds */
+	size_t nirqs, nadded;
+	struct np_change change; /* the edit of NP_IRQBALANCE_CONFIG, until the transaction takes it */
+	bool ban;                /* the apply bans IRQs (change was made) */
+	bool running, banned;    /* banned: every IRQ was banned already */
+	bool warn;
+};
+
+static void irqb_free(struct irqb *ib)
+{
+	free(ib->irqs);
+	free(ib->added);
+	free(ib->change.path);
+	free(ib->change.subject);
+	free(ib->change.old_value);
+	free(ib->change.new_value);
+	memset(ib, 0, sizeof(*ib));
+}
+
+/* "34 40 41", the first few of a long list: a warning must stay readable. */
+static const char *irq_list(char *buf, size_t size, const int *irqs, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len + 24 < size; i++) {
+		if (i == 8) {
+			snprintf(buf + len, size - len, " and %zu more", n - i);
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? " " : "", irqs[i]);
+	}
+	return buf;
+}
+
+/* Decides, and prepares the ban; prints why when it cannot ban. Returns an exit status. */
+static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const struct np_machine *m,
+		     const struct np_resolved *res, enum irqb_mode mode, struct irqb *ib)
+{
+	char path[PATH_MAX];
+	memset(ib, 0, sizeof(*ib));
+	ib->running = m->irqbalance;
+	if (mode == IRQB_IGNORE)
+		return EXIT_OK;
+	if (np_irqbalance_irqs(res->changes, res->n, &ib->irqs, &ib->nirqs))
+		return np_error("%s", strerror(ENOMEM));
+	bool config = np_sysfs_exists(ctx, "%s", NP_IRQBALANCE_CONFIG);
+	/* No irqbalance here, running or installed: nothing would undo the placement. */
+	if (!ib->nirqs || (!ib->running && !config && mode != IRQB_BAN))
+		return EXIT_OK;
+	if (mode == IRQB_WARN) {
+		ib->warn = true;
+		return EXIT_OK;
+	}
+	if (!config) {
+		if (np_sysfs_path(ctx, path, "%s", NP_IRQBALANCE_CONFIG))
+			return np_error("%s", ctx->err);
+		fprintf(stderr, "numaplace: %s: irqbalance's configuration file '%s' is missing: cannot ban the IRQs\n",
+			self->name, path);
+		ib->warn = ib->running;
+		return EXIT_OK;
+	}
+	int rc = np_irqbalance_ban_change(ctx, ib->irqs, ib->nirqs, &ib->change, &ib->added, &ib->nadded);
+	if (rc == -ENOMEM)
+		return np_error("%s", ctx->err);
+	if (rc) {
+		fprintf(stderr, "numaplace: %s: cannot ban the IRQs in irqbalance's configuration: %s\n", self->name,
+			ctx->err);
+		ib->warn = true;
+		return EXIT_OK;
+	}
+	ib->ban = ib->change.path != NULL;
+	ib->banned = !ib->ban;
+	return EXIT_OK;
+}
+
+static void irqb_warn(const struct np_command *self, const struct irqb *ib)
+{
+	char list[256];
+	irq_list(list, sizeof(list), ib->irqs, ib->nirqs);
+	if (ib->running)
+		fprintf(stderr, "numaplace: %s: WARNING: irqbalance is running and will move IRQ%s %s within about 10 s, "
+			"undoing this placement\n", self->name, ib->nirqs == 1 ? "" : "s", list);
+	else
+		fprintf(stderr, "numaplace: %s: WARNING: irqbalance is installed and, once it runs, will move IRQ%s %s "
+			"within about 10 s, undoing this placement\n", self->name, ib->nirqs == 1 ? "" : "s", list);
+	fprintf(stderr, "numaplace: %s: WARNING: ban them (--irqbalance=ban, or --banirq=N in IRQBALANCE_ARGS of "
+		NP_IRQBALANCE_CONFIG ", then 'systemctl restart irqbalance'), or stop irqbalance\n", self->name);
+}
+
+/* What the JSON output says about irqbalance. */
+static void irqb_json(cJSON *doc, const struct irqb *ib, bool done)
+{
+	cJSON *o = cJSON_AddObjectToObject(doc, "irqbalance"), *a;
+	const char *action = ib->ban ? (done ? "banned" : "ban") : ib->banned ? "banned_already"
+			   : ib->warn ? "warned" : "none";
+	cJSON_AddBoolToObject(o, "running", ib->running);
+	cJSON_AddStringToObject(o, "action", action);
+	a = cJSON_AddArrayToObject(o, "irqs");
+	for (size_t i = 0; i < ib->nirqs; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(ib->irqs[i]));
+	a = cJSON_AddArrayToObject(o, "added");
+	for (size_t i = 0; i < ib->nadded; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(ib->added[i]));
+	cJSON_AddBoolToObject(o, "restart", done && ib->ban && ib->running);
+}
+
+/* The lines after the plan or the changes, on stdout. */
+static void irqb_print(const struct irqb *ib, bool done)
+{
+	char list[256];
+	if (ib->ban && !done) {
+		printf("irqbalance: would add %s to " NP_IRQBALANCE_CONFIG "\n",
+		       ib->change.subject + strlen("irqbalance: "));
+	} else if (ib->ban) {
+		if (ib->running)
+			puts("restart irqbalance: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
+		else
+			puts("irqbalance is not running: it reads the bans when it starts");
+	} else if (ib->banned) {
+		printf("irqbalance: IRQ%s %s banned already in " NP_IRQBALANCE_CONFIG "\n", ib->nirqs == 1 ? "" : "s",
+		       irq_list(list, sizeof(list), ib->irqs, ib->nirqs));
+	}
+}
 
 /* A resolved profile on this machine; returns an exit status. */
 int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
@@ -40,7 +187,7 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, const st
 	return EXIT_OK;
 }
 
-static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, bool json)
+static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct irqb *ib, bool json)
 {
 	static const char *const head[] = { "FILE", "SUBJECT", "CURRENT", "NEW", NULL };
 	struct np_table *t = json ? NULL : np_table_new(head);
@@ -80,15 +227,17 @@ static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, bool json)
 		cJSON_AddBoolToObject(doc, "changed", false);
 		cJSON_AddBoolToObject(doc, "dry_run", true);
 		cJSON_AddNumberToObject(doc, "would_change", (double)changing);
+		irqb_json(doc, ib, false);
 		return np_print_json(doc);
 	}
 	printf("dry run: %zu of %zu values would change; nothing written\n\n", changing, res->n);
 	np_table_print(t, stdout);
 	np_table_free(t);
+	irqb_print(ib, false);
 	return EXIT_OK;
 }
 
-static int report_applied(const struct np_txn *txn, bool json)
+static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool json)
 {
 	if (json) {
 		cJSON *doc = cJSON_CreateObject();
@@ -103,16 +252,25 @@ static int report_applied(const struct np_txn *txn, bool json)
 			cJSON_AddStringToObject(o, "new", txn->changes[i].new_value);
 			cJSON_AddItemToArray(a, o);
 		}
+		irqb_json(doc, ib, true);
 		return np_print_json(doc);
 	}
 	if (txn->nchanges == 0) {
 		puts("already applied: nothing to change");
+		irqb_print(ib, true);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < txn->nchanges; i++)
-		printf("  %s: %s -> %s\n", txn->changes[i].subject, txn->changes[i].old_value, txn->changes[i].new_value);
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_change *c = &txn->changes[i];
+		/* A whole file is no line to show: say what changed in it. */
+		if (c->kind == NP_VALUE_TEXT)
+			printf("  %s added to %s\n", c->subject, c->path);
+		else
+			printf("  %s: %s -> %s\n", c->subject, c->old_value, c->new_value);
+	}
 	printf("applied %zu change%s (transaction %s); undo with 'numaplace revert %s'\n", txn->nchanges,
 	       txn->nchanges == 1 ? "" : "s", txn->id, txn->id);
+	irqb_print(ib, true);
 	return EXIT_OK;
 }
 
@@ -122,8 +280,9 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	struct np_optparse st = { 0 };
 	struct np_dirlist dirs = { 0 };
 	struct np_txn_opts topts = { .wait_for_lock = true };
+	enum irqb_mode mode = IRQB_DEFAULT;
 	const char *arg;
-	bool json = false, dry = false;
+	bool json = false, dry = false, boot = false;
 	int opt, rc = EXIT_OK;
 	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
 		const char *name = self->options[opt].name;
@@ -135,36 +294,81 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 			rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
 		else if (!strcmp(name, "state-dir"))
 			topts.state_dir = arg;
+		else if (!strcmp(name, "boot"))
+			boot = true;
+		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "ban"))
+			mode = IRQB_BAN;
+		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "warn"))
+			mode = IRQB_WARN;
+		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "ignore"))
+			mode = IRQB_IGNORE;
+		else if (!strcmp(name, "irqbalance"))
+			rc = np_usage_error(self, "--irqbalance takes ban, warn or ignore, not '%s'", arg);
 		else
 			topts.wait_for_lock = false;
 	}
 	if (rc == EXIT_OK && opt != NP_OPT_END)
 		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && argc - st.index != 1)
+	else if (rc == EXIT_OK && boot && argc - st.index != 0)
+		rc = np_usage_error(self, "--boot applies " NP_BOOT_PROFILE " and takes no PROFILE");
+	else if (rc == EXIT_OK && !boot && argc - st.index != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
 	if (rc != EXIT_OK || opt != NP_OPT_END || np_profile_dirs_finish(&dirs)) {
 		np_dirs_free(&dirs);
 		return rc;
 	}
 
+	char bootpath[PATH_MAX];
+	const char *name = boot ? bootpath : argv[st.index];
+	if (boot) {
+		if (np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
+			np_dirs_free(&dirs);
+			return np_error("%s", ctx->err);
+		}
+		/* Not a failure: the unit's condition normally keeps it from running. */
+		if (access(bootpath, F_OK) < 0 && errno == ENOENT) {
+			np_dirs_free(&dirs);
+			puts("no boot profile enabled");
+			return EXIT_OK;
+		}
+		if (topts.wait_for_lock)
+			topts.lock_timeout = BOOT_LOCK_TIMEOUT;
+	}
+
 	struct np_machine m;
 	struct np_profile prof;
 	struct np_resolved res;
-	rc = np_load_resolved(ctx, self, &dirs, argv[st.index], &m, &prof, &res);
+	struct irqb ib;
+	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &res);
 	np_dirs_free(&dirs);
 	if (rc != EXIT_OK)
 		return rc;
-	if (dry) {
-		rc = dry_run(ctx, &res, json);
-	} else {
+	if (boot && !json)
+		printf("boot profile %s (%s)\n", prof.name, bootpath);
+	rc = irqb_plan(ctx, self, &m, &res, mode, &ib);
+	if (rc == EXIT_OK && dry) {
+		rc = dry_run(ctx, &res, &ib, json);
+	} else if (rc == EXIT_OK) {
 		struct np_txn txn;
-		if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
+		struct np_change *more = ib.ban ? realloc(res.changes, (res.n + 1) * sizeof(*more)) : NULL;
+		/* The ban goes last: when it cannot be written, the placement is undone too. */
+		if (more) {
+			res.changes = more;
+			res.changes[res.n++] = ib.change;
+			memset(&ib.change, 0, sizeof(ib.change));
+		}
+		if (ib.ban && !more) {
+			rc = np_error("%s", strerror(ENOMEM));
+		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
 			rc = np_error("%s", ctx->err);
 		} else {
-			rc = report_applied(&txn, json);
+			rc = report_applied(&txn, &ib, json);
 			np_txn_free(&txn);
 		}
 	}
+	if (rc == EXIT_OK && ib.warn)
+		irqb_warn(self, &ib);
+	irqb_free(&ib);
 	np_resolved_free(&res);
 	np_profile_free(&prof);
 	np_machine_free(&m);

@@ -27,6 +27,7 @@ struct np_command {
 	const char *usage;      /* after "numaplace NAME " */
 	const struct np_option *options;
 	const char *epilog;     /* printed at the end of --help: exit statuses, notes */
+	const char *operands;   /* what completes the operands: a completion kind, "..." when many */
 };
 
 extern const struct np_command np_commands[];
@@ -65,9 +66,11 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx);
 int cmd_history(int argc, char **argv, struct np_ctx *ctx);
 int cmd_completion(int argc, char **argv, struct np_ctx *ctx);
 int cmd_snapshot(int argc, char **argv, struct np_ctx *ctx);
+int cmd_enable(int argc, char **argv, struct np_ctx *ctx);
+int cmd_disable(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
-	completion_options[], snapshot_options[];
+	completion_options[], snapshot_options[], enable_options[], disable_options[];
 
 /* Renderings shared between commands (report shows what topo shows). */
 struct np_topology;

@@ -25,39 +25,26 @@ static const struct np_option global_options[] = {
 /* Every command takes it: np_opt_next handles it. */
 static const struct np_option help_option = { "help", 'h', NULL, "show this help", NULL };
 
-/* What completes the operands of each command (the words after its options),
- * and whether it takes more than one. The kinds are those of
+/* What completes a command's operands, from its .operands in the command
+ * table ("device...": many devices). The kinds are those of
  * np_option.complete, plus "command" (a numaplace command), "shell",
  * "profile" (profile's list | show NAME | validate FILE...), "profile-name" (a
  * profile name, or a file), "exec" (a command line to run) and "none". A
- * command missing here takes files. */
-static const struct operands {
-	const char *command;
-	const char *kind;
+ * command that says nothing takes files. */
+struct operands {
+	char kind[32];
 	bool many;
-} operand_table[] = {
-	{ "report", "none", false },
-	{ "topo", "none", false },
-	{ "devices", "device", true },
-	{ "irqs", "device", true },
-	{ "advise", "none", false },
-	{ "apply", "profile-name", false },
-	{ "verify", "profile-name", false },
-	{ "revert", "none", false }, /* a transaction ID */
-	{ "history", "none", false },
-	{ "profile", "profile", true },
-	{ "run", "exec", true },
-	{ "completion", "shell", false },
-	{ "help", "command", false },
 };
 
-static const struct operands *operands_of(const char *command)
+static struct operands operands_of(const struct np_command *c)
 {
-	static const struct operands files = { NULL, "file", true };
-	for (size_t i = 0; i < sizeof(operand_table) / sizeof(operand_table[0]); i++)
-		if (!strcmp(operand_table[i].command, command))
-			return &operand_table[i];
-	return &files;
+	struct operands ops = { "file", true };
+	if (c->operands) {
+		size_t len = strlen(c->operands);
+		ops.many = len > 3 && !strcmp(c->operands + len - 3, "...");
+		snprintf(ops.kind, sizeof(ops.kind), "%.*s", (int)(ops.many ? len - 3 : len), c->operands);
+	}
+	return ops;
 }
 
 /* What completes the argument of o: its kind, "none" when nothing does, NULL
@@ -345,8 +332,8 @@ static void bash_script(FILE *out)
 	fputs("# What completes the operands of command $1, and whether it takes one or many.\n"
 	      "_numaplace_operands()\n{\n\tcase $1 in\n", out);
 	for (c = np_commands; c->name; c++) {
-		const struct operands *ops = operands_of(c->name);
-		fprintf(out, "\t%s) echo %s %s ;;\n", c->name, ops->kind, ops->many ? "many" : "one");
+		const struct operands ops = operands_of(c);
+		fprintf(out, "\t%s) echo %s %s ;;\n", c->name, ops.kind, ops.many ? "many" : "one");
 	}
 	fputs("\t*) echo file many ;;\n\tesac\n}\n\n", out);
 	fputs(bash_body, out);
@@ -497,13 +484,13 @@ static void zsh_script(FILE *out)
 	      "\tcurcontext=${curcontext%:*:*}:numaplace-$words[1]:\n"
 	      "\tcase $words[1] in\n", out);
 	for (c = np_commands; c->name; c++) {
-		const struct operands *ops = operands_of(c->name);
+		const struct operands ops = operands_of(c);
 		fprintf(out, "\t(%s)\n\t\t_arguments -S%s : \\\n", c->name,
-			!strcmp(ops->kind, "profile") ? "" : " -A '-?*'");
+			!strcmp(ops.kind, "profile") ? "" : " -A '-?*'");
 		for (o = c->options; o && o->name; o++)
 			zsh_option(out, "\t\t\t", o);
 		zsh_option(out, "\t\t\t", &help_option);
-		zsh_operands(out, ops);
+		zsh_operands(out, &ops);
 		fputs("\t\t\t&& ret=0\n\t\t;;\n", out);
 	}
 	fputs("\t(*) _files && ret=0 ;;\n"
@@ -744,20 +731,20 @@ static void fish_script(FILE *out)
 	for (o = global_options; o->name; o++)
 		fish_option(out, NULL, o);
 	for (c = np_commands; c->name; c++) {
-		const struct operands *ops = operands_of(c->name);
+		const struct operands ops = operands_of(c);
 
 		fprintf(out, "\n# %s\n", c->name);
 		for (o = c->options; o && o->name; o++)
 			fish_option(out, c->name, o);
 		fish_option(out, c->name, &help_option);
-		if (!strcmp(ops->kind, "none"))
+		if (!strcmp(ops.kind, "none"))
 			continue;
 		fprintf(out, "complete -c numaplace -n '__numaplace_operand %s %s'", c->name,
-			ops->many ? "many" : "one");
-		if (!strcmp(ops->kind, "file"))
+			ops.many ? "many" : "one");
+		if (!strcmp(ops.kind, "file"))
 			fputs(" -F\n", out);
 		else
-			fprintf(out, " -a '(__numaplace_values %s)'\n", ops->kind);
+			fprintf(out, " -a '(__numaplace_values %s)'\n", ops.kind);
 	}
 }
 

@@ -165,11 +165,11 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	print_set(out, ", local CPUs ", &d->local_cpus);
 	fputc('\n', out);
 	if (s.nirqs > 0) {
-		fprintf(out, "  IRQs: %d, %d mostly on other nodes", s.nirqs, s.nremote);
+		fprintf(out, "  IRQs: %d (%d mostly on other nodes)", s.nirqs, s.nremote);
 		if (s.total > 0 && s.node_known)
-			fprintf(out, " (%.0f%% of %llu interrupts remote)", 100.0 * (double)s.remote / (double)s.total, s.total);
+			fprintf(out, ": %.0f%% of %llu interrupts remote", 100.0 * (double)s.remote / (double)s.total, s.total);
 		else if (s.total > 0)
-			fprintf(out, " (%llu interrupts, node unknown)", s.total);
+			fprintf(out, ": %llu interrupts, node unknown", s.total);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < d->nnet; i++) {

@@ -10,7 +10,7 @@
 
 const struct np_option irqs_options[] = {
 	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart, and show what ran in between", NULL },
+	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 

@@ -8,33 +8,50 @@
 #define NUMAPLACE_VERSION "0.1"
 #endif
 
+#define FILTER_HELP "FILTER: a PCI address (0000:22:00.0 or 22:00.0), an interface (eth4), a block device (sda)\n" \
+		    "or a driver (megaraid_sas)."
+
 #define WRITES_EXIT "Exit status: 0 done (or nothing to change), 1 failure (nothing is left half-applied),\n" \
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)."
 
 const struct np_command np_commands[] = {
-	{ .name = "report", .fn = cmd_report, .options = report_options,
+	{ .name = "report", .fn = cmd_report, .operands = "none", .options = report_options,
 	  .summary = "Show everything numaplace knows about this machine." },
-	{ .name = "topo", .fn = cmd_topo, .options = topo_options,
+	{ .name = "topo", .fn = cmd_topo, .operands = "none", .options = topo_options,
 	  .summary = "Show NUMA nodes, CPUs, memory and distances." },
-	{ .name = "devices", .fn = cmd_devices, .options = devices_options, .usage = "[--all] [FILTER...]",
-	  .summary = "Show PCI devices with their node, queues, block devices and IRQs." },
-	{ .name = "irqs", .fn = cmd_irqs, .options = irqs_options, .usage = "[--interval SEC] [FILTER...]",
-	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share." },
-	{ .name = "advise", .fn = cmd_advise, .options = advise_options, .usage = "[--policy local|app|spread] [OPTIONS]",
+	{ .name = "devices", .fn = cmd_devices, .operands = "device...", .options = devices_options, .usage = "[--all] [FILTER...]",
+	  .summary = "Show PCI devices with their node, queues, block devices and IRQs.", .epilog = FILTER_HELP },
+	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC] [FILTER...]",
+	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share.",
+	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too." },
+	{ .name = "advise", .fn = cmd_advise, .operands = "none", .options = advise_options, .usage = "[--policy local|app|spread] [OPTIONS]",
 	  .summary = "Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason." },
-	{ .name = "apply", .fn = cmd_apply, .options = apply_options, .usage = "[--dry-run] PROFILE",
-	  .summary = "Apply a profile as one transaction: all of it, checked, or nothing.", .epilog = WRITES_EXIT },
-	{ .name = "verify", .fn = cmd_verify, .options = verify_options, .usage = "PROFILE",
+	{ .name = "apply", .fn = cmd_apply, .operands = "profile-name", .options = apply_options,
+	  .usage = "[--dry-run] [--irqbalance ban|warn|ignore] PROFILE | --boot",
+	  .summary = "Apply a profile as one transaction: all of it, checked, or nothing.",
+	  .epilog = WRITES_EXIT "\n--boot with no boot profile enabled says so and exits 0." },
+	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },
-	{ .name = "revert", .fn = cmd_revert, .options = revert_options, .usage = "[--force] [ID]",
-	  .summary = "Restore the values saved by the latest (or given) transaction.", .epilog = WRITES_EXIT },
-	{ .name = "history", .fn = cmd_history, .options = history_options,
+	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [ID]",
+	  .summary = "Restore the values saved by the latest (or given) transaction.",
+	  .epilog = "Exit status: 0 restored (or from an earlier boot: nothing left to restore),\n"
+		    "1 failure (unknown ID, a value changed since, a write refused: nothing is left half-restored),\n"
+		    "2 usage error." },
+	{ .name = "enable", .fn = cmd_enable, .operands = "profile-name", .options = enable_options, .usage = "PROFILE",
+	  .summary = "Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).",
+	  .epilog = "Then 'systemctl enable numaplace.service': it runs 'numaplace apply --boot' at boot.\n"
+		    "Exit status: 0 enabled, 1 failure, 2 bad input (usage, or a profile that is invalid or\n"
+		    "does not fit this machine)." },
+	{ .name = "disable", .fn = cmd_disable, .operands = "none", .options = disable_options,
+	  .summary = "Stop applying a profile at boot (remove /etc/numaplace/boot.json).",
+	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
+	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options,
 	  .summary = "List the transactions: id, time, profile, state, number of changes." },
-	{ .name = "profile", .fn = cmd_profile, .options = profile_options, .usage = "list | show NAME | validate FILE...",
+	{ .name = "profile", .fn = cmd_profile, .operands = "profile...", .options = profile_options, .usage = "list | show NAME | validate FILE...",
 	  .summary = "List, show and validate tuning profiles.",
 	  .epilog = "Exit status: 0 success, 1 failure, 2 an invalid profile or unknown name." },
-	{ .name = "run", .fn = cmd_run, .options = run_options, .usage = "--near DEVICE [--print] [-- CMD ARGS...]",
+	{ .name = "run", .fn = cmd_run, .operands = "exec...", .options = run_options, .usage = "--near DEVICE [--print] [-- CMD ARGS...]",
 	  .summary = "Run a command on the CPUs and memory of a device's node.",
 	  .epilog = "Exit status: that of CMD; 1 when numaplace cannot bind, 2 usage error, 126/127 when CMD cannot run." },
 	{ .name = "snapshot", .fn = cmd_snapshot, .options = snapshot_options, .usage = "OUT | OUT.tar.gz",
@@ -42,9 +59,9 @@ const struct np_command np_commands[] = {
 	  .epilog = "OUT must be new or empty. Only the files numaplace and hwloc read are copied: no processes\n"
 		    "(only whether irqbalance runs), no MAC addresses, no serial numbers.\n"
 		    "Read it with 'numaplace --root OUT report' or 'HWLOC_FSROOT=OUT lstopo'." },
-	{ .name = "completion", .fn = cmd_completion, .options = completion_options, .usage = "bash|zsh|fish",
+	{ .name = "completion", .fn = cmd_completion, .operands = "shell", .options = completion_options, .usage = "bash|zsh|fish",
 	  .summary = "Print the completion script for bash, zsh or fish." },
-	{ .name = "help", .fn = cmd_help, .options = help_options, .usage = "[COMMAND]",
+	{ .name = "help", .fn = cmd_help, .operands = "command", .options = help_options, .usage = "[COMMAND]",
 	  .summary = "Show the commands, or the help of one command." },
 	{ .name = NULL },
 };
@@ -67,7 +84,7 @@ void np_print_usage(FILE *out)
 	      "  -V, --version  show the version\n\n"
 	      "Commands:\n", out);
 	for (const struct np_command *c = np_commands; c->name; c++)
-		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+		fprintf(out, "  %-11s %s\n", c->name, c->summary);
 	fputs("\nExit status: 0 success, 1 failure, 2 usage error.\n"
 	      "Run 'numaplace COMMAND --help' for the options of a command.\n", out);
 }

@@ -42,10 +42,20 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	}
 	if (rc)
 		return np_error("%s", ctx->err);
-	for (size_t i = 0; i < txn.nchanges; i++)
-		printf("  %s: %s -> %s\n", txn.changes[i].subject, txn.changes[i].new_value, txn.changes[i].old_value);
+	bool config = false;
+	for (size_t i = 0; i < txn.nchanges; i++) {
+		const struct np_change *c = &txn.changes[i];
+		/* A whole file is no line to show: say what changed in it. */
+		if (c->kind == NP_VALUE_TEXT)
+			printf("  %s removed: %s restored\n", c->subject, c->path);
+		else
+			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
+		config |= c->kind == NP_VALUE_TEXT;
+	}
 	printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
 	       txn.nchanges == 1 ? "" : "s");
+	if (config)
+		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
 	np_txn_free(&txn);
 	return EXIT_OK;
 }

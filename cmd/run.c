@@ -9,7 +9,7 @@
 #include "cmd.h"
 
 const struct np_option run_options[] = {
-	{ "near", 'n', "DEVICE", "run on the CPUs and memory of this device's node (address, interface, block device, driver)", "device" },
+	{ "near", 0, "DEVICE", "run on the CPUs and memory of this device's node (address, interface, block device, driver)", "device" },
 	{ "print", 0, NULL, "print the binding (and the numactl equivalent) instead of running", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };

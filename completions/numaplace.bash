@@ -3,7 +3,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs advise apply verify revert history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
 
 # The options of command $1 ('' for the global ones, before the command).
 _numaplace_options()
@@ -15,12 +15,14 @@ _numaplace_options()
 	devices) echo '--all -a --json -j --help -h' ;;
 	irqs) echo '--json -j --interval -i --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
-	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --help -h' ;;
+	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --profile-dir --help -h' ;;
 	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
+	enable) echo '--profile-dir --help -h' ;;
+	disable) echo '--help -h' ;;
 	history) echo '--json -j --state-dir --help -h' ;;
 	profile) echo '--profile-dir --help -h' ;;
-	run) echo '--near -n --print --help -h' ;;
+	run) echo '--near --print --help -h' ;;
 	snapshot) echo '--help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
@@ -43,11 +45,13 @@ _numaplace_argument()
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
+	apply:--irqbalance) echo none ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
+	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
 	profile:--profile-dir) echo dir ;;
-	run:--near | run:-n) echo device ;;
+	run:--near) echo device ;;
 	esac
 }
 
@@ -63,6 +67,8 @@ _numaplace_operands()
 	apply) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
+	enable) echo profile-name one ;;
+	disable) echo none one ;;
 	history) echo none one ;;
 	profile) echo profile many ;;
 	run) echo exec many ;;

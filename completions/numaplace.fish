@@ -30,15 +30,19 @@ function __numaplace_argument
             echo dir
         case 'apply:--state-dir'
             echo dir
+        case 'apply:--irqbalance'
+            echo none
         case 'verify:--profile-dir'
             echo dir
         case 'revert:--state-dir'
+            echo dir
+        case 'enable:--profile-dir'
             echo dir
         case 'history:--state-dir'
             echo dir
         case 'profile:--profile-dir'
             echo dir
-        case 'run:--near' 'run:-n'
+        case 'run:--near'
             echo device
     end
 end
@@ -54,6 +58,8 @@ function __numaplace_commands
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
+        enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
+        disable 'Stop applying a profile at boot (remove /etc/numaplace/boot.json).' \
         history 'List the transactions: id, time, profile, state, number of changes.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
@@ -235,7 +241,7 @@ complete -c numaplace -n '__numaplace_operand devices many' -a '(__numaplace_val
 
 # irqs
 complete -c numaplace -n '__numaplace_option irqs' -s j -l json -d 'print JSON instead of a table'
-complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart, and show what ran in between'
+complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between'
 complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
 
@@ -256,6 +262,8 @@ complete -c numaplace -n '__numaplace_option apply' -s j -l json -d 'print JSON:
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
+complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numaplace/boot.json (\'numaplace enable\'), waiting 30 s at most for the lock'
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
 
@@ -271,6 +279,14 @@ complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numa
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
 complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this help'
 
+# enable
+complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
+
+# disable
+complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this help'
+
 # history
 complete -c numaplace -n '__numaplace_option history' -s j -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
@@ -282,7 +298,7 @@ complete -c numaplace -n '__numaplace_option profile' -s h -l help -d 'show this
 complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_values profile)'
 
 # run
-complete -c numaplace -n '__numaplace_option run' -s n -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
 complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
 complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'

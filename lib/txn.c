@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conffile.h"
 #include "cpuset.h"
 #include "sysfs.h"
 
@@ -48,6 +49,7 @@ static const char *const kind_names[] = {
 	[NP_VALUE_CPULIST] = "cpulist",
 	[NP_VALUE_CPUMASK] = "cpumask",
 	[NP_VALUE_INT] = "int",
+	[NP_VALUE_TEXT] = "text",
 };
 
 const char *np_txn_state_name(enum np_txn_state state)
@@ -130,6 +132,8 @@ char *np_value_normalize(enum np_value_kind kind, const char *value)
 	}
 	case NP_VALUE_INT:
 		return normalize_int(value);
+	case NP_VALUE_TEXT:
+		return strdup(value);
 	}
 	return NULL;
 }
@@ -158,6 +162,25 @@ static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
 	return buf;
 }
 
+/* A configuration file is read whole, so that a revert restores it byte
+ * for byte; a kernel value is read as the line it is. */
+static int read_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path, char **out)
+{
+	if (kind == NP_VALUE_TEXT)
+		return np_conf_read(ctx, path, out);
+	return np_read_text(ctx, out, "%s", path);
+}
+
+/* A configuration file is replaced by a rename, never truncated and
+ * rewritten: a crash leaves the old text or the new, both in the journal. */
+static int write_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path,
+		       const char *value)
+{
+	if (kind == NP_VALUE_TEXT)
+		return np_conf_write(ctx, path, value, 0, false);
+	return np_write_text(ctx, value, "%s", path);
+}
+
 /* Reads the value at path; 1 when it equals value once both are normalized,
  * 0 when not, -errno when unreadable or malformed. *current gets the raw
  * text when asked for, and is NULL on error. */
@@ -176,7 +199,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 			     full_path(ctx, path, fp));
 		goto out;
 	}
-	rc = np_read_text(ctx, &cur, "%s", path);
+	rc = read_value(ctx, kind, path, &cur);
 	if (rc)
 		goto out;
 	have = np_value_normalize(kind, cur);
@@ -246,6 +269,18 @@ static bool path_allowed(const char *path)
 		if (p[3] == '/' || p[3] == '\0')
 			return false;
 	return true;
+}
+
+/* Besides kernel values, exactly one file, and only as whole text: irqbalance's
+ * settings, where the IRQs a transaction places are banned. */
+static bool is_config(const char *path)
+{
+	return path && !strcmp(path, NP_IRQBALANCE_CONFIG);
+}
+
+static bool change_allowed(const char *path, enum np_value_kind kind)
+{
+	return kind == NP_VALUE_TEXT ? is_config(path) : path_allowed(path);
 }
 
 static void change_free(struct np_change *c)
@@ -451,9 +486,30 @@ static int state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct
 	if (st->lockfd < 0)
 		return np_fail(ctx, -errno, "cannot open lock '%s': %s", path, strerror(errno));
 	int rc;
-	do
-		rc = flock(st->lockfd, LOCK_EX | (wait ? 0 : LOCK_NB));
-	while (rc < 0 && errno == EINTR);
+	unsigned timeout = wait && opts ? opts->lock_timeout : 0;
+	if (timeout) {
+		/* flock has no timeout: poll, which a boot service can afford. */
+		struct timespec now, end, nap = { 0, 100 * 1000 * 1000 };
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += timeout;
+		for (;;) {
+			rc = flock(st->lockfd, LOCK_EX | LOCK_NB);
+			if (rc == 0 || (errno != EWOULDBLOCK && errno != EINTR))
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > end.tv_sec ||
+			    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+				return np_fail(ctx, -EBUSY,
+					       "another numaplace apply or revert held the lock '%s' "
+					       "for %u s; gave up waiting",
+					       path, timeout);
+			nanosleep(&nap, NULL);
+		}
+	} else {
+		do
+			rc = flock(st->lockfd, LOCK_EX | (wait ? 0 : LOCK_NB));
+		while (rc < 0 && errno == EINTR);
+	}
 	if (rc < 0 && errno == EWOULDBLOCK)
 		return np_fail(ctx, -EBUSY,
 			       "another numaplace apply or revert is running (lock '%s')", path);
@@ -675,7 +731,10 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 		if (kind_parse(kind, &c->kind))
 			goto bad;
 		why = "a change's path is outside /sys and /proc";
-		if (!path_allowed(cpath))
+		if (!path_allowed(cpath) && !is_config(cpath))
+			goto bad;
+		why = "a change's kind does not fit its path";
+		if (!change_allowed(cpath, c->kind))
 			goto bad;
 		c->path = strdup(cpath);
 		c->subject = strdup(subject);
@@ -944,7 +1003,7 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 	char *cur;
 
 	*written = false;
-	int rc = np_write_text(ctx, value, "%s", c->path);
+	int rc = write_value(ctx, c->kind, c->path, value);
 	if (rc)
 		return with_subject(ctx, rc, c);
 	*written = true;
@@ -1013,7 +1072,16 @@ static int validate_changes(struct np_ctx *ctx, const struct np_change *changes,
 		return np_fail(ctx, -EINVAL, "no changes given");
 	for (size_t i = 0; i < n; i++) {
 		const struct np_change *c = &changes[i];
-		if (!path_allowed(c->path))
+		if (c->kind == NP_VALUE_TEXT && !is_config(c->path))
+			return np_fail(ctx, -EINVAL,
+				       "%s: '%s' is not '" NP_IRQBALANCE_CONFIG
+				       "', the one file that takes a text value",
+				       c->subject && *c->subject ? c->subject : "change",
+				       c->path ? c->path : "(null)");
+		if (c->kind != NP_VALUE_TEXT && is_config(c->path))
+			return np_fail(ctx, -EINVAL, "%s: '%s' takes a text value, not a %s value",
+				       display_name(c), c->path, kind_name(c->kind));
+		if (!change_allowed(c->path, c->kind))
 			return np_fail(ctx, -EINVAL, "%s: '%s' is not a path under /sys or /proc",
 				       c->subject && *c->subject ? c->subject : "change",
 				       c->path ? c->path : "(null)");
@@ -1072,9 +1140,18 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 	for (size_t i = 0; i < n; i++) {
 		struct np_change *c = &changes[i];
 		char *old;
-		int rc = np_read_text(ctx, &old, "%s", c->path);
+		int rc = read_value(ctx, c->kind, c->path, &old);
 		if (rc)
 			return with_subject(ctx, rc, c);
+		/* Made from another text than is there now: someone wrote the file
+		 * since; writing ours would drop what they wrote. */
+		if (c->kind == NP_VALUE_TEXT && c->old_value && strcmp(c->old_value, old)) {
+			free(old);
+			rc = np_fail(ctx, -EAGAIN,
+				     "'%s' changed while numaplace prepared its change; run it again",
+				     full_path(ctx, c->path, fp));
+			return with_subject(ctx, rc, c);
+		}
 		/* An old value we could not compare could not be checked at revert either. */
 		char *norm = np_value_normalize(c->kind, old);
 		if (!norm) {
@@ -1249,15 +1326,34 @@ static int refuse_finished(struct np_ctx *ctx, const struct np_txn *txn)
 	}
 }
 
+/* What a revert of a transaction from an earlier boot still restores: the
+ * configuration files, which a reboot leaves as the transaction wrote them. */
+static bool survives_reboot(const struct np_change *c)
+{
+	return c->kind == NP_VALUE_TEXT;
+}
+
+static bool has_config(const struct np_txn *txn)
+{
+	for (size_t i = 0; i < txn->nchanges; i++)
+		if (survives_reboot(&txn->changes[i]))
+			return true;
+	return false;
+}
+
 /* Reads every current value into before[] and refuses values that someone
- * else changed since the transaction, unless force. */
-static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, char **before)
+ * else changed since the transaction, unless force. stale: only the values
+ * that survive a reboot (the others stay NULL in before[]). */
+static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, bool stale,
+		       char **before)
 {
 	char fp[PATH_MAX], ex[72], exn[72], exo[72];
 	size_t ndrift = 0, first = 0;
 
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		const struct np_change *c = &txn->changes[i];
+		if (stale && !survives_reboot(c))
+			continue;
 		int rc = current_matches(ctx, c->path, c->kind, c->new_value, &before[i]);
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
@@ -1298,7 +1394,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	char *picked = NULL, *error = NULL, *boot = NULL, **before = NULL;
 	size_t *done = NULL, ndone = 0, nbefore = 0;
 	enum np_txn_state was;
-	bool any = false;
+	bool any = false, stale;
 	int rc;
 
 	if (txn_out)
@@ -1316,7 +1412,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	    (rc = refuse_finished(ctx, &txn)) || (rc = read_boot_id(ctx, &boot)))
 		goto out;
 
-	if (boot_differs(txn.boot_id, boot)) {
+	stale = boot_differs(txn.boot_id, boot);
+	if (stale && !has_config(&txn)) {
 		txn.state = NP_TXN_STALE;
 		rc = write_journal(ctx, &st, &txn, error);
 		if (!rc)
@@ -1335,14 +1432,15 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 	nbefore = txn.nchanges;
-	if ((rc = check_drift(ctx, &txn, force, before)))
+	if ((rc = check_drift(ctx, &txn, force, stale, before)))
 		goto out;
 
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
 	was = txn.state;
 	for (size_t i = 0; i < txn.nchanges && !any; i++)
-		any = !same_value(txn.changes[i].kind, before[i], txn.changes[i].old_value);
+		any = (!stale || survives_reboot(&txn.changes[i])) &&
+		      !same_value(txn.changes[i].kind, before[i], txn.changes[i].old_value);
 	if (any && was != NP_TXN_PENDING) {
 		txn.state = NP_TXN_PENDING;
 		if ((rc = write_journal(ctx, &st, &txn, error)))
@@ -1352,7 +1450,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	for (size_t i = txn.nchanges; i-- > 0;) {
 		const struct np_change *c = &txn.changes[i];
 		bool written;
-		if (same_value(c->kind, before[i], c->old_value))
+		if ((stale && !survives_reboot(c)) || same_value(c->kind, before[i], c->old_value))
 			continue;
 		rc = write_checked(ctx, c, c->old_value, &written);
 		if (written)
@@ -1384,10 +1482,20 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 
-	txn.state = NP_TXN_REVERTED;
+	txn.state = stale ? NP_TXN_STALE : NP_TXN_REVERTED;
 	if ((rc = write_journal(ctx, &st, &txn, error))) {
 		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 		np_fail(ctx, rc, "the old values were restored but %s", undo_err);
+		goto out;
+	}
+	if (stale) {
+		char fp[PATH_MAX];
+		full_path(ctx, NP_IRQBALANCE_CONFIG, fp);
+		rc = np_fail(ctx, -ESTALE,
+			     "transaction %s was applied during an earlier boot (boot id %s, now %s): "
+			     "the reboot already reset its kernel values; %s '%s'%s and marked it stale",
+			     txn.id, txn.boot_id, boot, any ? "restored" : "nothing to restore in", fp,
+			     any ? ", which a reboot keeps," : "");
 		goto out;
 	}
 	if (txn_out) {

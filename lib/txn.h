@@ -18,13 +18,18 @@ enum np_value_kind {
 	NP_VALUE_CPULIST, /* smp_affinity_list: "0-3" == "0,1,2,3" */
 	NP_VALUE_CPUMASK, /* rps_cpus, xps_cpus: "00000003" == "3" */
 	NP_VALUE_INT,     /* rq_affinity */
+	NP_VALUE_TEXT,    /* a whole configuration file, byte for byte; only
+			   * NP_IRQBALANCE_CONFIG (conffile.h), replaced atomically */
 };
 
 struct np_change {
 	char *path;       /* machine path, "/proc/irq/45/smp_affinity_list" */
 	enum np_value_kind kind;
 	char *subject;    /* stable identity for humans: "0000:23:00.0 queue 3 (irq 45)" */
-	char *old_value;  /* as read before writing (filled by np_txn_apply) */
+	char *old_value;  /* as read before writing (filled by np_txn_apply); for
+			   * NP_VALUE_TEXT the caller may set it (malloc'd) to the
+			   * text new_value was made from: the apply then fails
+			   * (-EAGAIN) when the file, once locked, holds another */
 	char *new_value;
 };
 
@@ -49,6 +54,8 @@ struct np_txn {
 struct np_txn_opts {
 	const char *state_dir;   /* NULL: NP_STATE_DIR under the context's root */
 	bool wait_for_lock;      /* false: fail at once when another apply holds the lock */
+	unsigned lock_timeout;   /* with wait_for_lock: give up (-EBUSY) after this many
+				  * seconds; 0 waits as long as it takes */
 };
 
 /* Whether the current value at path equals value once both are normalized.
@@ -72,7 +79,9 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * applied or pending) through the same write/read-back/rollback machinery.
  * A value changed by someone else since the apply is refused unless force
  * (-EBUSY, listing it in ctx->err); a transaction from an earlier boot is
- * marked stale and nothing is written (-ESTALE). */
+ * marked stale and nothing is written (-ESTALE), but for its configuration
+ * files (NP_VALUE_TEXT), which a reboot does not reset: those are restored
+ * as by a revert, drift checked, before it is marked stale. */
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
 

@@ -114,7 +114,7 @@ test_bash_completes_commands() {
 	expect_completions "numaplace --root $root devices 0000:0" 00:1f.2 03:00.0
 	expect_completions "numaplace --root $root devices 0000:03:" 00.0
 	expect_completions "numaplace --root $root advise --device=nv" nvme0n1
-	expect_completions "numaplace --root $root run -n 0000:00:1" 1f.2
+	expect_completions "numaplace --root $root run --near 0000:00:1" 1f.2
 }
 
 # The r715 fixture's PCI devices, when it has them.

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../lib/context.h"
@@ -991,6 +992,332 @@ static void test_list_oldest_first(void **state)
 		free(ids[i]);
 }
 
+/* ---- the one configuration file: irqbalance's, as whole text ---- */
+
+#define CONF "/etc/default/irqbalance"
+/* No trailing newline, and a blank line inside: only a byte-for-byte
+ * engine gives this back unchanged. */
+#define CONF_OLD "# settings\n\nIRQBALANCE_ARGS=\"--hintpolicy=exact\""
+#define CONF_NEW "# settings\n\n# numaplace: banned IRQs 45\nIRQBALANCE_ARGS=\"--hintpolicy=exact --banirq=45\"\n\n"
+
+static void put_raw(const struct fixture *f, const char *rel, const char *content, mode_t mode)
+{
+	char path[PATH_MAX];
+	parent_dirs(f, rel);
+	full(f, path, rel);
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	assert_int_equal(fchmod(fd, mode), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+static void assert_raw(const struct fixture *f, const char *rel, const char *want)
+{
+	char *got = slurp(f, rel);
+	if (!got)
+		fail_msg("'%s' is missing", rel);
+	if (strcmp(got, want)) {
+		char msg[8400];
+		snprintf(msg, sizeof(msg), "'%s' holds '%s', expected '%s'", rel, got, want);
+		free(got);
+		fail_msg("%s", msg);
+	}
+	free(got);
+}
+
+/* The standard changes plus the configuration file, last. */
+static void set_changes_conf(struct np_change *c)
+{
+	set_changes(c);
+	c[NCHANGES] = (struct np_change){ CONF, NP_VALUE_TEXT, "irqbalance: --banirq=45", NULL, CONF_NEW };
+}
+
+static void test_text_apply_revert_byte_identical(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+	struct np_txn txn;
+
+	put_raw(f, CONF, CONF_OLD, 0640);
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, &txn), 0);
+	free_olds(c, NCHANGES + 1);
+	assert_tree_applied(f);
+	assert_raw(f, CONF, CONF_NEW);
+	assert_mode(f, CONF, 0640, false);
+	assert_int_equal(txn.nchanges, NCHANGES + 1);
+	assert_int_equal(txn.changes[NCHANGES].kind, NP_VALUE_TEXT);
+	assert_string_equal(txn.changes[NCHANGES].old_value, CONF_OLD);
+
+	cJSON *j = journal(f, txn.id);
+	const cJSON *jc = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "changes"), NCHANGES);
+	assert_string_equal(jstr(jc, "path"), CONF);
+	assert_string_equal(jstr(jc, "kind"), "text");
+	assert_string_equal(jstr(jc, "old"), CONF_OLD);
+	assert_string_equal(jstr(jc, "new"), CONF_NEW);
+	cJSON_Delete(j);
+	/* No temporary file left next to it. */
+	assert_int_equal(count_entries(f, "/etc/default"), 1);
+
+	/* Matching is byte for byte: one newline more is another text. */
+	assert_int_equal(np_value_matches(&f->ctx, CONF, NP_VALUE_TEXT, CONF_NEW), 1);
+	assert_int_equal(np_value_matches(&f->ctx, CONF, NP_VALUE_TEXT, CONF_NEW "\n"), 0);
+
+	/* Applying again changes nothing. */
+	struct np_txn again;
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, &again), 0);
+	free_olds(c, NCHANGES + 1);
+	assert_int_equal(again.nchanges, 0);
+	np_txn_free(&again);
+
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
+	assert_tree_original(f);
+	assert_raw(f, CONF, CONF_OLD);
+	assert_mode(f, CONF, 0640, false);
+	assert_int_equal(count_entries(f, "/etc/default"), 1);
+	assert_journal_state(f, txn.id, "reverted");
+	np_txn_free(&txn);
+}
+
+static void test_text_rolled_back_with_the_rest(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+
+	/* The file first this time, then a kernel value that refuses the write. */
+	put_raw(f, CONF, CONF_OLD, 0644);
+	reject_writes(f, RPS, "00000000");
+	set_changes_conf(c);
+	struct np_change conf = c[NCHANGES];
+	memmove(&c[1], &c[0], NCHANGES * sizeof(*c));
+	c[0] = conf;
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -ELOOP);
+	free_olds(c, NCHANGES + 1);
+	assert_raw(f, CONF, CONF_OLD);
+	assert_file(f, IRQ45, "0-1");
+	assert_file(f, RQ, "1");
+
+	struct np_txn *txns;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(txns[0].state, NP_TXN_ROLLED_BACK);
+	np_txns_free(txns, n);
+}
+
+static void test_text_only_for_the_config_file(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+
+	put_raw(f, CONF, CONF_OLD, 0644);
+	set_changes_conf(c);
+	c[NCHANGES].path = "/etc/passwd";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
+	assert_err_has(&f->ctx, "'/etc/passwd' is not '/etc/default/irqbalance'");
+
+	set_changes_conf(c);
+	c[NCHANGES].path = RQ;
+	c[2].path = "/sys/block/sdb/queue/rq_affinity";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
+
+	set_changes_conf(c);
+	c[NCHANGES].path = "/etc/default/../default/irqbalance";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
+
+	/* The file takes nothing but text. */
+	set_changes_conf(c);
+	c[NCHANGES].kind = NP_VALUE_INT;
+	c[NCHANGES].new_value = "1";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
+	assert_err_has(&f->ctx, "takes a text value, not a int value");
+
+	assert_tree_original(f);
+	assert_raw(f, CONF, CONF_OLD);
+	assert_false(exists(f, STATE));
+
+	/* Journals are held to the same rule. */
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
+	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
+	char path[PATH_MAX];
+	full(f, path, STATE);
+	assert_int_equal(chmod(path, 0700), 0);
+	struct np_txn *txns;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "kind does not fit its path");
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
+	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "outside /sys and /proc");
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
+	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"a\\n\", \"new\": \"b\\n\"}]}");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(txns[0].changes[0].old_value, "a\n");
+	np_txns_free(txns, n);
+}
+
+static void test_text_file_must_be_a_plain_existing_file(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+	char path[PATH_MAX], target[PATH_MAX];
+
+	/* Missing: never created. */
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -ENOENT);
+	free_olds(c, NCHANGES + 1);
+	assert_false(exists(f, CONF));
+	assert_tree_original(f);
+
+	/* A symbolic link: refused before anything is written. */
+	make_dirs(f, "/etc/default");
+	put_raw(f, "/etc/elsewhere", CONF_OLD, 0644);
+	full(f, path, CONF);
+	full(f, target, "/etc/elsewhere");
+	assert_int_equal(symlink(target, path), 0);
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -ELOOP);
+	free_olds(c, NCHANGES + 1);
+	assert_err_has(&f->ctx, "symbolic link");
+	assert_raw(f, "/etc/elsewhere", CONF_OLD);
+	assert_tree_original(f);
+	assert_int_equal(count_entries(f, STATE "/txn"), 0);
+}
+
+static void test_text_changed_since_prepared(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+
+	put_raw(f, CONF, CONF_OLD "\n# added by someone else\n", 0644);
+	set_changes_conf(c);
+	c[NCHANGES].old_value = strdup(CONF_OLD);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EAGAIN);
+	free_olds(c, NCHANGES + 1);
+	assert_err_has(&f->ctx, "changed while numaplace prepared its change");
+	assert_err_has(&f->ctx, "(irqbalance: --banirq=45)");
+	assert_raw(f, CONF, CONF_OLD "\n# added by someone else\n");
+	assert_tree_original(f);
+
+	/* Made from what is there: applied. */
+	put_raw(f, CONF, CONF_OLD, 0644);
+	set_changes_conf(c);
+	c[NCHANGES].old_value = strdup(CONF_OLD);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), 0);
+	free_olds(c, NCHANGES + 1);
+	assert_raw(f, CONF, CONF_NEW);
+}
+
+static void test_text_revert_refuses_drift(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+
+	put_raw(f, CONF, CONF_OLD, 0644);
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), 0);
+	free_olds(c, NCHANGES + 1);
+	put_raw(f, CONF, CONF_NEW "# edited by hand\n", 0644);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
+	assert_err_has(&f->ctx, "changed since transaction");
+	assert_tree_applied(f);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, true, NULL), 0);
+	assert_tree_original(f);
+	assert_raw(f, CONF, CONF_OLD);
+}
+
+/* A reboot resets kernel values, not files: reverting a transaction of an
+ * earlier boot still restores the configuration file, and only it. */
+static void test_text_restored_by_a_stale_revert(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+	struct np_txn txn;
+
+	put_raw(f, CONF, CONF_OLD, 0644);
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, &txn), 0);
+	free_olds(c, NCHANGES + 1);
+
+	/* The reboot: other kernel values, same file. */
+	put(f, BOOT, "77aa-boot-two\n");
+	put(f, IRQ45, "7");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ESTALE);
+	assert_err_has(&f->ctx, "earlier boot");
+	assert_err_has(&f->ctx, "restored");
+	assert_raw(f, CONF, CONF_OLD);
+	assert_file(f, IRQ45, "7");
+	assert_file(f, IRQ46, "0");
+	assert_file(f, RQ, "2");
+	assert_journal_state(f, txn.id, "stale");
+	np_txn_free(&txn);
+
+	/* Edited since: refused like any drift, and not marked stale. */
+	put_tree(f);
+	put_raw(f, CONF, CONF_OLD, 0644);
+	set_changes_conf(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, &txn), 0);
+	free_olds(c, NCHANGES + 1);
+	put(f, BOOT, "88bb-boot-three\n");
+	put_raw(f, CONF, "# rewritten\n", 0644);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
+	assert_journal_state(f, txn.id, "applied");
+	assert_raw(f, CONF, "# rewritten\n");
+	/* Put back by hand: still drift, as for any revert; forced, there is
+	 * nothing left to write and it is marked stale. */
+	put_raw(f, CONF, CONF_OLD, 0644);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, true, NULL), -ESTALE);
+	assert_err_has(&f->ctx, "nothing to restore");
+	assert_journal_state(f, txn.id, "stale");
+	np_txn_free(&txn);
+}
+
+static void test_lock_wait_is_bounded(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX];
+	struct np_change c[NCHANGES];
+	struct timespec t0, t1;
+
+	make_dirs(f, STATE);
+	full(f, path, STATE);
+	assert_int_equal(chmod(path, 0700), 0);
+	full(f, path, STATE "/lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+
+	f->opts.wait_for_lock = true;
+	f->opts.lock_timeout = 1;
+	set_changes(c);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EBUSY);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	free_olds(c, NCHANGES);
+	double waited = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(waited >= 0.9 && waited < 5);
+	assert_err_has(&f->ctx, "for 1 s; gave up waiting");
+	assert_tree_original(f);
+
+	/* Released in time: taken. */
+	assert_int_equal(close(fd), 0);
+	char *id = apply_standard(f);
+	assert_tree_applied(f);
+	free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1340,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_dir_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_dir_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_apply_revert_byte_identical, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_rolled_back_with_the_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_only_for_the_config_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_file_must_be_a_plain_existing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_changed_since_prepared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_revert_refuses_drift, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_restored_by_a_stale_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_wait_is_bounded, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,125 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../lib/conffile.h"
+#include "../lib/resolve.h"
+#include "../lib/sysfs.h"
+#include "cmd.h"
+
+const struct np_option enable_options[] = {
+	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+/* The profile's bytes: boot.json is the file the user chose, comments of
+ * layout and all, not numaplace's rendering of it. */
+static int read_profile(const char *path, char **out)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t size = 0;
+	if (!f)
+		return -errno;
+	FILE *mem = open_memstream(&buf, &size);
+	char chunk[8192];
+	size_t n;
+	int err = mem ? 0 : errno;
+	while (!err && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (fwrite(chunk, 1, n, mem) != n)
+			err = errno ? errno : EIO;
+	if (!err && ferror(f))
+		err = EIO;
+	fclose(f);
+	if (mem && fclose(mem) && !err)
+		err = errno ? errno : ENOMEM;
+	if (!err && memchr(buf, '\0', size))
+		err = EINVAL;
+	if (err) {
+		free(buf);
+		return -err;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* The bytes read must be the profile that was resolved: the file could have
+ * changed in between, and boot would then apply something never checked. */
+static int same_profile(struct np_ctx *ctx, const struct np_profile *prof, const char *text)
+{
+	struct np_profile again;
+	if (np_profile_parse(ctx, prof->file, text, &again))
+		return 0;
+	char *a = np_profile_to_text(prof), *b = np_profile_to_text(&again);
+	int same = a && b ? !strcmp(a, b) : -ENOMEM;
+	free(a);
+	free(b);
+	np_profile_free(&again);
+	return same;
+}
+
+int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
+{
+	const struct np_command *self = np_command_find("enable");
+	struct np_optparse st = { 0 };
+	struct np_dirlist dirs = { 0 };
+	const char *arg;
+	int opt, rc = EXIT_OK;
+	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0)
+		rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+	if (rc == EXIT_OK && opt != NP_OPT_END)
+		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	else if (rc == EXIT_OK && argc - st.index != 1)
+		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
+	if (rc != EXIT_OK || opt != NP_OPT_END || np_profile_dirs_finish(&dirs)) {
+		np_dirs_free(&dirs);
+		return rc;
+	}
+
+	/* Checked exactly as 'apply --boot' will take it, on this machine (or --root). */
+	struct np_machine m;
+	struct np_profile prof;
+	struct np_resolved res;
+	rc = np_load_resolved(ctx, self, &dirs, argv[st.index], &m, &prof, &res);
+	np_dirs_free(&dirs);
+	if (rc != EXIT_OK)
+		return rc;
+
+	char target[PATH_MAX], *text = NULL;
+	struct stat sb;
+	int err = read_profile(prof.file, &text);
+	if (err) {
+		rc = np_error("cannot read '%s': %s", prof.file, strerror(-err));
+		goto out;
+	}
+	int same = same_profile(ctx, &prof, text);
+	if (same < 0) {
+		rc = np_error("%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (!same) {
+		rc = np_error("'%s' changed while it was being checked; run 'numaplace enable' again", prof.file);
+		goto out;
+	}
+	if (np_sysfs_path(ctx, target, "%s", NP_BOOT_PROFILE)) {
+		rc = np_error("%s", ctx->err);
+		goto out;
+	}
+	bool replacing = lstat(target, &sb) == 0;
+	if (np_conf_write(ctx, NP_BOOT_PROFILE, text, 0644, true)) {
+		rc = np_error("%s", ctx->err);
+		goto out;
+	}
+	printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
+	       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n, res.n == 1 ? "" : "s");
+	puts("run 'systemctl enable numaplace.service' to apply it at every boot ('numaplace apply --boot')");
+out:
+	free(text);
+	np_resolved_free(&res);
+	np_profile_free(&prof);
+	np_machine_free(&m);
+	return rc;
+}

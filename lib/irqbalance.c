@@ -1,0 +1,373 @@
+#include "irqbalance.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+
+#define ARGS_VAR "IRQBALANCE_ARGS"
+#define MARK_TAIL " (added by 'numaplace apply'; 'numaplace revert' removes them)"
+
+/* ---- sets of IRQ numbers ---- */
+
+struct irqset {
+	int *v;
+	size_t n, cap;
+};
+
+static bool irqset_has(const struct irqset *s, int irq)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == irq)
+			return true;
+	return false;
+}
+
+static int irqset_add(struct irqset *s, int irq)
+{
+	if (irqset_has(s, irq))
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		int *bigger = realloc(s->v, cap * sizeof(*bigger));
+		if (!bigger)
+			return -ENOMEM;
+		s->v = bigger;
+		s->cap = cap;
+	}
+	s->v[s->n++] = irq;
+	return 0;
+}
+
+static int by_number(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static void irqset_sort(struct irqset *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), by_number);
+}
+
+/* A decimal IRQ number, the whole of [p, end). */
+static bool parse_irq(const char *p, const char *end, int *irq)
+{
+	long v = 0;
+	if (p == end)
+		return false;
+	for (; p < end; p++) {
+		if (!isdigit((unsigned char)*p) || v > INT_MAX / 10)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	if (v > INT_MAX)
+		return false;
+	*irq = (int)v;
+	return true;
+}
+
+int np_irqbalance_irqs(const struct np_change *changes, size_t n, int **irqs, size_t *count)
+{
+	static const char prefix[] = "/proc/irq/";
+	struct irqset s = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		const char *path = changes[i].path, *num, *slash;
+		int irq;
+		if (!path || strncmp(path, prefix, sizeof(prefix) - 1))
+			continue;
+		num = path + sizeof(prefix) - 1;
+		if (!(slash = strchr(num, '/')) || !parse_irq(num, slash, &irq))
+			continue;
+		if (strcmp(slash, "/smp_affinity") && strcmp(slash, "/smp_affinity_list"))
+			continue;
+		if (irqset_add(&s, irq)) {
+			free(s.v);
+			return -ENOMEM;
+		}
+	}
+	irqset_sort(&s);
+	*irqs = s.v;
+	*count = s.n;
+	return 0;
+}
+
+/* ---- the assignment ---- */
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && blank(*p))
+		p++;
+	return p;
+}
+
+/* Where the value of an active "IRQBALANCE_ARGS=" line starts, or NULL. */
+static const char *assignment_value(const char *line, const char *end)
+{
+	const char *p = skip_blanks(line, end);
+	if (end - p > 7 && !strncmp(p, "export", 6) && blank(p[6]))
+		p = skip_blanks(p + 6, end);
+	size_t len = strlen(ARGS_VAR "=");
+	if ((size_t)(end - p) < len || strncmp(p, ARGS_VAR "=", len))
+		return NULL;
+	return p + len;
+}
+
+/* Characters that mean the same unquoted and inside double quotes, in the
+ * shell that sources the file and in systemd's EnvironmentFile parser. */
+static bool plain_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("_-=,.:/+@%", c);
+}
+
+struct value {
+	const char *start, *end; /* the words, quotes excluded */
+	const char *close;       /* the closing quote, or NULL when unquoted */
+};
+
+static int parse_value(struct np_ctx *ctx, const char *p, const char *end, struct value *v)
+{
+	const char *q;
+	memset(v, 0, sizeof(*v));
+	if (p < end && (*p == '"' || *p == '\'')) {
+		char quote = *p;
+		for (q = p + 1; q < end && *q != quote; q++)
+			if (quote == '"' && *q == '\\')
+				q++;
+		if (q >= end)
+			return np_fail(ctx, -EINVAL, ARGS_VAR " goes on past its line (no closing %c)", quote);
+		v->start = p + 1;
+		v->end = q;
+		v->close = q;
+		q++;
+	} else {
+		for (q = p; q < end && !blank(*q); q++)
+			if (!plain_char(*q))
+				return np_fail(ctx, -EINVAL,
+					       ARGS_VAR " is unquoted and holds '%c', which would need quoting", *q);
+		v->start = p;
+		v->end = q;
+	}
+	if (skip_blanks(q, end) != end)
+		return np_fail(ctx, -EINVAL, "text follows the value of " ARGS_VAR " on its line");
+	return 0;
+}
+
+/* The IRQs the words ban: --banirq=N, --banirq N, -iN and -i N (getopt's forms). */
+static int banned_in(const struct value *v, struct irqset *out)
+{
+	const char *p = v->start, *prev = NULL, *prev_end = NULL;
+	while ((p = skip_blanks(p, v->end)) < v->end) {
+		const char *w = p;
+		while (p < v->end && !blank(*p))
+			p++;
+		size_t len = (size_t)(p - w);
+		int irq, rc = 0;
+		if (len > 9 && !strncmp(w, "--banirq=", 9) && parse_irq(w + 9, p, &irq))
+			rc = irqset_add(out, irq);
+		else if (len > 2 && !strncmp(w, "-i", 2) && parse_irq(w + 2, p, &irq))
+			rc = irqset_add(out, irq);
+		else if (prev && parse_irq(w, p, &irq) &&
+			 ((prev_end - prev == 8 && !strncmp(prev, "--banirq", 8)) ||
+			  (prev_end - prev == 2 && !strncmp(prev, "-i", 2))))
+			rc = irqset_add(out, irq);
+		if (rc)
+			return rc;
+		prev = w;
+		prev_end = p;
+	}
+	return 0;
+}
+
+/* The IRQs an earlier numaplace mark line lists. */
+static int marked_in(const char *line, const char *end, struct irqset *out)
+{
+	size_t len = strlen(NP_IRQBALANCE_MARK);
+	if ((size_t)(end - line) < len || strncmp(line, NP_IRQBALANCE_MARK, len))
+		return 0;
+	for (const char *p = line + len;;) {
+		p = skip_blanks(p, end);
+		const char *w = p;
+		while (p < end && isdigit((unsigned char)*p))
+			p++;
+		int irq;
+		if (!parse_irq(w, p, &irq))
+			return 0;
+		if (irqset_add(out, irq))
+			return -ENOMEM;
+	}
+}
+
+static void print_mark(FILE *f, const struct irqset *s)
+{
+	fputs(NP_IRQBALANCE_MARK, f);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(f, " %d", s->v[i]);
+	fputs(MARK_TAIL "\n", f);
+}
+
+static void print_bans(FILE *f, const struct irqset *s, bool space)
+{
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(f, "%s--banirq=%d", space || i ? " " : "", s->v[i]);
+}
+
+int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs, size_t n,
+			   char **out, int **added, size_t *nadded)
+{
+	struct irqset banned = { 0 }, add = { 0 }, marked = { 0 };
+	const char *line = NULL, *line_end = NULL, *prev = NULL, *prev_end = NULL;
+	const char *val = NULL, *last = NULL, *last_end = NULL;
+	struct value v = { 0 };
+	char *buf = NULL;
+	size_t size = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*added = NULL;
+	*nadded = 0;
+	/* The last assignment is the one the shell and systemd keep. */
+	for (const char *p = text; *p;) {
+		const char *e = strchrnul(p, '\n');
+		const char *value = assignment_value(p, e);
+		if (value) {
+			val = value;
+			line = p;
+			line_end = e;
+			prev = last;
+			prev_end = last_end;
+		}
+		last = p;
+		last_end = e;
+		p = *e ? e + 1 : e;
+	}
+	if (val && (rc = parse_value(ctx, val, line_end, &v)))
+		goto out;
+	if (val && (rc = banned_in(&v, &banned)))
+		goto nomem;
+	for (size_t i = 0; i < n; i++)
+		if (!irqset_has(&banned, irqs[i]) && irqset_add(&add, irqs[i]))
+			goto nomem;
+	if (!add.n)
+		goto out;
+	irqset_sort(&add);
+
+	/* The mark lists what numaplace banned before too, so that it stays true. */
+	if (prev && (rc = marked_in(prev, prev_end, &marked)))
+		goto nomem;
+	for (size_t i = 0; i < add.n; i++)
+		if (irqset_add(&marked, add.v[i]))
+			goto nomem;
+	irqset_sort(&marked);
+	bool had_mark = prev && (size_t)(prev_end - prev) >= strlen(NP_IRQBALANCE_MARK) &&
+			!strncmp(prev, NP_IRQBALANCE_MARK, strlen(NP_IRQBALANCE_MARK));
+
+	FILE *f = open_memstream(&buf, &size);
+	if (!f)
+		goto nomem;
+	if (!val) {
+		size_t len = strlen(text);
+		fputs(text, f);
+		if (len && text[len - 1] != '\n')
+			fputc('\n', f);
+		if (len)
+			fputc('\n', f);
+		print_mark(f, &marked);
+		fputs(ARGS_VAR "=\"", f);
+		print_bans(f, &add, false);
+		fputs("\"\n", f);
+	} else {
+		const char *start = had_mark ? prev : line;
+		fwrite(text, 1, (size_t)(start - text), f);
+		print_mark(f, &marked);
+		bool space = v.end > v.start && !blank(v.end[-1]);
+		if (v.close) {
+			fwrite(line, 1, (size_t)(v.close - line), f);
+			print_bans(f, &add, space);
+			fputs(v.close, f);
+		} else {
+			/* Quoted now, for the words to stay one value. */
+			fwrite(line, 1, (size_t)(val - line), f);
+			fputc('"', f);
+			fwrite(v.start, 1, (size_t)(v.end - v.start), f);
+			print_bans(f, &add, space);
+			fputc('"', f);
+			fputs(v.end, f);
+		}
+	}
+	if (fclose(f) || !buf)
+		goto nomem;
+	*out = buf;
+	buf = NULL;
+	*added = add.v;
+	*nadded = add.n;
+	add.v = NULL;
+	goto out;
+nomem:
+	rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+out:
+	free(buf);
+	free(banned.v);
+	free(add.v);
+	free(marked.v);
+	return rc;
+}
+
+int np_irqbalance_ban_change(struct np_ctx *ctx, const int *irqs, size_t n, struct np_change *out,
+			     int **added, size_t *nadded)
+{
+	char *text, *edited, *subject = NULL, *path = NULL, full[PATH_MAX], detail[sizeof(ctx->err)];
+	size_t subject_len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	*added = NULL;
+	*nadded = 0;
+	if ((rc = np_conf_read(ctx, NP_IRQBALANCE_CONFIG, &text)))
+		return rc;
+	rc = np_irqbalance_ban_text(ctx, text, irqs, n, &edited, added, nadded);
+	if (rc) {
+		free(text);
+		if (rc == -ENOMEM || np_sysfs_path(ctx, full, "%s", NP_IRQBALANCE_CONFIG))
+			return rc;
+		memcpy(detail, ctx->err, sizeof(detail));
+		return np_fail(ctx, rc, "'%s': %s", full, detail);
+	}
+	if (!edited) {
+		free(text);
+		return 0;
+	}
+	FILE *f = open_memstream(&subject, &subject_len);
+	if (f) {
+		fputs("irqbalance:", f);
+		for (size_t i = 0; i < *nadded; i++)
+			fprintf(f, " --banirq=%d", (*added)[i]);
+		if (fclose(f))
+			subject = NULL;
+	}
+	path = strdup(NP_IRQBALANCE_CONFIG);
+	if (!subject || !path) {
+		free(text);
+		free(edited);
+		free(subject);
+		free(path);
+		free(*added);
+		*added = NULL;
+		*nadded = 0;
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	*out = (struct np_change){ .path = path, .kind = NP_VALUE_TEXT, .subject = subject,
+				   .old_value = text, .new_value = edited };
+	return 0;
+}

@@ -1,0 +1,255 @@
+/* The irqbalance ban (lib/irqbalance.c): which IRQs a profile places, and the
+ * edit of /etc/default/irqbalance that bans them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../lib/context.h"
+#include "../../lib/irqbalance.h"
+
+#define MARK NP_IRQBALANCE_MARK
+#define TAIL " (added by 'numaplace apply'; 'numaplace revert' removes them)\n"
+
+static struct np_ctx ctx;
+
+static int setup(void **state)
+{
+	(void)state;
+	return np_ctx_init(&ctx, NULL);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	np_ctx_fini(&ctx);
+	return 0;
+}
+
+/* Bans irqs in text and checks the result (NULL: nothing to change) and
+ * the IRQs reported as added ("34 40", "" for none). */
+static void check_ban(const char *text, const int *irqs, size_t n, const char *want, const char *want_added)
+{
+	char *out = (char *)"unset", added_text[256] = "";
+	int *added = (int *)1;
+	size_t nadded = 99, len = 0;
+	int rc = np_irqbalance_ban_text(&ctx, text, irqs, n, &out, &added, &nadded);
+	if (rc)
+		fail_msg("ban of '%s' failed: %d %s", text, rc, ctx.err);
+	for (size_t i = 0; i < nadded; i++)
+		len += (size_t)snprintf(added_text + len, sizeof(added_text) - len, "%s%d", i ? " " : "", added[i]);
+	if (!want) {
+		if (out)
+			fail_msg("expected no change of '%s', got '%s'", text, out);
+	} else {
+		if (!out)
+			fail_msg("expected '%s', got no change", want);
+		assert_string_equal(out, want);
+	}
+	assert_string_equal(added_text, want_added);
+	free(out);
+	free(added);
+}
+
+static void check_refused(const char *text, const char *why)
+{
+	static const int irq34[] = { 34 };
+	char *out = (char *)"unset";
+	int *added = NULL;
+	size_t nadded = 0;
+	assert_int_equal(np_irqbalance_ban_text(&ctx, text, irq34, 1, &out, &added, &nadded), -EINVAL);
+	assert_null(out);
+	assert_null(added);
+	if (!strstr(ctx.err, why))
+		fail_msg("refusal of '%s' says '%s', lacks '%s'", text, ctx.err, why);
+}
+
+static void test_irqs_of_changes(void **state)
+{
+	(void)state;
+	struct np_change c[] = {
+		{ .path = "/proc/irq/45/smp_affinity_list" },
+		{ .path = "/sys/class/net/eth0/queues/rx-0/rps_cpus" },
+		{ .path = "/proc/irq/7/smp_affinity" },
+		{ .path = "/proc/irq/45/smp_affinity" },
+		{ .path = "/proc/irq/8/effective_affinity_list" },
+		{ .path = "/proc/irq/x9/smp_affinity_list" },
+		{ .path = "/proc/irq/1000/smp_affinity_list" },
+	};
+	int *irqs;
+	size_t n;
+	assert_int_equal(np_irqbalance_irqs(c, sizeof(c) / sizeof(c[0]), &irqs, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(irqs[0], 7);
+	assert_int_equal(irqs[1], 45);
+	assert_int_equal(irqs[2], 1000);
+	free(irqs);
+	assert_int_equal(np_irqbalance_irqs(c + 1, 1, &irqs, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(irqs);
+}
+
+static void test_ban_adds_to_the_users_args(void **state)
+{
+	(void)state;
+	static const int irqs[] = { 40, 34 };
+	check_ban("# settings\nIRQBALANCE_ARGS=\"--hintpolicy=exact\"\nIRQBALANCE_ONESHOT=\n", irqs, 2,
+		  "# settings\n" MARK " 34 40" TAIL "IRQBALANCE_ARGS=\"--hintpolicy=exact --banirq=34 --banirq=40\"\n"
+		  "IRQBALANCE_ONESHOT=\n",
+		  "34 40");
+	/* Single quotes stay, so do blanks and "export". */
+	check_ban("  export IRQBALANCE_ARGS='-d '  \n", irqs, 1,
+		  MARK " 40" TAIL "  export IRQBALANCE_ARGS='-d --banirq=40'  \n", "40");
+	/* An unquoted value is quoted, for the words to stay one value. */
+	check_ban("IRQBALANCE_ARGS=--hintpolicy=exact", irqs, 1,
+		  MARK " 40" TAIL "IRQBALANCE_ARGS=\"--hintpolicy=exact --banirq=40\"", "40");
+	check_ban("IRQBALANCE_ARGS=\n", irqs, 1, MARK " 40" TAIL "IRQBALANCE_ARGS=\"--banirq=40\"\n", "40");
+	check_ban("IRQBALANCE_ARGS=\"\"\n", irqs, 1, MARK " 40" TAIL "IRQBALANCE_ARGS=\"--banirq=40\"\n", "40");
+	/* The last assignment is the one that counts. */
+	check_ban("IRQBALANCE_ARGS=\"-a\"\n#IRQBALANCE_ARGS=\"-c\"\nIRQBALANCE_ARGS=\"-b\"\n", irqs, 1,
+		  "IRQBALANCE_ARGS=\"-a\"\n#IRQBALANCE_ARGS=\"-c\"\n" MARK " 40" TAIL "IRQBALANCE_ARGS=\"-b --banirq=40\"\n",
+		  "40");
+	/* Escaped quotes inside double quotes are part of the value. */
+	check_ban("IRQBALANCE_ARGS=\"--x=\\\"a b\\\"\"\n", irqs, 1,
+		  MARK " 40" TAIL "IRQBALANCE_ARGS=\"--x=\\\"a b\\\" --banirq=40\"\n", "40");
+}
+
+static void test_ban_appends_an_assignment(void **state)
+{
+	(void)state;
+	static const int irqs[] = { 34 };
+	/* Debian's file: every line a comment. */
+	check_ban("# IRQBALANCE_ARGS\n#    Append any args here\n#IRQBALANCE_ARGS=\n", irqs, 1,
+		  "# IRQBALANCE_ARGS\n#    Append any args here\n#IRQBALANCE_ARGS=\n\n" MARK " 34" TAIL
+		  "IRQBALANCE_ARGS=\"--banirq=34\"\n",
+		  "34");
+	check_ban("IRQBALANCE_ONESHOT=1", irqs, 1,
+		  "IRQBALANCE_ONESHOT=1\n\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", "34");
+	check_ban("", irqs, 1, MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", "34");
+	/* A name that only starts the same is another variable. */
+	check_ban("IRQBALANCE_ARGSX=\"-a\"\n", irqs, 1,
+		  "IRQBALANCE_ARGSX=\"-a\"\n\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", "34");
+}
+
+static void test_ban_is_idempotent(void **state)
+{
+	(void)state;
+	static const int irqs[] = { 34, 40, 34 };
+	/* Every spelling getopt takes counts as a ban. */
+	check_ban("IRQBALANCE_ARGS=\"--banirq=34 -i40\"\n", irqs, 3, NULL, "");
+	check_ban("IRQBALANCE_ARGS=\"--banirq 34 -i 40\"\n", irqs, 3, NULL, "");
+	check_ban("IRQBALANCE_ARGS='-i 34'\n", irqs, 3, MARK " 40" TAIL "IRQBALANCE_ARGS='-i 34 --banirq=40'\n", "40");
+
+	/* A second ban merges into numaplace's mark, and repeats nothing. */
+	static const int first[] = { 34 }, second[] = { 34, 41 };
+	const char *once = "# mine\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34\"\n";
+	check_ban("# mine\nIRQBALANCE_ARGS=\"-x\"\n", first, 1, once, "34");
+	check_ban(once, first, 1, NULL, "");
+	check_ban(once, second, 2, "# mine\n" MARK " 34 41" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34 --banirq=41\"\n",
+		  "41");
+	check_ban(once, NULL, 0, NULL, "");
+}
+
+static void test_ban_refuses_what_it_cannot_edit_safely(void **state)
+{
+	(void)state;
+	check_refused("IRQBALANCE_ARGS=\"--a \\\n--b\"\n", "goes on past its line");
+	check_refused("IRQBALANCE_ARGS='--a\n", "goes on past its line");
+	check_refused("IRQBALANCE_ARGS=\"--a\" # comment\n", "text follows the value");
+	check_refused("IRQBALANCE_ARGS=\"--a\"\"--b\"\n", "text follows the value");
+	check_refused("IRQBALANCE_ARGS=--a --b\n", "text follows the value");
+	check_refused("IRQBALANCE_ARGS=$OTHER\n", "would need quoting");
+	check_refused("IRQBALANCE_ARGS=--a\\\n", "would need quoting");
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void test_ban_change_reads_the_root(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/numaplace-irqb-XXXXXX", path[PATH_MAX];
+	static const int irqs[] = { 34 };
+	struct np_ctx rctx;
+	struct np_change c;
+	int *added;
+	size_t nadded;
+
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(np_ctx_init(&rctx, root), 0);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), -ENOENT);
+	assert_null(c.path);
+	assert_non_null(strstr(rctx.err, "/etc/default/irqbalance"));
+
+	snprintf(path, sizeof(path), "%s/etc", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/etc/default", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/etc/default/irqbalance", root);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("IRQBALANCE_ARGS=\"-x\"\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), 0);
+	assert_string_equal(c.path, NP_IRQBALANCE_CONFIG);
+	assert_int_equal(c.kind, NP_VALUE_TEXT);
+	assert_string_equal(c.subject, "irqbalance: --banirq=34");
+	assert_string_equal(c.old_value, "IRQBALANCE_ARGS=\"-x\"\n");
+	assert_string_equal(c.new_value, MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34\"\n");
+	assert_int_equal(nadded, 1);
+	assert_int_equal(added[0], 34);
+	free(c.path);
+	free(c.subject);
+	free(c.old_value);
+	free(c.new_value);
+	free(added);
+
+	/* Banned already: no change. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("IRQBALANCE_ARGS=\"-i 34\"\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), 0);
+	assert_null(c.path);
+	assert_null(c.new_value);
+	assert_int_equal(nadded, 0);
+
+	/* Refused: the message names the file. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("IRQBALANCE_ARGS=\"-x\" -y\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), -EINVAL);
+	assert_non_null(strstr(rctx.err, path));
+	assert_non_null(strstr(rctx.err, "text follows the value"));
+
+	np_ctx_fini(&rctx);
+	assert_int_equal(nftw(root, remove_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_irqs_of_changes),
+		cmocka_unit_test_setup_teardown(test_ban_adds_to_the_users_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ban_appends_an_assignment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ban_is_idempotent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ban_refuses_what_it_cannot_edit_safely, setup, teardown),
+		cmocka_unit_test(test_ban_change_reads_the_root),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
