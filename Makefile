@@ -60,7 +60,7 @@ numaplace: $(CMD_SRC:%.c=build/%.o) build/libnumaplace.a
 build/san/numaplace: $(CMD_SRC:%.c=build/san/%.o) build/san/libnumaplace.a
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
 
-build/san/tests/unit/%: tests/unit/%.c build/san/libnumaplace.a $(HEADERS)
+build/san/tests/unit/%: tests/unit/%.c build/san/libnumaplace.a $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
 	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< build/san/libnumaplace.a \

@@ -164,11 +164,17 @@ static void irqb_print(const struct irqb *ib, bool done)
 	}
 }
 
-/* A resolved profile on this machine; returns an exit status. */
-int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
+/* A resolved profile on this machine; returns an exit status. The search
+ * path is completed with the standard directories, then freed. */
+int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res)
 {
+	if (np_profile_dirs_finish(dirs)) {
+		np_dirs_free(dirs);
+		return np_error("%s", strerror(ENOMEM));
+	}
 	int rc = np_profile_open(ctx, self, dirs, name, prof);
+	np_dirs_free(dirs);
 	if (rc != EXIT_OK)
 		return rc;
 	if (np_machine_load(ctx, m)) {
@@ -313,7 +319,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_usage_error(self, "--boot applies " NP_BOOT_PROFILE " and takes no PROFILE");
 	else if (rc == EXIT_OK && !boot && argc - st.index != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END || np_profile_dirs_finish(&dirs)) {
+	if (rc != EXIT_OK || opt != NP_OPT_END) {
 		np_dirs_free(&dirs);
 		return rc;
 	}
@@ -340,7 +346,6 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	struct np_resolved res;
 	struct irqb ib;
 	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &res);
-	np_dirs_free(&dirs);
 	if (rc != EXIT_OK)
 		return rc;
 	if (boot && !json)

@@ -109,9 +109,10 @@ int np_profile_open(struct np_ctx *ctx, const struct np_command *self, const str
 
 struct np_machine;
 struct np_resolved;
-/* Loads the profile and the machine and resolves one on the other, printing
- * what went wrong. Returns an exit status; on EXIT_OK the caller frees all three. */
-int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
+/* Loads the profile (dirs: the --profile-dir entries, completed and freed
+ * here) and the machine and resolves one on the other, printing what went
+ * wrong. Returns an exit status; on EXIT_OK the caller frees all three. */
+int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
 /* Rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);

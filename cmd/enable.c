@@ -74,7 +74,7 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
 	else if (rc == EXIT_OK && argc - st.index != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END || np_profile_dirs_finish(&dirs)) {
+	if (rc != EXIT_OK || opt != NP_OPT_END) {
 		np_dirs_free(&dirs);
 		return rc;
 	}
@@ -84,7 +84,6 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	struct np_profile prof;
 	struct np_resolved res;
 	rc = np_load_resolved(ctx, self, &dirs, argv[st.index], &m, &prof, &res);
-	np_dirs_free(&dirs);
 	if (rc != EXIT_OK)
 		return rc;
 

@@ -50,6 +50,8 @@ void np_dirs_free(struct np_dirlist *d)
 	for (size_t i = 0; i < d->n; i++)
 		free(d->v[i]);
 	free(d->v);
+	d->v = NULL;
+	d->n = 0;
 }
 
 /* Running from a checkout, the profiles sit in the source tree: next to the

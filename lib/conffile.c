@@ -125,7 +125,7 @@ static int make_parents(struct np_ctx *ctx, const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+int np_write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, buf, len);
@@ -176,7 +176,7 @@ int np_conf_write(struct np_ctx *ctx, const char *path, const char *content, mod
 	     fchown(fd, st.st_uid, st.st_gid) < 0))
 		err = errno;
 	if (!err)
-		err = -write_all(fd, content, strlen(content));
+		err = -np_write_all(fd, content, strlen(content));
 	if (!err && fsync(fd) < 0)
 		err = errno;
 	if (close(fd) < 0 && !err)

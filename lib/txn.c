@@ -564,20 +564,6 @@ fail:
 	return NULL;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Write to a temporary name, sync, rename, sync the directory: a crash
  * leaves either the old journal or the new one, never a torn one. */
 static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
@@ -602,9 +588,9 @@ static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_t
 				 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 		err = errno;
 	if (!err)
-		err = -write_all(fd, text, strlen(text));
+		err = -np_write_all(fd, text, strlen(text));
 	if (!err)
-		err = -write_all(fd, "\n", 1);
+		err = -np_write_all(fd, "\n", 1);
 	if (!err && fsync(fd) < 0)
 		err = errno;
 	if (fd >= 0 && close(fd) < 0 && !err)

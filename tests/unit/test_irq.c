@@ -7,8 +7,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +19,7 @@
 #include "../../lib/irq.h"
 #include "../../lib/pci.h"
 #include "../../lib/topology.h"
+#include "tmproot.h"
 
 struct fixture {
 	char root[64];
@@ -29,45 +28,6 @@ struct fixture {
 	struct np_topology topo;
 	struct np_irqs irqs;
 };
-
-static void make_dirs(const struct fixture *f, const char *rel)
-{
-	char path[PATH_MAX + sizeof(f->root)];
-	snprintf(path, sizeof(path), "%s%s", f->root, rel);
-	for (char *p = path + strlen(f->root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			fail_msg("mkdir '%s': %s", path, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		fail_msg("mkdir '%s': %s", path, strerror(errno));
-}
-
-/* Writes len bytes (content may hold NULs) at root + rel, making parents. */
-static void put_bytes(const struct fixture *f, const char *rel, const char *content, size_t len)
-{
-	char dir[PATH_MAX], path[PATH_MAX + sizeof(f->root)];
-	snprintf(dir, sizeof(dir), "%s", rel);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		make_dirs(f, dir);
-	}
-	snprintf(path, sizeof(path), "%s%s", f->root, rel);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		fail_msg("create '%s': %s", path, strerror(errno));
-	assert_int_equal(write(fd, content, len), (ssize_t)len);
-	assert_int_equal(close(fd), 0);
-}
-
-static void put(const struct fixture *f, const char *rel, const char *content)
-{
-	put_bytes(f, rel, content, strlen(content));
-}
 
 /* Builds a topology by hand: node ids[i] holds the CPUs of lists[i]. */
 static void make_topo(struct np_topology *t, int nnodes, const int *ids, const char *const *lists)
@@ -100,14 +60,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -1;
-	strcpy(f->root, "/tmp/numaplace-irq-XXXXXX");
-	if (!mkdtemp(f->root)) {
-		free(f);
-		return -1;
-	}
-	if (np_ctx_init(&f->ctx, f->root)) {
-		np_ctx_fini(&f->ctx);
-		rmdir(f->root);
+	if (tmproot_create(f->root, sizeof(f->root), "/tmp/numaplace-irq-XXXXXX", &f->ctx)) {
 		free(f);
 		return -1;
 	}
@@ -118,20 +71,12 @@ static int setup(void **state)
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	np_irqs_free(&f->irqs);
 	np_topology_free(&f->topo);
-	np_ctx_fini(&f->ctx);
-	int rc = nftw(f->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	int rc = tmproot_remove(f->root, &f->ctx);
 	free(f);
 	return rc;
 }
@@ -182,7 +127,7 @@ static void assert_irq_numbers(const struct fixture *f, const int *want, size_t 
 
 static void read_counts(struct fixture *f, const char *interrupts)
 {
-	put(f, "/proc/interrupts", interrupts);
+	tmproot_put(f->root, "/proc/interrupts", interrupts);
 	int rc = np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs);
 	if (rc)
 		fail_msg("np_irqs_read_counts: %d (%s)", rc, f->ctx.err);
@@ -360,7 +305,7 @@ static void test_malformed_rows(void **state)
 		" 13:   18446744073709551615          1   IO-APIC  13-edge   x\n" /* 16 */
 		" 14:          3          4   IO-APIC  14-edge   good14\n"       /* 17 */
 		" 15:          3          4   IO-APIC  15-edge   trailing"; /* 18, no newline */
-	put_bytes(f, "/proc/interrupts", text, sizeof(text) - 1);
+	tmproot_put_bytes(f->root, "/proc/interrupts", text, sizeof(text) - 1);
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), 0);
 
 	static const int want[] = { 1, 5, 14, 15 };
@@ -397,7 +342,7 @@ static void test_binary_anywhere(void **state)
 				   " \0" "4: 1 1 c 0-edge nul\n"
 				   " 5: 1 1 c 0-edge five\x7f\n"
 				   " 6: 1 1 c 0-edge six\r\n";
-	put_bytes(f, "/proc/interrupts", text, sizeof(text) - 1);
+	tmproot_put_bytes(f->root, "/proc/interrupts", text, sizeof(text) - 1);
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), 0);
 	static const int want[] = { 1, 6 };
 	assert_irq_numbers(f, want, 2);
@@ -456,28 +401,28 @@ static void test_no_header(void **state)
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "'%s/proc/interrupts'", f->root);
 
-	put(f, "/proc/interrupts", "  0:   68   0   IO-APIC   2-edge   timer\n");
+	tmproot_put(f->root, "/proc/interrupts", "  0:   68   0   IO-APIC   2-edge   timer\n");
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), -EINVAL);
 	assert_non_null(strstr(f->ctx.err, path));
 	assert_non_null(strstr(f->ctx.err, "no header"));
 	assert_int_equal(f->irqs.n, 0);
 	assert_null(f->irqs.v);
 
-	put(f, "/proc/interrupts", "");
+	tmproot_put(f->root, "/proc/interrupts", "");
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), -EINVAL);
 	assert_non_null(strstr(f->ctx.err, path));
 
-	put(f, "/proc/interrupts", "   CPU0   CPUx\n  0:  1  2  c  0-edge  t\n");
+	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPUx\n  0:  1  2  c  0-edge  t\n");
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), -EINVAL);
 	assert_non_null(strstr(f->ctx.err, path));
 	assert_non_null(strstr(f->ctx.err, "'CPUx'"));
 
-	put(f, "/proc/interrupts", "   CPU0   CPU0\n");
+	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPU0\n");
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), -EINVAL);
 	assert_non_null(strstr(f->ctx.err, "twice"));
 
 	/* A header alone is a machine with no device interrupts, not an error. */
-	put(f, "/proc/interrupts", "\n   CPU0   CPU1\nNMI: 0 0 Non-maskable interrupts\n");
+	tmproot_put(f->root, "/proc/interrupts", "\n   CPU0   CPU1\nNMI: 0 0 Non-maskable interrupts\n");
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), 0);
 	assert_int_equal(f->irqs.n, 0);
 	np_irqs_free(&f->irqs);
@@ -493,10 +438,10 @@ static void test_no_header(void **state)
 static void load_topology(struct fixture *f)
 {
 	np_topology_free(&f->topo);
-	put(f, "/sys/devices/system/cpu/present", "0-3\n");
-	put(f, "/sys/devices/system/cpu/online", "0-3\n");
-	put(f, "/sys/devices/system/node/node0/cpulist", "0-1\n");
-	put(f, "/sys/devices/system/node/node2/cpulist", "2-3\n");
+	tmproot_put(f->root, "/sys/devices/system/cpu/present", "0-3\n");
+	tmproot_put(f->root, "/sys/devices/system/cpu/online", "0-3\n");
+	tmproot_put(f->root, "/sys/devices/system/node/node0/cpulist", "0-1\n");
+	tmproot_put(f->root, "/sys/devices/system/node/node2/cpulist", "2-3\n");
 	int rc = np_topology_load(&f->ctx, &f->topo);
 	if (rc)
 		fail_msg("np_topology_load: %s", f->ctx.err);
@@ -506,21 +451,21 @@ static void test_affinity(void **state)
 {
 	struct fixture *f = *state;
 	load_topology(f);
-	put(f, "/proc/interrupts", "   CPU0   CPU1   CPU2   CPU3\n"
+	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPU1   CPU2   CPU3\n"
 				   " 30:  1  2  3  4  chip 0-edge lists\n"
 				   " 31:  0  0  0  0  chip 1-edge masks\n"
 				   " 32:  0  0  0  0  chip 2-edge none\n"
 				   " 33:  0  0  0  0  chip 3-edge bad\n"
 				   " 34:  0  0  0  0  chip 4-edge badmask\n");
-	put(f, "/proc/irq/30/smp_affinity_list", "0-3\n");
-	put(f, "/proc/irq/30/smp_affinity", "f\n");
-	put(f, "/proc/irq/30/effective_affinity_list", "2\n");
-	put(f, "/proc/irq/31/smp_affinity", "0000000a\n");
-	put(f, "/proc/irq/31/effective_affinity", "00000008\n");
-	put(f, "/proc/irq/32/node", "0\n");
-	put(f, "/proc/irq/33/smp_affinity_list", "0-x\n");
-	put(f, "/proc/irq/33/effective_affinity_list", "1\n");
-	put(f, "/proc/irq/34/smp_affinity", "zz\n");
+	tmproot_put(f->root, "/proc/irq/30/smp_affinity_list", "0-3\n");
+	tmproot_put(f->root, "/proc/irq/30/smp_affinity", "f\n");
+	tmproot_put(f->root, "/proc/irq/30/effective_affinity_list", "2\n");
+	tmproot_put(f->root, "/proc/irq/31/smp_affinity", "0000000a\n");
+	tmproot_put(f->root, "/proc/irq/31/effective_affinity", "00000008\n");
+	tmproot_put(f->root, "/proc/irq/32/node", "0\n");
+	tmproot_put(f->root, "/proc/irq/33/smp_affinity_list", "0-x\n");
+	tmproot_put(f->root, "/proc/irq/33/effective_affinity_list", "1\n");
+	tmproot_put(f->root, "/proc/irq/34/smp_affinity", "zz\n");
 	assert_int_equal(np_irqs_read(&f->ctx, &f->topo, &f->irqs), 0);
 	assert_int_equal(f->irqs.n, 5);
 	assert_false(f->irqs.debugfs);
@@ -564,15 +509,15 @@ static void test_affinity(void **state)
 static void test_debugfs_managed(void **state)
 {
 	struct fixture *f = *state;
-	put(f, "/proc/interrupts", "   CPU0   CPU1\n"
+	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPU1\n"
 				   " 40:  1  0  PCI-MSIX-0000:00:02.0 0-edge virtio1-config\n"
 				   " 41:  0  1  PCI-MSIX-0000:00:02.0 1-edge virtio1-req.0\n"
 				   " 42:  0  1  PCI-MSIX-0000:00:02.0 2-edge virtio1-req.1\n");
-	put(f, "/sys/kernel/debug/irq/irqs/40",
+	tmproot_put(f->root, "/sys/kernel/debug/irq/irqs/40",
 	    "handler:  handle_edge_irq\ndevice:   0000:00:02.0\nstatus:   0x00004000\n"
 	    "dstate:   0x00401200\n            IRQD_ACTIVATED\n            IRQD_IRQ_STARTED\n"
 	    "node:     0\naffinity: 0-1\n");
-	put(f, "/sys/kernel/debug/irq/irqs/41",
+	tmproot_put(f->root, "/sys/kernel/debug/irq/irqs/41",
 	    "handler:  handle_edge_irq\ndevice:   0000:00:02.0\n"
 	    "dstate:   0x31600200\n            IRQD_ACTIVATED\n            IRQD_IRQ_STARTED\n"
 	    "            IRQD_SINGLE_TARGET\n            IRQD_AFFINITY_MANAGED\n"

@@ -7,7 +7,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "../../lib/context.h"
 #include "../../lib/irqbalance.h"
+#include "tmproot.h"
 
 #define MARK NP_IRQBALANCE_MARK
 #define TAIL " (added by 'numaplace apply'; 'numaplace revert' removes them)\n"
@@ -172,13 +172,6 @@ static void test_ban_refuses_what_it_cannot_edit_safely(void **state)
 	check_refused("IRQBALANCE_ARGS=--a\\\n", "would need quoting");
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static void test_ban_change_reads_the_root(void **state)
 {
 	(void)state;
@@ -238,7 +231,7 @@ static void test_ban_change_reads_the_root(void **state)
 	assert_non_null(strstr(rctx.err, "text follows the value"));
 
 	np_ctx_fini(&rctx);
-	assert_int_equal(nftw(root, remove_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(tmproot_remove(root, NULL), 0);
 }
 
 int main(void)

@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "../../lib/profile.h"
+#include "tmproot.h"
 
 #define HEAD "{\"format\": \"numaplace-profile/1\", \"name\": \"t\", "
 
@@ -543,14 +543,6 @@ static void test_rule_errors(void **state)
 
 static char tmp_root[64];
 
-static void write_file(const char *path, const char *text, size_t len)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 static char *tmp_path(const char *name)
 {
 	char *p;
@@ -564,7 +556,7 @@ static void test_load(void **state)
 	struct np_profile p;
 	char *path = tmp_path("ok.json"), *msg;
 
-	write_file(path, rules_text, strlen(rules_text));
+	tmproot_write(path, rules_text, strlen(rules_text));
 	assert_int_equal(np_profile_load(&ctx, path, &p), 0);
 	assert_string_equal(p.file, path);
 	assert_int_equal(p.nrules, 5);
@@ -574,7 +566,7 @@ static void test_load(void **state)
 	/* Errors name the file they are about. */
 	path = tmp_path("bad.json");
 	static const char bad[] = "{\"format\": \"numaplace-profile/1\",\n\"name\": \"x\",\n\"rules\": [}\n";
-	write_file(path, bad, strlen(bad));
+	tmproot_write(path, bad, strlen(bad));
 	assert_int_equal(np_profile_load(&ctx, path, &p), -EINVAL);
 	assert_true(asprintf(&msg, "%s:3:11: invalid JSON near '}'", path) > 0);
 	assert_string_equal(ctx.err, msg);
@@ -595,7 +587,7 @@ static void test_load(void **state)
 	free(msg);
 
 	path = tmp_path("nul.json");
-	write_file(path, "{\"format\"\0", 10);
+	tmproot_write(path, "{\"format\"\0", 10);
 	assert_int_equal(np_profile_load(&ctx, path, &p), -EINVAL);
 	assert_true(asprintf(&msg, "%s: a NUL byte, expected JSON text", path) > 0);
 	assert_string_equal(ctx.err, msg);
@@ -609,10 +601,10 @@ static void test_load(void **state)
 	memset(text, ' ', big + 1);
 	memcpy(text, rules_text, strlen(rules_text));
 	path = tmp_path("big.json");
-	write_file(path, text, big);
+	tmproot_write(path, text, big);
 	assert_int_equal(np_profile_load(&ctx, path, &p), 0);
 	np_profile_free(&p);
-	write_file(path, text, big + 1);
+	tmproot_write(path, text, big + 1);
 	assert_int_equal(np_profile_load(&ctx, path, &p), -EFBIG);
 	assert_true(asprintf(&msg, "%s: larger than 1 MiB, expected a profile of at most 1 MiB", path) > 0);
 	assert_string_equal(ctx.err, msg);
@@ -631,13 +623,13 @@ static void test_find(void **state)
 	const char *const dirs[] = { d1, d3, d2, NULL };
 
 	assert_true(asprintf(&f, "%s/a.json", d1) > 0);
-	write_file(f, "{}", 2);
+	tmproot_write(f, "{}", 2);
 	free(f);
 	assert_true(asprintf(&f, "%s/a.json", d2) > 0);
-	write_file(f, "{}", 2);
+	tmproot_write(f, "{}", 2);
 	free(f);
 	assert_true(asprintf(&f, "%s/b.json", d2) > 0);
-	write_file(f, "{}", 2);
+	tmproot_write(f, "{}", 2);
 	free(f);
 	/* A directory of that name is not a profile: the search goes on. */
 	assert_true(asprintf(&f, "%s/c.json", d1) > 0);
@@ -727,22 +719,13 @@ static void test_shipped_profiles(void **state)
 static int make_tmp(void **state)
 {
 	(void)state;
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/np-profile-test.XXXXXX");
-	return mkdtemp(tmp_root) ? 0 : -1;
-}
-
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
+	return tmproot_create(tmp_root, sizeof(tmp_root), "/tmp/np-profile-test.XXXXXX", NULL);
 }
 
 static int remove_tmp(void **state)
 {
 	(void)state;
-	return nftw(tmp_root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tmproot_remove(tmp_root, NULL);
 }
 
 int main(void)

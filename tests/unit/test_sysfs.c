@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,91 +17,19 @@
 #include "../../lib/context.h"
 #include "../../lib/cpuset.h"
 #include "../../lib/sysfs.h"
+#include "tmproot.h"
 
 struct fixture {
 	char root[64];
 	struct np_ctx ctx;
 };
 
-static void make_dirs(const struct fixture *f, const char *rel)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s%s", f->root, rel);
-	for (char *p = path + strlen(f->root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			fail_msg("mkdir '%s': %s", path, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		fail_msg("mkdir '%s': %s", path, strerror(errno));
-}
-
-/* Writes len bytes (content may hold NULs) at root + rel, making parents. */
-static void put_bytes(const struct fixture *f, const char *rel, const char *content, size_t len)
-{
-	char dir[PATH_MAX], path[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", rel);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		make_dirs(f, dir);
-	}
-	snprintf(path, sizeof(path), "%s%s", f->root, rel);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		fail_msg("create '%s': %s", path, strerror(errno));
-	assert_int_equal(write(fd, content, len), (ssize_t)len);
-	assert_int_equal(close(fd), 0);
-}
-
-static void put(const struct fixture *f, const char *rel, const char *content)
-{
-	put_bytes(f, rel, content, strlen(content));
-}
-
-/* Reads root + rel directly, bypassing the layer under test. */
-static char *slurp(const struct fixture *f, const char *rel)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s%s", f->root, rel);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
-	char *buf = calloc(1, 4096);
-	assert_non_null(buf);
-	size_t n = fread(buf, 1, 4095, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
-}
-
-static void full_path(const struct fixture *f, char *buf, const char *rel)
-{
-	snprintf(buf, PATH_MAX, "%s%s", f->root, rel);
-}
-
-static void assert_err_has(const struct np_ctx *ctx, const char *needle)
-{
-	if (!strstr(ctx->err, needle))
-		fail_msg("ctx.err '%s' lacks '%s'", ctx->err, needle);
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -1;
-	strcpy(f->root, "/tmp/numaplace-unit-XXXXXX");
-	if (!mkdtemp(f->root)) {
-		free(f);
-		return -1;
-	}
-	if (np_ctx_init(&f->ctx, f->root)) {
-		np_ctx_fini(&f->ctx);
-		rmdir(f->root);
+	if (tmproot_create(f->root, sizeof(f->root), "/tmp/numaplace-unit-XXXXXX", &f->ctx)) {
 		free(f);
 		return -1;
 	}
@@ -110,19 +37,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	np_ctx_fini(&f->ctx);
-	/* FTW_PHYS: remove the test's symlinks, never what they point at. */
-	int rc = nftw(f->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	int rc = tmproot_remove(f->root, &f->ctx);
 	free(f);
 	return rc;
 }
@@ -144,7 +62,7 @@ static void test_ctx_root_dir(void **state)
 	assert_int_equal(np_ctx_init(&ctx, with_slash), 0);
 	assert_string_equal(ctx.root, f->root);
 	assert_int_equal(np_sysfs_path(&ctx, path, "/sys/x"), 0);
-	full_path(f, with_slash, "/sys/x");
+	tmproot_path(f->root, with_slash, "/sys/x");
 	assert_string_equal(path, with_slash);
 	np_ctx_fini(&ctx);
 
@@ -159,7 +77,7 @@ static void test_ctx_env(void **state)
 	struct fixture *f = *state;
 	struct np_ctx ctx;
 
-	put(f, "/sys/x", "from env\n");
+	tmproot_put(f->root, "/sys/x", "from env\n");
 	assert_int_equal(setenv(NP_ROOT_ENV, f->root, 1), 0);
 	int rc = np_ctx_init(&ctx, NULL);
 	assert_int_equal(rc, 0);
@@ -188,7 +106,7 @@ static void test_ctx_env(void **state)
 
 	/* A bad root from the environment fails like one given directly. */
 	char missing[PATH_MAX];
-	full_path(f, missing, "/nope");
+	tmproot_path(f->root, missing, "/nope");
 	assert_int_equal(setenv(NP_ROOT_ENV, missing, 1), 0);
 	rc = np_ctx_init(&ctx, NULL);
 	unsetenv(NP_ROOT_ENV);
@@ -203,7 +121,7 @@ static void test_ctx_missing_root(void **state)
 	struct np_ctx ctx;
 	char missing[PATH_MAX];
 
-	full_path(f, missing, "/does-not-exist");
+	tmproot_path(f->root, missing, "/does-not-exist");
 	assert_int_equal(np_ctx_init(&ctx, missing), -ENOENT);
 	assert_err_has(&ctx, missing);
 	assert_err_has(&ctx, strerror(ENOENT));
@@ -216,8 +134,8 @@ static void test_ctx_root_is_file(void **state)
 	struct np_ctx ctx;
 	char file[PATH_MAX];
 
-	put(f, "/plain", "x");
-	full_path(f, file, "/plain");
+	tmproot_put(f->root, "/plain", "x");
+	tmproot_path(f->root, file, "/plain");
 	assert_int_equal(np_ctx_init(&ctx, file), -ENOTDIR);
 	assert_err_has(&ctx, file);
 	np_ctx_fini(&ctx);
@@ -228,18 +146,18 @@ static void test_read_text(void **state)
 	struct fixture *f = *state;
 	char *text = NULL;
 
-	put(f, "/sys/a", "hello\n");
+	tmproot_put(f->root, "/sys/a", "hello\n");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/a"), 0);
 	assert_string_equal(text, "hello");
 	free(text);
 
 	/* Every trailing newline goes; inner ones and other blanks stay. */
-	put(f, "/sys/b", "two\nlines \n\n\n");
+	tmproot_put(f->root, "/sys/b", "two\nlines \n\n\n");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/b"), 0);
 	assert_string_equal(text, "two\nlines ");
 	free(text);
 
-	put(f, "/sys/empty", "");
+	tmproot_put(f->root, "/sys/empty", "");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/empty"), 0);
 	assert_string_equal(text, "");
 	free(text);
@@ -248,7 +166,7 @@ static void test_read_text(void **state)
 	char big[10001];
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	put(f, "/sys/big", big);
+	tmproot_put(f->root, "/sys/big", big);
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/%s", "big"), 0);
 	assert_int_equal(strlen(text), sizeof(big) - 1);
 	assert_string_equal(text, big);
@@ -260,7 +178,7 @@ static void test_read_absent(void **state)
 	struct fixture *f = *state;
 	char *text = NULL, path[PATH_MAX];
 
-	full_path(f, path, "/sys/absent");
+	tmproot_path(f->root, path, "/sys/absent");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/absent"), -ENOENT);
 	assert_null(text);
 	assert_err_has(&f->ctx, path);
@@ -276,7 +194,7 @@ static void test_read_absent(void **state)
 	assert_err_has(&f->ctx, path);
 
 	/* Absent parent directory too. */
-	full_path(f, path, "/sys/no/such/dir");
+	tmproot_path(f->root, path, "/sys/no/such/dir");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/no/such/dir"), -ENOENT);
 	assert_err_has(&f->ctx, path);
 	np_cpuset_free(&set);
@@ -288,24 +206,24 @@ static void test_read_int(void **state)
 	long long v = 0;
 	char path[PATH_MAX];
 
-	put(f, "/sys/n", "42\n");
+	tmproot_put(f->root, "/sys/n", "42\n");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
 	assert_int_equal(v, 42);
 
-	put(f, "/sys/n", "-1");
+	tmproot_put(f->root, "/sys/n", "-1");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
 	assert_int_equal(v, -1);
 
-	put(f, "/sys/n", "0\n");
+	tmproot_put(f->root, "/sys/n", "0\n");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
 	assert_int_equal(v, 0);
 
-	put(f, "/sys/n", "9223372036854775807");
+	tmproot_put(f->root, "/sys/n", "9223372036854775807");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
 	assert_true(v == INT64_MAX);
 
-	full_path(f, path, "/sys/bad");
-	put(f, "/sys/bad", "abc\n");
+	tmproot_path(f->root, path, "/sys/bad");
+	tmproot_put(f->root, "/sys/bad", "abc\n");
 	v = 5;
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/bad"), -EINVAL);
 	assert_int_equal(v, 5);
@@ -320,9 +238,9 @@ static void test_read_int_malformed(void **state)
 	long long v;
 	char path[PATH_MAX];
 
-	full_path(f, path, "/sys/bad");
+	tmproot_path(f->root, path, "/sys/bad");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		put(f, "/sys/bad", bad[i]);
+		tmproot_put(f->root, "/sys/bad", bad[i]);
 		f->ctx.err[0] = '\0';
 		v = 5;
 		int rc = np_read_int(&f->ctx, &v, "/sys/bad");
@@ -331,7 +249,7 @@ static void test_read_int_malformed(void **state)
 		assert_int_equal(v, 5);
 		assert_err_has(&f->ctx, path);
 	}
-	put(f, "/sys/bad", "12abc\n");
+	tmproot_put(f->root, "/sys/bad", "12abc\n");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/bad"), -EINVAL);
 	assert_err_has(&f->ctx, "'12abc'");
 }
@@ -342,25 +260,25 @@ static void test_read_int_range(void **state)
 	long long v = 5;
 	char path[PATH_MAX];
 
-	full_path(f, path, "/sys/huge");
-	put(f, "/sys/huge", "99999999999999999999999\n");
+	tmproot_path(f->root, path, "/sys/huge");
+	tmproot_put(f->root, "/sys/huge", "99999999999999999999999\n");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -ERANGE);
 	assert_int_equal(v, 5);
 	assert_err_has(&f->ctx, path);
 
-	put(f, "/sys/huge", "-99999999999999999999999");
+	tmproot_put(f->root, "/sys/huge", "-99999999999999999999999");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -ERANGE);
 	assert_int_equal(v, 5);
 
 	/* One past the largest long long. */
-	put(f, "/sys/huge", "9223372036854775808");
+	tmproot_put(f->root, "/sys/huge", "9223372036854775808");
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -ERANGE);
 
 	/* A long junk line is quoted, but shortened. */
 	char junk[200];
 	memset(junk, 'z', sizeof(junk) - 1);
 	junk[sizeof(junk) - 1] = '\0';
-	put(f, "/sys/huge", junk);
+	tmproot_put(f->root, "/sys/huge", junk);
 	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/huge"), -EINVAL);
 	assert_err_has(&f->ctx, "zzz...'");
 	assert_true(strlen(f->ctx.err) < strlen(path) + 100);
@@ -372,24 +290,24 @@ static void test_read_cpulist(void **state)
 	struct np_cpuset set = NP_CPUSET_INIT;
 	char path[PATH_MAX];
 
-	put(f, "/sys/devices/system/cpu/online", "0-3,8\n");
+	tmproot_put(f->root, "/sys/devices/system/cpu/online", "0-3,8\n");
 	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/online"), 0);
 	assert_int_equal(np_cpuset_count(&set), 5);
 	assert_true(np_cpuset_test(&set, 8));
 	assert_false(np_cpuset_test(&set, 4));
 
-	put(f, "/sys/devices/system/cpu/isolated", "\n");
+	tmproot_put(f->root, "/sys/devices/system/cpu/isolated", "\n");
 	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/isolated"), 0);
 	assert_true(np_cpuset_empty(&set));
 
-	full_path(f, path, "/sys/devices/system/cpu/bad");
-	put(f, "/sys/devices/system/cpu/bad", "0-3,x\n");
+	tmproot_path(f->root, path, "/sys/devices/system/cpu/bad");
+	tmproot_put(f->root, "/sys/devices/system/cpu/bad", "0-3,x\n");
 	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/bad"), -EINVAL);
 	assert_true(np_cpuset_empty(&set));
 	assert_err_has(&f->ctx, path);
 	assert_err_has(&f->ctx, "'0-3,x'");
 
-	put(f, "/sys/devices/system/cpu/bad", "0-4000000000\n");
+	tmproot_put(f->root, "/sys/devices/system/cpu/bad", "0-4000000000\n");
 	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/bad"), -ERANGE);
 	assert_err_has(&f->ctx, path);
 	assert_err_has(&f->ctx, "too large");
@@ -402,20 +320,20 @@ static void test_read_cpumask(void **state)
 	struct np_cpuset set = NP_CPUSET_INIT;
 	char path[PATH_MAX];
 
-	put(f, "/sys/devices/system/node/node0/cpumap", "00000000,0000000f\n");
+	tmproot_put(f->root, "/sys/devices/system/node/node0/cpumap", "00000000,0000000f\n");
 	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/devices/system/node/node%d/cpumap", 0), 0);
 	assert_int_equal(np_cpuset_count(&set), 4);
 	assert_int_equal(np_cpuset_last(&set), 3);
 
-	full_path(f, path, "/sys/devices/system/node/node1/cpumap");
-	put(f, "/sys/devices/system/node/node1/cpumap", "ff,zz\n");
+	tmproot_path(f->root, path, "/sys/devices/system/node/node1/cpumap");
+	tmproot_put(f->root, "/sys/devices/system/node/node1/cpumap", "ff,zz\n");
 	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/devices/system/node/node1/cpumap"), -EINVAL);
 	assert_true(np_cpuset_empty(&set));
 	assert_err_has(&f->ctx, path);
 	assert_err_has(&f->ctx, "mask");
 
 	/* A list where a mask belongs is an error, not a misread. */
-	put(f, "/sys/devices/system/node/node1/cpumap", "0-3\n");
+	tmproot_put(f->root, "/sys/devices/system/node/node1/cpumap", "0-3\n");
 	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/devices/system/node/node1/cpumap"), -EINVAL);
 	assert_err_has(&f->ctx, path);
 	np_cpuset_free(&set);
@@ -430,8 +348,8 @@ static void test_read_binary(void **state)
 	static const char junk[] = { '1', '\0', '2', '\n' };
 
 	/* Without the NUL check the NUL would cut this to a valid "1". */
-	full_path(f, path, "/sys/junk");
-	put_bytes(f, "/sys/junk", junk, sizeof(junk));
+	tmproot_path(f->root, path, "/sys/junk");
+	tmproot_put_bytes(f->root, "/sys/junk", junk, sizeof(junk));
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/junk"), -EINVAL);
 	assert_null(text);
 	assert_err_has(&f->ctx, path);
@@ -440,7 +358,7 @@ static void test_read_binary(void **state)
 	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/junk"), -EINVAL);
 	assert_err_has(&f->ctx, path);
 
-	put_bytes(f, "/sys/junk", "\0", 1);
+	tmproot_put_bytes(f->root, "/sys/junk", "\0", 1);
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/junk"), -EINVAL);
 	np_cpuset_free(&set);
 }
@@ -450,16 +368,16 @@ static void test_write_text(void **state)
 	struct fixture *f = *state;
 	char *text;
 
-	put(f, "/sys/class/setting", "old value that is longer\n");
+	tmproot_put(f->root, "/sys/class/setting", "old value that is longer\n");
 	assert_int_equal(np_write_text(&f->ctx, "3", "/sys/class/setting"), 0);
 	/* O_TRUNC: nothing of the longer old value remains; the newline is added. */
-	text = slurp(f, "/sys/class/setting");
+	text = tmproot_slurp(f->root, "/sys/class/setting", 4096);
 	assert_non_null(text);
 	assert_string_equal(text, "3\n");
 	free(text);
 
 	assert_int_equal(np_write_text(&f->ctx, "0-3\n", "/sys/class/%s", "setting"), 0);
-	text = slurp(f, "/sys/class/setting");
+	text = tmproot_slurp(f->root, "/sys/class/setting", 4096);
 	assert_string_equal(text, "0-3\n");
 	free(text);
 }
@@ -469,8 +387,8 @@ static void test_write_missing(void **state)
 	struct fixture *f = *state;
 	char path[PATH_MAX];
 
-	full_path(f, path, "/sys/class/absent");
-	make_dirs(f, "/sys/class");
+	tmproot_path(f->root, path, "/sys/class/absent");
+	tmproot_make_dirs(f->root, "/sys/class");
 	assert_int_equal(np_write_text(&f->ctx, "1", "/sys/class/absent"), -ENOENT);
 	assert_err_has(&f->ctx, path);
 	/* Never created: a setting that does not exist stays absent. */
@@ -484,13 +402,13 @@ static void test_write_symlink(void **state)
 	struct fixture *f = *state;
 	char target[PATH_MAX], link[PATH_MAX];
 
-	put(f, "/sys/target", "untouched");
-	full_path(f, target, "/sys/target");
-	full_path(f, link, "/sys/link");
+	tmproot_put(f->root, "/sys/target", "untouched");
+	tmproot_path(f->root, target, "/sys/target");
+	tmproot_path(f->root, link, "/sys/link");
 	assert_int_equal(symlink(target, link), 0);
 	assert_int_equal(np_write_text(&f->ctx, "1", "/sys/link"), -ELOOP);
 	assert_err_has(&f->ctx, link);
-	char *text = slurp(f, "/sys/target");
+	char *text = tmproot_slurp(f->root, "/sys/target", 4096);
 	assert_string_equal(text, "untouched");
 	free(text);
 
@@ -515,9 +433,9 @@ static void test_list_dir(void **state)
 	for (size_t i = 0; i < sizeof(create) / sizeof(create[0]); i++) {
 		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/%s", create[i]);
 		if (!strncmp(create[i], "cpu", 3))
-			make_dirs(f, rel);
+			tmproot_make_dirs(f->root, rel);
 		else
-			put(f, rel, "0-3\n");
+			tmproot_put(f->root, rel, "0-3\n");
 	}
 	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/cpu"), 0);
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
@@ -526,7 +444,7 @@ static void test_list_dir(void **state)
 	np_names_free(names, n);
 
 	char path[PATH_MAX];
-	full_path(f, path, "/sys/devices/system/nope");
+	tmproot_path(f->root, path, "/sys/devices/system/nope");
 	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/nope"), -ENOENT);
 	assert_err_has(&f->ctx, path);
 	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/cpu/online"), -ENOTDIR);
@@ -538,7 +456,7 @@ static void test_list_dir_empty(void **state)
 	char **names = (char **)&names;
 	size_t n = 99;
 
-	make_dirs(f, "/sys/bus/empty");
+	tmproot_make_dirs(f->root, "/sys/bus/empty");
 	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/bus/empty"), 0);
 	assert_int_equal(n, 0);
 	np_names_free(names, n);
@@ -549,16 +467,16 @@ static void test_read_link(void **state)
 	struct fixture *f = *state;
 	char link[PATH_MAX], *target = NULL;
 
-	make_dirs(f, "/sys/bus/pci/devices");
-	full_path(f, link, "/sys/bus/pci/devices/0000:00:01.0");
+	tmproot_make_dirs(f->root, "/sys/bus/pci/devices");
+	tmproot_path(f->root, link, "/sys/bus/pci/devices/0000:00:01.0");
 	/* Dangling as stored: the target is returned as written, not resolved. */
 	assert_int_equal(symlink("../../../devices/pci0000:00/0000:00:01.0", link), 0);
 	assert_int_equal(np_read_link(&f->ctx, &target, "/sys/bus/pci/devices/%s", "0000:00:01.0"), 0);
 	assert_string_equal(target, "../../../devices/pci0000:00/0000:00:01.0");
 	free(target);
 
-	put(f, "/sys/regular", "x");
-	full_path(f, link, "/sys/regular");
+	tmproot_put(f->root, "/sys/regular", "x");
+	tmproot_path(f->root, link, "/sys/regular");
 	assert_int_equal(np_read_link(&f->ctx, &target, "/sys/regular"), -EINVAL);
 	assert_err_has(&f->ctx, link);
 }
@@ -567,8 +485,8 @@ static void test_exists(void **state)
 {
 	struct fixture *f = *state;
 
-	put(f, "/sys/here", "1");
-	make_dirs(f, "/proc/dir");
+	tmproot_put(f->root, "/sys/here", "1");
+	tmproot_make_dirs(f->root, "/proc/dir");
 	assert_true(np_sysfs_exists(&f->ctx, "/sys/here"));
 	assert_true(np_sysfs_exists(&f->ctx, "/proc/%s", "dir"));
 	assert_false(np_sysfs_exists(&f->ctx, "/sys/gone"));
@@ -581,17 +499,17 @@ static void test_root_prefix(void **state)
 	struct fixture *f = *state;
 	char path[PATH_MAX], want[PATH_MAX], *text = NULL;
 
-	put(f, "/sys/x", "under root\n");
+	tmproot_put(f->root, "/sys/x", "under root\n");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/x"), 0);
 	assert_string_equal(text, "under root");
 	free(text);
 
 	assert_int_equal(np_sysfs_path(&f->ctx, path, "/sys/%s/%d", "cpu", 3), 0);
-	full_path(f, want, "/sys/cpu/3");
+	tmproot_path(f->root, want, "/sys/cpu/3");
 	assert_string_equal(path, want);
 
 	/* Reads of machine paths never escape to the host. */
-	put(f, "/proc/cmdline", "root-copy\n");
+	tmproot_put(f->root, "/proc/cmdline", "root-copy\n");
 	assert_int_equal(np_read_text(&f->ctx, &text, "/proc/cmdline"), 0);
 	assert_string_equal(text, "root-copy");
 	free(text);
@@ -604,7 +522,7 @@ static void test_root_prefix(void **state)
 	fclose(fp);
 
 	int rc = 0;
-	full_path(f, want, "/sys/none");
+	tmproot_path(f->root, want, "/sys/none");
 	assert_null(np_fopen(&f->ctx, &rc, "/sys/none"));
 	assert_int_equal(rc, -ENOENT);
 	assert_err_has(&f->ctx, want);

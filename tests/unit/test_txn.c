@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 
 #include "../../lib/context.h"
 #include "../../lib/txn.h"
+#include "tmproot.h"
 
 #define IRQ45 "/proc/irq/45/smp_affinity_list"
 #define IRQ46 "/proc/irq/46/smp_affinity_list"
@@ -39,38 +39,6 @@ struct fixture {
 	struct np_txn_opts opts;
 };
 
-static void make_dirs(const struct fixture *f, const char *rel)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s%s", f->root, rel);
-	for (char *p = path + strlen(f->root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			fail_msg("mkdir '%s': %s", path, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		fail_msg("mkdir '%s': %s", path, strerror(errno));
-}
-
-static void parent_dirs(const struct fixture *f, const char *rel)
-{
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", rel);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		make_dirs(f, dir);
-	}
-}
-
-static void full(const struct fixture *f, char *buf, const char *rel)
-{
-	snprintf(buf, PATH_MAX, "%s%s", f->root, rel);
-}
-
 /* Machine files end in a newline, as the kernel prints them (and as numaplace
  * writes them), so a restored file is byte-identical to the original. */
 static bool is_machine_file(const char *rel, const char *content)
@@ -79,40 +47,19 @@ static bool is_machine_file(const char *rel, const char *content)
 	return (!strncmp(rel, "/proc/", 6) || !strncmp(rel, "/sys/", 5)) && len && content[len - 1] != '\n';
 }
 
+/* tmproot_put, with the newline of a machine file added. */
 static void put(const struct fixture *f, const char *rel, const char *value)
 {
-	char path[PATH_MAX], content[4096];
+	char content[4096];
 	snprintf(content, sizeof(content), "%s%s", value, is_machine_file(rel, value) ? "\n" : "");
-	parent_dirs(f, rel);
-	full(f, path, rel);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		fail_msg("create '%s': %s", path, strerror(errno));
-	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
-	assert_int_equal(close(fd), 0);
-}
-
-/* Reads root + rel directly, bypassing the layers under test. */
-static char *slurp(const struct fixture *f, const char *rel)
-{
-	char path[PATH_MAX];
-	full(f, path, rel);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
-	char *buf = calloc(1, 1 << 16);
-	assert_non_null(buf);
-	size_t n = fread(buf, 1, (1 << 16) - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
+	tmproot_put(f->root, rel, content);
 }
 
 static void assert_file(const struct fixture *f, const char *rel, const char *value)
 {
 	char want[4096];
 	snprintf(want, sizeof(want), "%s%s", value, is_machine_file(rel, value) ? "\n" : "");
-	char *got = slurp(f, rel);
+	char *got = tmproot_slurp(f->root, rel, 1 << 16);
 	if (!got)
 		fail_msg("'%s' is missing", rel);
 	if (strcmp(got, want)) {
@@ -124,17 +71,11 @@ static void assert_file(const struct fixture *f, const char *rel, const char *va
 	free(got);
 }
 
-static void assert_err_has(const struct np_ctx *ctx, const char *needle)
-{
-	if (!strstr(ctx->err, needle))
-		fail_msg("ctx.err '%s' lacks '%s'", ctx->err, needle);
-}
-
 static bool exists(const struct fixture *f, const char *rel)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	full(f, path, rel);
+	tmproot_path(f->root, path, rel);
 	return lstat(path, &st) == 0;
 }
 
@@ -142,7 +83,7 @@ static bool exists(const struct fixture *f, const char *rel)
 static int count_entries(const struct fixture *f, const char *rel)
 {
 	char path[PATH_MAX];
-	full(f, path, rel);
+	tmproot_path(f->root, path, rel);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return -1;
@@ -159,7 +100,7 @@ static cJSON *journal(const struct fixture *f, const char *id)
 {
 	char rel[PATH_MAX];
 	snprintf(rel, sizeof(rel), STATE "/txn/%s.json", id);
-	char *text = slurp(f, rel);
+	char *text = tmproot_slurp(f->root, rel, 1 << 16);
 	if (!text)
 		fail_msg("journal '%s' is missing", rel);
 	cJSON *j = cJSON_Parse(text);
@@ -247,14 +188,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -1;
-	strcpy(f->root, "/tmp/numaplace-txn-XXXXXX");
-	if (!mkdtemp(f->root)) {
-		free(f);
-		return -1;
-	}
-	if (np_ctx_init(&f->ctx, f->root)) {
-		np_ctx_fini(&f->ctx);
-		rmdir(f->root);
+	if (tmproot_create(f->root, sizeof(f->root), "/tmp/numaplace-txn-XXXXXX", &f->ctx)) {
 		free(f);
 		return -1;
 	}
@@ -264,19 +198,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	np_ctx_fini(&f->ctx);
-	/* FTW_PHYS: remove the test's symlinks, never what they point at. */
-	int rc = nftw(f->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	int rc = tmproot_remove(f->root, &f->ctx);
 	free(f);
 	return rc;
 }
@@ -483,7 +408,7 @@ static void test_apply_invalid(void **state)
 static void reject_writes(const struct fixture *f, const char *rel, const char *content)
 {
 	char path[PATH_MAX], target[PATH_MAX + 8];
-	full(f, path, rel);
+	tmproot_path(f->root, path, rel);
 	snprintf(target, sizeof(target), "%s.real", path);
 	put(f, rel, content);
 	assert_int_equal(rename(path, target), 0);
@@ -501,7 +426,7 @@ static void test_apply_failure_rolls_back(void **state)
 	set_changes(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -ELOOP);
 	free_olds(c, NCHANGES);
-	full(f, path, RQ);
+	tmproot_path(f->root, path, RQ);
 	snprintf(want, sizeof(want), "cannot open '%s' for writing: %s (sda rq_affinity)", path,
 		 strerror(ELOOP));
 	assert_string_equal(f->ctx.err, want);
@@ -539,9 +464,9 @@ static void test_apply_unreadable_target(void **state)
 
 	/* A directory in place of the third file: its old value cannot be read,
 	 * so apply stops before writing anything, journal included. */
-	full(f, path, RQ);
+	tmproot_path(f->root, path, RQ);
 	assert_int_equal(unlink(path), 0);
-	make_dirs(f, RQ);
+	tmproot_make_dirs(f->root, RQ);
 	set_changes(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EISDIR);
 	free_olds(c, NCHANGES);
@@ -568,7 +493,7 @@ static void test_apply_mismatch_rolls_back(void **state)
 
 	/* /dev/null takes any write and reads back empty (an empty CPU list):
 	 * a value the "kernel" accepted and did not keep. */
-	full(f, path, IRQ46);
+	tmproot_path(f->root, path, IRQ46);
 	assert_int_equal(unlink(path), 0);
 	if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) < 0) {
 		put(f, IRQ46, "0-1");
@@ -640,7 +565,7 @@ static void test_revert_refuses_drift(void **state)
 	char *id = apply_standard(f);
 	put(f, IRQ46, "3");
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
-	full(f, want, IRQ46);
+	tmproot_path(f->root, want, IRQ46);
 	assert_err_has(&f->ctx, want);
 	assert_err_has(&f->ctx, "it is '3', expected '0'");
 	assert_err_has(&f->ctx, "--force");
@@ -698,7 +623,7 @@ static void test_revert_stale(void **state)
 	char *id2;
 	put_tree(f);
 	char path[PATH_MAX];
-	full(f, path, BOOT);
+	tmproot_path(f->root, path, BOOT);
 	assert_int_equal(unlink(path), 0);
 	id2 = apply_standard(f);
 	cJSON *j = journal(f, id2);
@@ -801,10 +726,10 @@ static void test_lock_contention(void **state)
 	char path[PATH_MAX];
 	struct np_change c[NCHANGES];
 
-	make_dirs(f, STATE);
-	full(f, path, STATE);
+	tmproot_make_dirs(f->root, STATE);
+	tmproot_path(f->root, path, STATE);
 	assert_int_equal(chmod(path, 0700), 0);
-	full(f, path, STATE "/lock");
+	tmproot_path(f->root, path, STATE "/lock");
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX), 0);
@@ -834,7 +759,7 @@ static void assert_mode(const struct fixture *f, const char *rel, unsigned mode,
 {
 	char path[PATH_MAX];
 	struct stat st;
-	full(f, path, rel);
+	tmproot_path(f->root, path, rel);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, mode);
@@ -856,7 +781,7 @@ static void test_state_dir_created(void **state)
 
 	/* An explicit state directory is used as given, outside the root's layout. */
 	char dir[PATH_MAX];
-	full(f, dir, "/elsewhere/state");
+	tmproot_path(f->root, dir, "/elsewhere/state");
 	f->opts.state_dir = dir;
 	put_tree(f);
 	id = apply_standard(f);
@@ -874,11 +799,11 @@ static void test_state_dir_refused(void **state)
 	struct np_txn *txns;
 	size_t n;
 
-	make_dirs(f, "/var/lib");
-	make_dirs(f, "/attacker");
-	full(f, target, "/attacker");
+	tmproot_make_dirs(f->root, "/var/lib");
+	tmproot_make_dirs(f->root, "/attacker");
+	tmproot_path(f->root, target, "/attacker");
 	assert_int_equal(chmod(target, 0700), 0);
-	full(f, path, STATE);
+	tmproot_path(f->root, path, STATE);
 	assert_int_equal(symlink(target, path), 0);
 
 	set_changes(c);
@@ -909,7 +834,7 @@ static void test_state_dir_refused(void **state)
 
 	/* A symlinked journal directory inside a good state directory. */
 	assert_int_equal(chmod(path, 0700), 0);
-	full(f, path, STATE "/txn");
+	tmproot_path(f->root, path, STATE "/txn");
 	assert_int_equal(symlink(target, path), 0);
 	set_changes(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -ELOOP);
@@ -1003,8 +928,8 @@ static void test_list_oldest_first(void **state)
 static void put_raw(const struct fixture *f, const char *rel, const char *content, mode_t mode)
 {
 	char path[PATH_MAX];
-	parent_dirs(f, rel);
-	full(f, path, rel);
+	tmproot_parent_dirs(f->root, rel);
+	tmproot_path(f->root, path, rel);
 	unlink(path);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	assert_true(fd >= 0);
@@ -1015,7 +940,7 @@ static void put_raw(const struct fixture *f, const char *rel, const char *conten
 
 static void assert_raw(const struct fixture *f, const char *rel, const char *want)
 {
-	char *got = slurp(f, rel);
+	char *got = tmproot_slurp(f->root, rel, 1 << 16);
 	if (!got)
 		fail_msg("'%s' is missing", rel);
 	if (strcmp(got, want)) {
@@ -1145,7 +1070,7 @@ static void test_text_only_for_the_config_file(void **state)
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
 	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
 	char path[PATH_MAX];
-	full(f, path, STATE);
+	tmproot_path(f->root, path, STATE);
 	assert_int_equal(chmod(path, 0700), 0);
 	struct np_txn *txns;
 	size_t n;
@@ -1181,10 +1106,10 @@ static void test_text_file_must_be_a_plain_existing_file(void **state)
 	assert_tree_original(f);
 
 	/* A symbolic link: refused before anything is written. */
-	make_dirs(f, "/etc/default");
+	tmproot_make_dirs(f->root, "/etc/default");
 	put_raw(f, "/etc/elsewhere", CONF_OLD, 0644);
-	full(f, path, CONF);
-	full(f, target, "/etc/elsewhere");
+	tmproot_path(f->root, path, CONF);
+	tmproot_path(f->root, target, "/etc/elsewhere");
 	assert_int_equal(symlink(target, path), 0);
 	set_changes_conf(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -ELOOP);
@@ -1291,10 +1216,10 @@ static void test_lock_wait_is_bounded(void **state)
 	struct np_change c[NCHANGES];
 	struct timespec t0, t1;
 
-	make_dirs(f, STATE);
-	full(f, path, STATE);
+	tmproot_make_dirs(f->root, STATE);
+	tmproot_path(f->root, path, STATE);
 	assert_int_equal(chmod(path, 0700), 0);
-	full(f, path, STATE "/lock");
+	tmproot_path(f->root, path, STATE "/lock");
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX), 0);
