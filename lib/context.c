@@ -53,3 +53,19 @@ int np_fail(struct np_ctx *ctx, int rc, const char *fmt, ...)
 	va_end(ap);
 	return rc;
 }
+
+const char *np_excerpt_n(const char *text, size_t len, char *buf, size_t size)
+{
+	size_t i = 0;
+	for (; i < len && text[i] && i + 4 < size; i++)
+		buf[i] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
+	if (i < len && text[i])
+		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
+	buf[i] = '\0';
+	return buf;
+}
+
+const char *np_excerpt(const char *text, char *buf, size_t size)
+{
+	return np_excerpt_n(text, strlen(text), buf, size);
+}

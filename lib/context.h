@@ -19,4 +19,10 @@ void np_ctx_fini(struct np_ctx *ctx);
 int np_fail(struct np_ctx *ctx, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Quotes text read from a file in a message: printable characters only, at
+ * most size - 4 of them, then "..." when cut. Returns buf. */
+const char *np_excerpt(const char *text, char *buf, size_t size);
+/* The same for the first len bytes of text. */
+const char *np_excerpt_n(const char *text, size_t len, char *buf, size_t size);
+
 #endif

@@ -42,18 +42,6 @@ static const char *token_end(const char *p)
 	return p;
 }
 
-/* Quotes a short, printable piece of bad content in a warning. */
-static const char *excerpt(const char *text, size_t len, char *buf, size_t size)
-{
-	size_t i = 0;
-	for (; i < len && i + 4 < size && i < 24; i++)
-		buf[i] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
-	if (i < len)
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = '\0';
-	return buf;
-}
-
 static int vwarn(struct np_irqs *out, size_t *dropped, const char *fmt, va_list ap)
 {
 	if (out->nwarnings >= MAX_WARNINGS) {
@@ -200,10 +188,10 @@ static int parse_header(struct parser *ps, const char *line, size_t lineno)
 	for (const char *p = skip_blanks(line); *p; p = skip_blanks(token_end(p))) {
 		size_t len = (size_t)(token_end(p) - p);
 		long cpu = header_cpu(p, len);
-		char ex[32];
+		char ex[28];
 		if (cpu < 0) {
 			rc = np_fail(ps->ctx, -EINVAL, "'%s' line %zu: header column '%s' is not CPUn",
-				     ps->path, lineno, excerpt(p, len, ex, sizeof(ex)));
+				     ps->path, lineno, np_excerpt_n(p, len, ex, sizeof(ex)));
 			break;
 		}
 		if (np_cpuset_test(&seen, (unsigned)cpu)) {
@@ -337,7 +325,7 @@ static int skip_row(struct parser *ps, const char *line, size_t len, size_t line
 static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 {
 	const struct np_topology *topo = ps->topo;
-	char ex[40];
+	char ex[28];
 
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || blank(line[len - 1])))
 		len--;
@@ -354,12 +342,12 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 		if (*q == ':')
 			return 0; /* NMI:, LOC:, IPI0:, ...: not a device's IRQ */
 		SKIP("not an interrupt row: '%s'",
-		     excerpt(p, strlen(p), ex, sizeof(ex)));
+		     np_excerpt(p, ex, sizeof(ex)));
 	}
 	if (*p == '-' && digit(p[1]))
 		SKIP("negative IRQ number");
 	if (!digit(*p))
-		SKIP("not an interrupt row: '%s'", excerpt(p, strlen(p), ex, sizeof(ex)));
+		SKIP("not an interrupt row: '%s'", np_excerpt(p, ex, sizeof(ex)));
 	long irq = 0;
 	bool huge = false;
 	for (; digit(*p); p++) {
@@ -397,7 +385,7 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 		}
 		if (*p && !blank(*p))
 			SKIP("malformed count '%s'",
-			     excerpt(start, (size_t)(token_end(p) - start), ex, sizeof(ex)));
+			     np_excerpt_n(start, (size_t)(token_end(p) - start), ex, sizeof(ex)));
 		if (over)
 			SKIP("count too large for 64 bits in CPU%d's column",
 			     ps->col_cpu[c]);

@@ -105,22 +105,10 @@ int np_read_text(struct np_ctx *ctx, char **out, const char *fmt, ...)
 	return read_path(ctx, path, out);
 }
 
-/* Quote a short piece of bad content in an error message. */
-static const char *excerpt(const char *text, char *buf, size_t size)
-{
-	size_t i = 0;
-	for (; text[i] && i + 4 < size && i < 40; i++)
-		buf[i] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
-	if (text[i])
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = '\0';
-	return buf;
-}
-
 int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 {
 	WITH_PATH(ctx, path, fmt);
-	char *text, *end, ex[48];
+	char *text, *end, ex[44];
 	int rc = read_path(ctx, path, &text);
 	if (rc)
 		return rc;
@@ -132,7 +120,7 @@ int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 		end++;
 	if (!digits || *end || errno) {
 		rc = np_fail(ctx, errno == ERANGE ? -ERANGE : -EINVAL,
-			     "'%s': expected an integer, found '%s'", path, excerpt(text, ex, sizeof(ex)));
+			     "'%s': expected an integer, found '%s'", path, np_excerpt(text, ex, sizeof(ex)));
 		free(text);
 		return rc;
 	}
@@ -143,14 +131,14 @@ int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 
 static int read_set(struct np_ctx *ctx, const char *path, struct np_cpuset *out, bool mask)
 {
-	char *text, ex[48];
+	char *text, ex[44];
 	int rc = read_path(ctx, path, &text);
 	if (rc)
 		return rc;
 	rc = mask ? np_cpuset_parse_mask(out, text) : np_cpuset_parse_list(out, text);
 	if (rc)
 		np_fail(ctx, rc, "'%s': expected a CPU %s, found '%s'%s", path, mask ? "mask" : "list",
-			excerpt(text, ex, sizeof(ex)), rc == -ERANGE ? " (CPU number too large)" : "");
+			np_excerpt(text, ex, sizeof(ex)), rc == -ERANGE ? " (CPU number too large)" : "");
 	free(text);
 	return rc;
 }

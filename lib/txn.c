@@ -138,18 +138,6 @@ char *np_value_normalize(enum np_value_kind kind, const char *value)
 	return NULL;
 }
 
-/* Quote a short piece of a value in a message: values come from files. */
-static const char *excerpt(const char *text, char *buf, size_t size)
-{
-	size_t i = 0;
-	for (; text[i] && i + 4 < size && i < 60; i++)
-		buf[i] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
-	if (text[i])
-		buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
-	buf[i] = '\0';
-	return buf;
-}
-
 /* ROOT + path for messages, so the user sees the file really touched. */
 static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
 {
@@ -187,7 +175,7 @@ static int write_value(struct np_ctx *ctx, enum np_value_kind kind, const char *
 static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
 			   const char *value, char **current)
 {
-	char fp[PATH_MAX], ex[72];
+	char fp[PATH_MAX], ex[64];
 	char *want = np_value_normalize(kind, value), *cur = NULL, *have = NULL;
 	int rc;
 
@@ -195,7 +183,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 		*current = NULL;
 	if (!want) {
 		rc = np_fail(ctx, -EINVAL, "'%s' is not a valid %s value for '%s'",
-			     excerpt(value ? value : "", ex, sizeof(ex)), kind_name(kind),
+			     np_excerpt(value ? value : "", ex, sizeof(ex)), kind_name(kind),
 			     full_path(ctx, path, fp));
 		goto out;
 	}
@@ -206,7 +194,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 	if (!have) {
 		rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
 			     full_path(ctx, path, fp), kind_name(kind),
-			     excerpt(cur, ex, sizeof(ex)));
+			     np_excerpt(cur, ex, sizeof(ex)));
 		goto out;
 	}
 	rc = strcmp(want, have) == 0;
@@ -985,7 +973,7 @@ static long fault_after(void)
 static int write_checked(struct np_ctx *ctx, const struct np_change *c, const char *value,
 			 bool *written)
 {
-	char fp[PATH_MAX], ex[72], ex2[72];
+	char fp[PATH_MAX], ex[64], ex2[64];
 	char *cur;
 
 	*written = false;
@@ -998,8 +986,8 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 		rc = np_fail(
 			ctx, -EIO,
 			"wrote '%s' to '%s' but it reads back '%s': the kernel did not take the value",
-			excerpt(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
-			excerpt(cur, ex2, sizeof(ex2)));
+			np_excerpt(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
+			np_excerpt(cur, ex2, sizeof(ex2)));
 	free(cur);
 	if (rc == 1)
 		return 0;
@@ -1051,7 +1039,7 @@ static int by_path(const void *a, const void *b)
 
 static int validate_changes(struct np_ctx *ctx, const struct np_change *changes, size_t n)
 {
-	char ex[72];
+	char ex[64];
 	int rc = 0;
 
 	if (n && !changes)
@@ -1079,7 +1067,7 @@ static int validate_changes(struct np_ctx *ctx, const struct np_change *changes,
 			return np_fail(
 				ctx, -EINVAL, "%s: '%s' is not a valid %s value for '%s'",
 				display_name(c),
-				excerpt(c->new_value ? c->new_value : "(null)", ex, sizeof(ex)),
+				np_excerpt(c->new_value ? c->new_value : "(null)", ex, sizeof(ex)),
 				kind_name(c->kind), c->path);
 		free(norm);
 	}
@@ -1119,7 +1107,7 @@ static int refuse_pending(struct np_ctx *ctx, struct state *st)
 static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t n,
 			   struct np_txn *txn)
 {
-	char fp[PATH_MAX], ex[72];
+	char fp[PATH_MAX], ex[64];
 
 	if (n && !(txn->changes = calloc(n, sizeof(*txn->changes))))
 		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
@@ -1143,7 +1131,7 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 		if (!norm) {
 			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
 				     full_path(ctx, c->path, fp), kind_name(c->kind),
-				     excerpt(old, ex, sizeof(ex)));
+				     np_excerpt(old, ex, sizeof(ex)));
 			free(old);
 			return with_subject(ctx, rc, c);
 		}
@@ -1333,7 +1321,7 @@ static bool has_config(const struct np_txn *txn)
 static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, bool stale,
 		       char **before)
 {
-	char fp[PATH_MAX], ex[72], exn[72], exo[72];
+	char fp[PATH_MAX], ex[64], exn[64], exo[64];
 	size_t ndrift = 0, first = 0;
 
 	for (size_t i = 0; i < txn->nchanges; i++) {
@@ -1359,16 +1347,16 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 	char expected[200];
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
-			 excerpt(c->new_value, exn, sizeof(exn)),
-			 excerpt(c->old_value, exo, sizeof(exo)));
+			 np_excerpt(c->new_value, exn, sizeof(exn)),
+			 np_excerpt(c->old_value, exo, sizeof(exo)));
 	else
 		snprintf(expected, sizeof(expected), "'%s'",
-			 excerpt(c->new_value, exn, sizeof(exn)));
+			 np_excerpt(c->new_value, exn, sizeof(exn)));
 	return np_fail(ctx, -EBUSY,
 		       "'%s' (%s) changed since transaction %s: it is '%s', expected %s%s; "
 		       "use --force to revert anyway",
 		       full_path(ctx, c->path, fp), display_name(c), txn->id,
-		       excerpt(before[first], ex, sizeof(ex)), expected, more);
+		       np_excerpt(before[first], ex, sizeof(ex)), expected, more);
 }
 
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
