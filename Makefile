@@ -29,9 +29,11 @@ HEADERS := $(wildcard lib/*.h cmd/*.h)
 
 # Debian packages: what building needs, and what the tests also compare against.
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
-CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux irqbalance
+CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux
+# The live tests also run the real irqbalance daemon once.
+LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
-.PHONY: all run check deps check-deps install clean bench
+.PHONY: all run check check-live deps check-deps install clean bench
 all: numaplace
 
 # Installs only what is missing, and only when it can (root with apt-get).
@@ -81,6 +83,17 @@ check:
 	@$(MAKE) --no-print-directory check-deps
 	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree
 	@bash tests/run.sh
+
+# The live tests write this machine's IRQ affinities, rq_affinity, RPS and
+# /etc/default/irqbalance, and put them back: only on a disposable machine,
+# when asked (NUMAPLACE_LIVE=1) or in CI.
+check-live:
+	@if [ "$${NUMAPLACE_LIVE:-}" != 1 ] && [ "$${CI:-}" != true ]; then \
+		echo "check-live changes this machine's kernel settings (and restores them);" \
+		     "run it on a disposable machine with NUMAPLACE_LIVE=1" >&2; exit 2; fi
+	@sh tests/install-deps.sh $(LIVE_DEBS)
+	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS)
+	@bash tests/run.sh --live
 
 # The man pages and profiles are installed as found (wildcards), so a tree
 # without one still installs. The unit gets the binary's real path. Note that

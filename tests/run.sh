@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Runs every test: cmocka unit tests, command tests (the sanitizer build of the
+# Runs the tests: cmocka unit tests, command tests (the sanitizer build of the
 # binary against fixture roots, compared with expected output), and scripted
-# tests (snapshots, hwloc agreement, live tests on this machine's kernel).
-# Ends with "N passed, N failed, N skipped" and exits non-zero on any failure.
+# tests (snapshots, hwloc agreement). Ends with "N passed, N failed, N skipped"
+# and exits non-zero on any failure.
 #
-#   tests/run.sh [--regen] [PATTERN]
+#   tests/run.sh [--regen] [--live] [PATTERN]
 # --regen rewrites the expected output of the command tests from what the
 # binary prints now (review the diff before committing it).
+# --live runs only the live tests instead: those named *live* (unit binaries
+# test_live_*, script functions test_*live*), which read and write this
+# machine's kernel (IRQ affinities, rq_affinity, RPS, /etc/default/irqbalance)
+# and restore it. Without --live they never run, so `make check` leaves the
+# machine alone.
 set -u
 cd "$(dirname "$0")/.."
 TOP=$PWD
 REGEN=${REGEN:-0}
+LIVE=0
 PATTERN=
 for a in "$@"; do
 	case $a in
 	--regen) REGEN=1 ;;
+	--live) LIVE=1 ;;
 	*) PATTERN=$a ;;
 	esac
 done
@@ -34,12 +41,14 @@ pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
 skip() { skipped=$((skipped + 1)); echo "SKIP: $1${2:+ ($2)}"; }
 wanted() { [ -z "$PATTERN" ] || [[ $1 == *$PATTERN* ]]; }
+# A test is live when its name says so; each mode runs only its own kind.
+in_mode() { if [[ $1 == *live* ]]; then [ "$LIVE" = 1 ]; else [ "$LIVE" = 0 ]; fi; }
 
 # --- unit tests (cmocka, TAP output)
 for bin in build/san/tests/unit/test_*; do
 	[ -x "$bin" ] || continue
 	name=${bin##*/}
-	wanted "$name" || continue
+	wanted "$name" && in_mode "$name" || continue
 	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$bin" 2>&1)
 	status=$?
 	ok=$(grep -c '^ok ' <<<"$out")
@@ -60,7 +69,7 @@ run_case() {
 	(cd "$WORK" && eval "\"\$NUMAPLACE\" $args" 2>&1; echo "[exit $?]")
 }
 for cmdfile in tests/cases/*.cmd; do
-	[ -f "$cmdfile" ] || continue
+	[ -f "$cmdfile" ] && [ "$LIVE" = 0 ] || continue
 	name=${cmdfile##*/}
 	name=${name%.cmd}
 	wanted "$name" || continue
@@ -87,7 +96,7 @@ for script in tests/scripts/*.sh; do
 	[ -f "$script" ] || continue
 	for fn in $(bash -c "source '$script'; declare -F" | awk '$3 ~ /^test_/ {print $3}'); do
 		name="${script##*/}:$fn"
-		wanted "$name" || continue
+		wanted "$name" && in_mode "$fn" || continue
 		log="$WORK/${script##*/}.$fn.log"
 		(set -eu; source tests/scripts/lib.sh; source "$script"; "$fn") >"$log" 2>&1
 		status=$?
