@@ -7,24 +7,87 @@
 #include "../lib/machine.h"
 #include "cmd.h"
 #include "table.h"
+#include "term.h"
 
 const struct np_option report_options[] = {
 	{ "json", 'j', NULL, "print everything as one JSON document", NULL },
+	{ "all", 'a', NULL, "also list findings under the volume threshold", NULL },
+	{ "color", 0, "WHEN", "colour severities: auto (a terminal, no NO_COLOR), always, never", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
-static cJSON *findings_to_json(const struct np_findings *f)
+static cJSON *findings_to_json(const struct np_machine *m, const struct np_findings *f)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (size_t i = 0; i < f->n; i++) {
+		const struct np_finding *x = &f->v[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "severity", np_severity_name(f->v[i].severity));
-		cJSON_AddStringToObject(o, "kind", f->v[i].kind);
-		cJSON_AddStringToObject(o, "subject", f->v[i].subject);
-		cJSON_AddStringToObject(o, "message", f->v[i].message);
+		cJSON_AddStringToObject(o, "severity", np_severity_name(x->severity));
+		cJSON_AddStringToObject(o, "kind", x->kind);
+		cJSON_AddStringToObject(o, "subject", x->subject);
+		cJSON_AddStringToObject(o, "message", x->message);
+		cJSON_AddItemToObject(o, "device", x->dev >= 0 ? cJSON_CreateString(m->pci.devs[x->dev].addr) : cJSON_CreateNull());
+		cJSON_AddNumberToObject(o, "irqs", x->nirqs);
+		cJSON_AddNumberToObject(o, "interrupts", (double)x->interrupts);
+		cJSON_AddNumberToObject(o, "total", (double)x->total);
+		char *cpus = np_cpuset_format_list(&x->cpus);
+		cJSON_AddStringToObject(o, "cpus", cpus ? cpus : "");
+		free(cpus);
+		cJSON_AddItemToObject(o, "fix", x->fix ? cJSON_CreateString(x->fix) : cJSON_CreateNull());
+		cJSON_AddBoolToObject(o, "minor", x->minor);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
+}
+
+#define RED "\033[1;31m"
+#define YELLOW "\033[33m"
+#define OFF "\033[0m"
+
+/* The answer first: one line per problem, most important first, each with
+ * the command that fixes it. */
+static void print_summary(const struct np_findings *f, int width, bool color)
+{
+	size_t n = np_findings_summary(f), minor = 0;
+	for (size_t i = 0; i < f->n; i++)
+		minor += f->v[i].minor;
+	puts("== Summary");
+	if (n == 0)
+		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
+		       f->min_interrupts);
+	for (size_t i = 0; i < n; i++) {
+		const struct np_finding *x = &f->v[i];
+		char *line;
+		if (asprintf(&line, "%s%s%s", x->message, x->fix ? " -> " : "", x->fix ? x->fix : "") < 0)
+			continue;
+		/* The device in colour; the rest wraps to the terminal. */
+		size_t first = color ? strcspn(line, ":") : 0;
+		if (first)
+			printf("%s%.*s" OFF, RED, (int)first, line);
+		np_print_wrapped(stdout, line + first, width, (int)first, 4);
+		free(line);
+	}
+	if (minor)
+		printf("(%zu more under %llu interrupts per device: 'report --all' lists them)\n", minor, f->min_interrupts);
+}
+
+static void print_findings(const struct np_findings *f, bool all, int width, bool color)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct np_finding *x = &f->v[i];
+		if (x->minor && !all)
+			continue;
+		const char *sev = x->minor ? "minor" : np_severity_name(x->severity);
+		if (color && !x->minor)
+			printf("%s%-7s" OFF " ", x->severity == NP_WARNING ? RED : YELLOW, sev);
+		else
+			printf("%-7s ", sev);
+		np_print_wrapped(stdout, x->message, width, 8, 8);
+		shown++;
+	}
+	if (shown == 0)
+		puts("none");
 }
 
 /* One line per device that has IRQs: where they are allowed, where they ran. */
@@ -70,11 +133,20 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("report");
 	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false;
+	const char *arg, *color_when = NULL;
+	bool json = false, all = false, color;
 	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0)
-		json = true;
+	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		const char *name = self->options[opt].name;
+		if (!strcmp(name, "json"))
+			json = true;
+		else if (!strcmp(name, "all"))
+			all = true;
+		else
+			color_when = arg;
+	}
+	if (opt == NP_OPT_END && !np_color_parse(color_when, &color))
+		return np_usage_error(self, "--color takes auto, always or never, not '%s'", color_when);
 	if (opt != NP_OPT_END)
 		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
 	if (st.index < argc)
@@ -87,7 +159,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	int rc = selected ? np_select_devices(&m, 0, NULL, false, selected) : EXIT_FAIL;
-	if (rc == EXIT_OK && np_findings_collect(&m, &f))
+	if (rc == EXIT_OK && np_findings_collect(&m, NP_FINDINGS_MIN_INTERRUPTS, &f))
 		rc = np_error("collecting findings: out of memory");
 	if (rc != EXIT_OK) {
 		free(selected);
@@ -102,10 +174,12 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		for (size_t i = 0; i < m.irqs.n; i++)
 			cJSON_AddItemToArray(irqs, irq_to_json(&m, &m.irqs.v[i]));
 		cJSON_AddBoolToObject(doc, "irqbalance", m.irqbalance);
-		cJSON_AddItemToObject(doc, "findings", findings_to_json(&f));
+		cJSON_AddItemToObject(doc, "findings", findings_to_json(&m, &f));
 		rc = np_print_json(doc);
 	} else {
-		puts("== Topology");
+		int width = np_term_width();
+		print_summary(&f, width, color);
+		puts("\n== Topology");
 		topo_print(&m.topo, stdout, false);
 		puts("\n== Devices");
 		devices_print(&m, selected, stdout);
@@ -115,10 +189,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		else
 			puts("no interrupts (the root has no /proc/interrupts)");
 		puts("\n== Findings");
-		for (size_t i = 0; i < f.n; i++)
-			printf("%-7s %-20s %s\n", np_severity_name(f.v[i].severity), f.v[i].kind, f.v[i].message);
-		if (f.n == 0)
-			puts("none");
+		print_findings(&f, all, width, color);
 	}
 	np_findings_free(&f);
 	free(selected);

@@ -10,6 +10,8 @@ function __numaplace_argument
     switch "$argv[1]:$argv[2]"
         case ':--root'
             echo dir
+        case 'report:--color'
+            echo none
         case 'irqs:--interval' 'irqs:-i'
             echo none
         case 'advise:--policy' 'advise:-p'
@@ -226,6 +228,8 @@ complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the 
 
 # report
 complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
+complete -c numaplace -n '__numaplace_option report' -s a -l all -d 'also list findings under the volume threshold'
+complete -c numaplace -n '__numaplace_option report' -l color -x -d 'colour severities: auto (a terminal, no NO_COLOR), always, never'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo

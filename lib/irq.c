@@ -130,6 +130,8 @@ struct parser {
 	size_t ncols;
 	int *col_cpu;            /* CPU id of each header column */
 	int *col_node;           /* node index of each column; nnodes when unknown */
+	bool *col_quiet;         /* the column's CPU is isolated or nohz_full */
+	unsigned long long quiet; /* one row's sum over quiet columns */
 	unsigned long long *acc; /* one row's sums per node index, unknown last */
 	uint64_t *ran;           /* one row's CPUs with a non-zero count */
 	size_t nwords;
@@ -143,6 +145,7 @@ static void parser_free(struct parser *ps)
 {
 	free(ps->col_cpu);
 	free(ps->col_node);
+	free(ps->col_quiet);
 	free(ps->acc);
 	free(ps->ran);
 	free(ps->lines);
@@ -178,8 +181,9 @@ static int parse_header(struct parser *ps, const char *line, size_t lineno)
 		n++;
 	ps->col_cpu = malloc(n * sizeof(int));
 	ps->col_node = malloc(n * sizeof(int));
+	ps->col_quiet = malloc(n * sizeof(bool));
 	ps->acc = malloc(((size_t)ps->topo->nnodes + 1) * sizeof(*ps->acc));
-	if (!ps->col_cpu || !ps->col_node || !ps->acc)
+	if (!ps->col_cpu || !ps->col_node || !ps->col_quiet || !ps->acc)
 		return -ENOMEM;
 
 	struct np_cpuset seen = NP_CPUSET_INIT;
@@ -203,6 +207,8 @@ static int parse_header(struct parser *ps, const char *line, size_t lineno)
 			break;
 		ps->col_cpu[ps->ncols] = (int)cpu;
 		ps->col_node[ps->ncols] = node_index(ps->topo, (int)cpu);
+		ps->col_quiet[ps->ncols] = np_cpuset_test(&ps->topo->isolated, (unsigned)cpu) ||
+					   np_cpuset_test(&ps->topo->nohz_full, (unsigned)cpu);
 		ps->ncols++;
 		if (cpu > max)
 			max = cpu;
@@ -367,6 +373,7 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 	memset(ps->ran, 0, ps->nwords * sizeof(*ps->ran));
 	unsigned long long total = 0;
 	bool any = false;
+	ps->quiet = 0;
 	for (size_t c = 0; c < ps->ncols; c++) {
 		p = skip_blanks(p);
 		if (!digit(*p))
@@ -395,6 +402,8 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 		if (__builtin_add_overflow(total, v, &total))
 			SKIP("counts add up past 64 bits");
 		ps->acc[ps->col_node[c]] += v;
+		if (ps->col_quiet[c])
+			ps->quiet += v;
 		ps->ran[ps->col_cpu[c] / 64] |= UINT64_C(1) << (ps->col_cpu[c] % 64);
 		any = true;
 	}
@@ -416,6 +425,7 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 	q->irq = (int)irq;
 	q->total = total;
 	q->unknown_node = ps->acc[topo->nnodes];
+	q->quiet = ps->quiet;
 	q->dev = -1;
 	q->queue = -1;
 	q->per_node = malloc((topo->nnodes ? (size_t)topo->nnodes : 1) * sizeof(*q->per_node));

@@ -35,6 +35,7 @@ struct np_irq {
 	unsigned long long total;
 	unsigned long long *per_node; /* topology->nnodes entries, in topology node order */
 	unsigned long long unknown_node; /* counts on CPUs of no known node */
+	unsigned long long quiet; /* counts on isolated or nohz_full CPUs */
 	struct np_cpuset ran_on;  /* CPUs with a non-zero count */
 	struct np_cpuset affinity, effective;
 	bool has_affinity, has_effective;

@@ -65,8 +65,12 @@ test_findings_on_the_seed_machine() {
 		die "the MegaRAID's remote IRQ is not a finding"
 	jq -e '.findings[] | select(.kind == "irqbalance")' <<<"$json" >/dev/null || die "irqbalance not found running"
 	json=$("$NUMAPLACE" --root "$FIXTURES/smt-isolated" report --json)
-	jq -e '.findings[] | select(.kind == "irq_on_isolated_cpus" and (.message | test("ens1f0-TxRx-3")))' <<<"$json" >/dev/null ||
-		die "no finding for the IRQ allowed on an isolated CPU"
+	jq -e '.findings[] | select(.kind == "irq_on_isolated_cpus" and .subject == "0000:81:00.0" and .cpus == "3"
+		and .irqs == 1 and .interrupts > 1000000 and .severity == "warning")' <<<"$json" >/dev/null ||
+		die "no finding for ens1f0's queue IRQ running on isolated CPU 3"
+	# The NVMe's managed queues are per CPU by design: never "remote".
+	jq -e '[.findings[] | select(.kind == "remote_irqs" and .subject == "0000:01:00.0")] | length == 0' <<<"$json" >/dev/null ||
+		die "managed NVMe queues warned as remote"
 	jq -e '.findings[] | select(.kind == "managed_irqs" and .subject == "0000:01:00.0")' <<<"$json" >/dev/null ||
 		die "no finding for the managed NVMe queues"
 }

@@ -1,0 +1,17 @@
+/* The terminal the output goes to: its width, and whether to colour. */
+#ifndef NUMAPLACE_TERM_H
+#define NUMAPLACE_TERM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Columns of the terminal on stdout; 0 (no limit) when stdout is not one. */
+int np_term_width(void);
+/* --color=WHEN: "auto" (a terminal and no NO_COLOR), "always", "never".
+ * Returns false for an unknown WHEN. */
+bool np_color_parse(const char *when, bool *on);
+/* Prints text and a newline at most width columns wide (0: no limit), from
+ * column col, breaking at blanks and indenting continuation lines by indent. */
+void np_print_wrapped(FILE *out, const char *text, int width, int col, int indent);
+
+#endif

@@ -1,0 +1,1 @@
+--root "$FIXTURES/wide112" report
