@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/cpudesc.h"
 #include "../lib/machine.h"
 #include "cmd.h"
 
@@ -135,11 +136,74 @@ cJSON *devices_to_json(const struct np_machine *m, const bool *selected)
 	return a;
 }
 
-static void print_set(FILE *out, const char *label, const struct np_cpuset *set)
+/* A CPU set by name or shortened list; "off" when empty (RPS, XPS). */
+static void print_set(FILE *out, const struct np_topology *topo, const char *label, const struct np_cpuset *set)
 {
-	char *text = np_cpuset_format_list(set);
-	fprintf(out, "%s%s", label, text && *text ? text : "-");
+	char *text = np_cpuset_empty(set) ? NULL : np_cpus_text(topo, set);
+	fprintf(out, "%s%s", label, text ? text : "off");
 	free(text);
+}
+
+/* The IRQ of queue q, by what its name tells: "eth4-TxRx-3" is queue 3 of eth4. */
+static const struct np_irq *queue_irq(const struct np_machine *m, size_t di, int q)
+{
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue == q)
+			return &m->irqs.v[i];
+	return NULL;
+}
+
+/* " on CPU 1, node 3": where a queue's IRQ is set to run ("" when unknown). */
+static char *irq_where(const struct np_machine *m, const struct np_irq *irq)
+{
+	if (!irq || !irq->has_effective)
+		return strdup("");
+	char *where = np_cpus_where(&m->topo, &irq->effective), *out;
+	if (!where || asprintf(&out, " on %s", where) < 0)
+		out = NULL;
+	free(where);
+	return out;
+}
+
+/* One queue's row after "queue N": its IRQ and where it runs, then RPS and XPS. */
+static char *net_queue_row(const struct np_machine *m, size_t di, const struct np_netif *nif, int q, int *irqno)
+{
+	const struct np_irq *irq = queue_irq(m, di, q);
+	char *where = irq_where(m, irq), *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	*irqno = irq ? irq->irq : -1;
+	if (f && where) {
+		fprintf(f, "%s%s;", irq ? "" : "no IRQ", where);
+		if (q < nif->nrx)
+			print_set(f, &m->topo, " rps ", &nif->rps[q]);
+		if (q < nif->ntx && nif->xps_known[q])
+			print_set(f, &m->topo, ", xps ", &nif->xps[q]);
+	}
+	if (f)
+		fclose(f);
+	free(where);
+	return out;
+}
+
+/* Queue rows, identical consecutive ones collapsed: "queues 0-47 (irqs 60-107): ..." */
+static void print_queue_rows(FILE *out, const char *what, char **rows, const int *irqs, int n)
+{
+	for (int q = 0; q < n;) {
+		int end = q;
+		while (end + 1 < n && rows[q] && rows[end + 1] && !strcmp(rows[q], rows[end + 1]) &&
+		       (irqs[q] < 0 ? irqs[end + 1] < 0 : irqs[end + 1] == irqs[end] + 1))
+			end++;
+		if (end == q && irqs[q] >= 0)
+			fprintf(out, "    %s %d: irq %d%s\n", what, q, irqs[q], rows[q] ? rows[q] : "?");
+		else if (end == q)
+			fprintf(out, "    %s %d: %s\n", what, q, rows[q] ? rows[q] : "?");
+		else if (irqs[q] >= 0)
+			fprintf(out, "    %ss %d-%d: irqs %d-%d%s\n", what, q, end, irqs[q], irqs[end], rows[q]);
+		else
+			fprintf(out, "    %ss %d-%d: %s\n", what, q, end, rows[q]);
+		q = end + 1;
+	}
 }
 
 static void print_device(const struct np_machine *m, size_t di, FILE *out)
@@ -162,7 +226,12 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 		fputs(", node unknown", out);
 	else
 		fprintf(out, ", node %d%s", node, inferred ? " (inferred from local CPUs)" : "");
-	print_set(out, ", local CPUs ", &d->local_cpus);
+	const struct np_node *nd = node >= 0 ? np_topology_node(&m->topo, node) : NULL;
+	if (!nd || !np_cpuset_equal(&nd->cpus, &d->local_cpus)) {
+		char *lc = np_cpuset_empty(&d->local_cpus) ? NULL : np_cpus_text(&m->topo, &d->local_cpus);
+		fprintf(out, ", local CPUs %s", lc ? lc : "unknown");
+		free(lc);
+	}
 	fputc('\n', out);
 	if (s.nirqs > 0) {
 		fprintf(out, "  IRQs: %d (%d mostly on other nodes)", s.nirqs, s.nremote);
@@ -176,14 +245,16 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 		const struct np_netif *nif = &d->net[i];
 		fprintf(out, "  net %s: %d rx, %d tx queues\n", nif->name, nif->nrx, nif->ntx);
 		int nq = nif->nrx > nif->ntx ? nif->nrx : nif->ntx;
-		for (int q = 0; q < nq; q++) {
-			fprintf(out, "    queue %-3d", q);
-			if (q < nif->nrx)
-				print_set(out, " rps ", &nif->rps[q]);
-			if (q < nif->ntx && nif->xps_known[q])
-				print_set(out, " xps ", &nif->xps[q]);
-			fputc('\n', out);
-		}
+		char **rows = calloc((size_t)nq + 1, sizeof(*rows));
+		int *irqs = calloc((size_t)nq + 1, sizeof(*irqs));
+		for (int q = 0; rows && irqs && q < nq; q++)
+			rows[q] = net_queue_row(m, di, nif, q, &irqs[q]);
+		if (rows && irqs)
+			print_queue_rows(out, "queue", rows, irqs, nq);
+		for (int q = 0; rows && q < nq; q++)
+			free(rows[q]);
+		free(rows);
+		free(irqs);
 	}
 	for (size_t i = 0; i < d->nblock; i++) {
 		const struct np_blockdev *bd = &d->block[i];
@@ -191,11 +262,25 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 		fprintf(out, bd->rq_affinity >= 0 ? "%d" : "unknown", bd->rq_affinity);
 		fprintf(out, ", scheduler %s, %d hardware queue%s\n", bd->scheduler ? bd->scheduler : "unknown",
 			bd->nhwq, bd->nhwq == 1 ? "" : "s");
-		for (int q = 0; q < bd->nhwq; q++) {
-			fprintf(out, "    hwq %-3d", q);
-			print_set(out, " cpus ", &bd->hwq_cpus[q]);
-			fputc('\n', out);
+		/* NVMe names its I/O queue vectors from 1 (nvme0q1 serves hardware queue 0). */
+		int base = d->driver && !strcmp(d->driver, "nvme") ? 1 : -1;
+		char **rows = calloc((size_t)bd->nhwq + 1, sizeof(*rows));
+		int *irqs = calloc((size_t)bd->nhwq + 1, sizeof(*irqs));
+		for (int q = 0; rows && irqs && q < bd->nhwq; q++) {
+			const struct np_irq *irq = base < 0 ? NULL : queue_irq(m, di, q + base);
+			char *cpus = np_cpus_text(&m->topo, &bd->hwq_cpus[q]), *where = irq_where(m, irq);
+			irqs[q] = irq ? irq->irq : -1;
+			if (cpus && where && asprintf(&rows[q], "%s%s; cpus %s", irq ? "" : "no IRQ", where, cpus) < 0)
+				rows[q] = NULL;
+			free(cpus);
+			free(where);
 		}
+		if (rows && irqs)
+			print_queue_rows(out, "hwq", rows, irqs, bd->nhwq);
+		for (int q = 0; rows && q < bd->nhwq; q++)
+			free(rows[q]);
+		free(rows);
+		free(irqs);
 	}
 }
 

@@ -57,15 +57,24 @@ static void print_summary(const struct np_findings *f, int width, bool color)
 		       f->min_interrupts);
 	for (size_t i = 0; i < n; i++) {
 		const struct np_finding *x = &f->v[i];
-		char *line;
-		if (asprintf(&line, "%s%s%s", x->message, x->fix ? " -> " : "", x->fix ? x->fix : "") < 0)
-			continue;
-		/* The device in colour; the rest wraps to the terminal. */
-		size_t first = color ? strcspn(line, ":") : 0;
+		/* The device in colour; the rest wraps to the terminal, the fix on a
+		 * line of its own when the whole does not fit. */
+		const char *rest = strstr(x->message, ": ");
+		size_t first = color && rest ? (size_t)(rest - x->message) : 0;
+		size_t len = strlen(x->message) + (x->fix ? 4 + strlen(x->fix) : 0);
+		bool split = x->fix && width && (int)len > width;
 		if (first)
-			printf("%s%.*s" OFF, RED, (int)first, line);
-		np_print_wrapped(stdout, line + first, width, (int)first, 4);
-		free(line);
+			printf(RED "%.*s" OFF, (int)first, x->message);
+		if (split) {
+			np_print_wrapped(stdout, x->message + first, width, (int)first, 4);
+			printf("    -> %s\n", x->fix);
+		} else {
+			char *line;
+			if (asprintf(&line, "%s%s%s", x->message + first, x->fix ? " -> " : "", x->fix ? x->fix : "") < 0)
+				continue;
+			np_print_wrapped(stdout, line, width, (int)first, 4);
+			free(line);
+		}
 	}
 	if (minor)
 		printf("(%zu more under %llu interrupts per device: 'report --all' lists them)\n", minor, f->min_interrupts);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/cpudesc.h"
 #include "../lib/topology.h"
 #include "cmd.h"
 #include "table.h"
@@ -68,11 +69,13 @@ cJSON *topo_to_json(const struct np_topology *t)
 	return root;
 }
 
+/* Lines of CPU lists stay within 80 columns: a long list is shortened and
+ * then carries its count already. */
 static void print_set_line(FILE *out, const char *label, const struct np_cpuset *set)
 {
-	char *text = np_cpuset_format_list(set);
+	char *text = np_cpuset_format_short(set, 56);
 	fprintf(out, "%-16s%s", label, text && *text ? text : "none");
-	if (!np_cpuset_empty(set))
+	if (!np_cpuset_empty(set) && text && !strstr(text, "..."))
 		fprintf(out, " (%u)", np_cpuset_count(set));
 	fputc('\n', out);
 	free(text);
@@ -128,7 +131,7 @@ void topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 	struct np_table *tab = np_table_new(head);
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct np_node *n = &t->nodes[i];
-		char *cpus = np_cpuset_format_list(&n->cpus), mem[32], dist[1024] = "";
+		char *cpus = np_cpuset_format_short(&n->cpus, NP_CPUS_TEXT_MAX), mem[32], dist[1024] = "";
 		int packages, cores;
 		count_cores(t, n, &packages, &cores);
 		format_memory(mem, sizeof(mem), n->memory_kb);

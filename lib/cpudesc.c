@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine.h"
+
 char *np_cpuset_format_short(const struct np_cpuset *set, size_t max)
 {
 	char *full = np_cpuset_format_list(set);
@@ -82,4 +84,24 @@ char *np_cpus_text(const struct np_topology *topo, const struct np_cpuset *set)
 	}
 	np_cpuset_free(&tmp);
 	return named ? out : np_cpuset_format_short(set, NP_CPUS_TEXT_MAX);
+}
+
+char *np_cpus_where(const struct np_topology *topo, const struct np_cpuset *cpus)
+{
+	struct np_cpuset nodes = NP_CPUSET_INIT;
+	char *text = np_cpus_text(topo, cpus), *nt = NULL, *out = NULL;
+	if (text && !np_nodes_of(topo, cpus, &nodes))
+		nt = np_nodes_text(&nodes);
+	if (!text || !nt)
+		;
+	else if (!strcmp(text, "all"))
+		out = strdup("all CPUs");
+	else if (!strncmp(text, "node", 4) || np_cpuset_empty(&nodes))
+		out = strdup(text);
+	else if (asprintf(&out, "%s %s, %s", np_cpuset_count(cpus) == 1 ? "CPU" : "CPUs", text, nt) < 0)
+		out = NULL;
+	free(text);
+	free(nt);
+	np_cpuset_free(&nodes);
+	return out;
 }

@@ -20,4 +20,8 @@ char *np_cpuset_format_short(const struct np_cpuset *set, size_t max);
 /* "node 0", "nodes 0-1": the nodes of a set of node ids. Newly allocated. */
 char *np_nodes_text(const struct np_cpuset *nodes);
 
+/* Where a set of CPUs is, for a sentence: "CPU 0, node 0", "CPUs 0-2,40,
+ * node 0", "node 1", "all CPUs", "housekeeping, nodes 0-1". Newly allocated. */
+char *np_cpus_where(const struct np_topology *topo, const struct np_cpuset *cpus);
+
 #endif

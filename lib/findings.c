@@ -174,27 +174,6 @@ static const char *irqs_text(const struct tally *t)
 	return buf;
 }
 
-/* "CPU 0 (node 0)", "CPUs 0,2,4,...,14 (8), nodes 0-1", "node 0", "all CPUs" */
-static char *where_text(const struct np_machine *m, const struct np_cpuset *cpus)
-{
-	struct np_cpuset nodes = NP_CPUSET_INIT;
-	char *text = np_cpus_text(&m->topo, cpus), *nt = NULL, *out = NULL;
-	if (text && !np_nodes_of(&m->topo, cpus, &nodes))
-		nt = np_nodes_text(&nodes);
-	if (!text || !nt)
-		;
-	else if (!strcmp(text, "all"))
-		out = strdup("all CPUs");
-	else if (!strncmp(text, "node", 4))
-		out = strdup(text);
-	else if (asprintf(&out, "%s %s, %s", np_cpuset_count(cpus) == 1 ? "CPU" : "CPUs", text, nt) < 0)
-		out = NULL;
-	free(text);
-	free(nt);
-	np_cpuset_free(&nodes);
-	return out;
-}
-
 /* "node 0 100%", "node 0 60%, node 1 40%": where the interrupts ran (shares
  * under 0.5% left out). */
 static char *shares_text(const struct np_machine *m, const unsigned long long *per_node, unsigned long long total)
@@ -238,7 +217,7 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 		return rc;
 	}
 	char *who = dev_who(m, d), *shares = shares_text(m, t.per_node, t.total);
-	char *where = where_text(m, &t.cpus), a[16], b[16];
+	char *where = np_cpus_where(&m->topo, &t.cpus), a[16], b[16];
 	struct np_finding *x = NULL;
 	if (who && shares && where)
 		x = add(f, "remote_irqs", d->addr, "%s: %s on %s; %s of %s interrupts ran off node %d (%s)",

@@ -30,3 +30,32 @@ test_summary_says_when_nothing_is_wrong() {
 	expect_eq "== Summary
 Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (10000 or more each)." "$out" "summary of a machine with nothing wrong"
 }
+
+# Runs numaplace in a pseudo-terminal COLS columns wide; prints what it showed (CRs gone).
+in_pty() {
+	local cols=$1
+	shift
+	command -v script >/dev/null || skip_test "script (util-linux) not installed"
+	local cmd="stty cols $cols rows 50; exec"
+	for a in "$NUMAPLACE" "$@"; do cmd+=" $(printf '%q' "$a")"; done
+	script -qfec "$cmd" /dev/null </dev/null | tr -d '\r'
+}
+
+# No line wider than a 120-column terminal, on the machine whose CPU lists are 56 numbers
+# long and on the others; colour only on a terminal, and never with NO_COLOR or --color=never.
+test_report_fits_120_columns() {
+	local root out wide esc=$'\033'
+	for root in wide112 rt-worker r715 smt-isolated nonode amd16; do
+		out=$(NO_COLOR= in_pty 120 --root "$FIXTURES/$root" report --all)
+		grep -q '^== Summary' <<<"$out" || die "$root: no report in the pty: $out"
+		wide=$(sed "s/$esc\[[0-9;]*m//g" <<<"$out" | awk 'length > 120')
+		[ -z "$wide" ] || die "$root: lines wider than 120 columns: $wide"
+	done
+	out=$(in_pty 120 --root "$FIXTURES/r715" report)
+	grep -q "$esc\[" <<<"$out" || die "no colour on a terminal"
+	out=$(NO_COLOR=1 in_pty 120 --root "$FIXTURES/r715" report)
+	! grep -q "$esc\[" <<<"$out" || die "colour despite NO_COLOR"
+	out=$(in_pty 120 --root "$FIXTURES/r715" report --color=never)
+	! grep -q "$esc\[" <<<"$out" || die "colour despite --color=never"
+	! "$NUMAPLACE" --root "$FIXTURES/r715" report | grep -q "$esc\[" || die "colour into a pipe"
+}
