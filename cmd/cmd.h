@@ -85,7 +85,12 @@ int np_select_devices(const struct np_machine *m, int nfilters, char **filters, 
 struct cJSON *devices_to_json(const struct np_machine *m, const bool *selected);
 void devices_print(const struct np_machine *m, const bool *selected, FILE *out);
 struct cJSON *irq_to_json(const struct np_machine *m, const struct np_irq *irq);
-void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, FILE *out);
+/* seconds > 0: the counts are over that interval; print rates per second. */
+void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, double seconds,
+		FILE *out);
+/* Interrupts per second by node and by device (the selected ones, busiest
+ * first), after sampling over seconds. */
+void np_print_rates(const struct np_machine *m, const bool *dev_selected, double seconds, FILE *out);
 struct np_topology;
 struct np_cpuset;
 /* The application's CPUs from --app-cpus, --app-node or --app-pid (the one
@@ -114,6 +119,10 @@ struct np_resolved;
  * wrong. Returns an exit status; on EXIT_OK the caller frees all three. */
 int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
+/* Waits seconds (a countdown on stderr when it is a terminal), then
+ * replaces m's IRQ counts by what ran in between. Returns 0 or -errno
+ * (ctx->err says why). */
+int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds);
 /* Rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
 

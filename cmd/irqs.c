@@ -10,7 +10,8 @@
 
 const struct np_option irqs_options[] = {
 	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between", NULL },
+	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show rates per second", NULL },
+	{ "interrupts", 0, "FILE", "read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)", "file" },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -90,23 +91,30 @@ static bool irq_selected(const struct np_irq *irq, const bool *dev_selected, int
 	return false;
 }
 
-static void per_node_text(const struct np_machine *m, const struct np_irq *irq, char *buf, size_t size)
+/* Counts per node, or rates per second over an interval of seconds. */
+static void per_node_text(const struct np_machine *m, const struct np_irq *irq, double seconds, char *buf, size_t size)
 {
 	size_t len = 0;
 	buf[0] = '\0';
 	for (int i = 0; i < m->topo.nnodes && len < size; i++)
-		if (irq->per_node[i])
+		if (irq->per_node[i] && seconds > 0)
+			len += (size_t)snprintf(buf + len, size - len, "%s%d:%.0f", len ? " " : "", m->topo.nodes[i].id,
+						(double)irq->per_node[i] / seconds);
+		else if (irq->per_node[i])
 			len += (size_t)snprintf(buf + len, size - len, "%s%d:%llu", len ? " " : "", m->topo.nodes[i].id,
 						irq->per_node[i]);
 	if (!buf[0])
 		snprintf(buf, size, "-");
 }
 
-void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, FILE *out)
+void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, double seconds,
+		FILE *out)
 {
 	static const char *const head[] = { ">IRQ", "NAME", "DEVICE", ">Q", "AFFINITY", "EFFECTIVE", "EFF NODES",
 					    ">DEV NODE", "MANAGED", ">TOTAL", "PER NODE", ">REMOTE", NULL };
-	struct np_table *t = np_table_new(head);
+	static const char *const rate_head[] = { ">IRQ", "NAME", "DEVICE", ">Q", "AFFINITY", "EFFECTIVE", "EFF NODES",
+						 ">DEV NODE", "MANAGED", ">PER SEC", "PER NODE /S", ">REMOTE", NULL };
+	struct np_table *t = np_table_new(seconds > 0 ? rate_head : head);
 	for (size_t i = 0; i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (!irq_selected(irq, dev_selected, nfilters, filters))
@@ -116,7 +124,7 @@ void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilte
 		char *aff = np_cpuset_format_list(&irq->affinity), *eff = np_cpuset_format_list(&irq->effective);
 		char *nodes = nodes_text(&m->topo, &irq->effective), per_node[256];
 		double share = np_irq_remote_share(m, irq, node);
-		per_node_text(m, irq, per_node, sizeof(per_node));
+		per_node_text(m, irq, seconds, per_node, sizeof(per_node));
 		np_table_cell(t, "%d", irq->irq);
 		np_table_cell(t, "%s", irq->name[0] ? irq->name : "-");
 		np_table_cell(t, "%s", d ? d->addr : "-");
@@ -126,7 +134,10 @@ void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilte
 		np_table_cell(t, "%s", irq->has_effective && nodes && *nodes ? nodes : "-");
 		np_table_cell(t, node >= 0 ? "%d" : "-", node);
 		np_table_cell(t, "%s", managed_name(irq->managed));
-		np_table_cell(t, "%llu", irq->total);
+		if (seconds > 0)
+			np_table_cell(t, "%.0f", (double)irq->total / seconds);
+		else
+			np_table_cell(t, "%llu", irq->total);
 		np_table_cell(t, "%s", per_node);
 		if (share >= 0)
 			np_table_cell(t, "%.0f%%", 100 * share);
@@ -140,44 +151,20 @@ void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilte
 	np_table_free(t);
 }
 
-/* Replaces each IRQ's counts by what it handled during the next `seconds`. */
-static int sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
-{
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-	struct np_irqs after;
-	int rc = np_irqs_read_counts(ctx, &m->topo, &after);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < m->irqs.n; i++) {
-		struct np_irq *irq = &m->irqs.v[i];
-		const struct np_irq *later = np_irqs_find(&after, irq->irq);
-		/* An IRQ freed in between, or reused (counts went down), ran nothing we can measure. */
-		bool same = later && later->total >= irq->total;
-		irq->total = same ? later->total - irq->total : 0;
-		irq->unknown_node = same ? later->unknown_node - irq->unknown_node : 0;
-		for (int n = 0; n < m->topo.nnodes; n++)
-			irq->per_node[n] = same && later->per_node[n] >= irq->per_node[n] ? later->per_node[n] - irq->per_node[n] : 0;
-		np_cpuset_clear(&irq->ran_on);
-		if (same && (rc = np_cpuset_copy(&irq->ran_on, &later->ran_on)))
-			break;
-	}
-	np_irqs_free(&after);
-	return rc;
-}
-
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("irqs");
 	struct np_optparse st = { 0 };
 	const char *arg;
+	const char *file = NULL;
 	bool json = false;
 	double interval = 0;
 	int opt;
 	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
 		if (!strcmp(self->options[opt].name, "json")) {
 			json = true;
+		} else if (!strcmp(self->options[opt].name, "interrupts")) {
+			file = arg;
 		} else {
 			char *end;
 			interval = strtod(arg, &end);
@@ -187,10 +174,22 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 	}
 	if (opt != NP_OPT_END)
 		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	if (file && interval > 0)
+		return np_usage_error(self, "--interrupts reads a copy: it cannot be sampled with --interval");
 
 	struct np_machine m;
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
+	/* A pasted copy comes without /proc/irq: counts and names only, tied to
+	 * the devices by the names and chips it shows. */
+	if (file) {
+		np_irqs_free(&m.irqs);
+		if (np_irqs_read_counts_file(ctx, &m.topo, file, &m.irqs)) {
+			np_machine_free(&m);
+			return np_error("%s", ctx->err);
+		}
+		np_irqs_tie(&m.irqs, &m.pci);
+	}
 	np_print_warnings(&m);
 	int nfilters = argc - st.index;
 	char **filters = argv + st.index;
@@ -204,20 +203,27 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			dev_filters[ndev_filters++] = filters[f];
 	if (selected && dev_filters)
 		rc = ndev_filters ? np_select_devices(&m, ndev_filters, dev_filters, false, selected) : EXIT_OK;
-	if (rc == EXIT_OK && interval > 0 && sample_interval(ctx, &m, interval))
+	if (rc == EXIT_OK && interval > 0 && np_sample_interval(ctx, &m, interval))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && json) {
 		cJSON *doc = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(doc, "irqs");
 		if (interval > 0)
 			cJSON_AddNumberToObject(doc, "interval", interval);
-		for (size_t i = 0; i < m.irqs.n; i++)
-			if (irq_selected(&m.irqs.v[i], selected, nfilters, filters))
-				cJSON_AddItemToArray(a, irq_to_json(&m, &m.irqs.v[i]));
+		for (size_t i = 0; i < m.irqs.n; i++) {
+			if (!irq_selected(&m.irqs.v[i], selected, nfilters, filters))
+				continue;
+			cJSON *o = irq_to_json(&m, &m.irqs.v[i]);
+			if (interval > 0)
+				cJSON_AddNumberToObject(o, "rate", (double)m.irqs.v[i].total / interval);
+			cJSON_AddItemToArray(a, o);
+		}
 		rc = np_print_json(doc);
 	} else if (rc == EXIT_OK) {
 		if (interval > 0)
-			printf("Interrupts during %g s:\n", interval);
-		irqs_print(&m, selected, nfilters, filters, stdout);
+			printf("Interrupts per second over %g s:\n", interval);
+		irqs_print(&m, selected, nfilters, filters, interval, stdout);
+		if (interval > 0)
+			np_print_rates(&m, nfilters ? selected : NULL, interval, stdout);
 	}
 	free(dev_filters);
 	free(selected);

@@ -15,13 +15,13 @@
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)."
 
 const struct np_command np_commands[] = {
-	{ .name = "report", .fn = cmd_report, .operands = "none", .options = report_options,
+	{ .name = "report", .fn = cmd_report, .operands = "none", .options = report_options, .usage = "[--all] [--interval SEC] [--json]",
 	  .summary = "Show everything numaplace knows about this machine." },
 	{ .name = "topo", .fn = cmd_topo, .operands = "none", .options = topo_options,
 	  .summary = "Show NUMA nodes, CPUs, memory and distances." },
 	{ .name = "devices", .fn = cmd_devices, .operands = "device...", .options = devices_options, .usage = "[--all] [FILTER...]",
 	  .summary = "Show PCI devices with their node, queues, block devices and IRQs.", .epilog = FILTER_HELP },
-	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC] [FILTER...]",
+	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC | --interrupts FILE] [FILTER...]",
 	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share.",
 	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too." },
 	{ .name = "advise", .fn = cmd_advise, .operands = "none", .options = advise_options, .usage = "[--policy local|app|spread] [OPTIONS]",

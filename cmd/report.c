@@ -13,6 +13,7 @@ const struct np_option report_options[] = {
 	{ "json", 'j', NULL, "print everything as one JSON document", NULL },
 	{ "all", 'a', NULL, "also list findings under the volume threshold", NULL },
 	{ "color", 0, "WHEN", "colour severities: auto (a terminal, no NO_COLOR), always, never", NULL },
+	{ "interval", 'i', "SEC", "judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -46,12 +47,15 @@ static cJSON *findings_to_json(const struct np_machine *m, const struct np_findi
 
 /* The answer first: one line per problem, most important first, each with
  * the command that fixes it. */
-static void print_summary(const struct np_findings *f, int width, bool color)
+static void print_summary(const struct np_findings *f, double seconds, int width, bool color)
 {
 	size_t n = np_findings_summary(f), minor = 0;
 	for (size_t i = 0; i < f->n; i++)
 		minor += f->v[i].minor;
-	puts("== Summary");
+	if (seconds > 0)
+		printf("== Summary (interrupts during %g s)\n", seconds);
+	else
+		puts("== Summary");
 	if (n == 0)
 		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
 		       f->min_interrupts);
@@ -100,11 +104,13 @@ static void print_findings(const struct np_findings *f, bool all, int width, boo
 }
 
 /* One line per device that has IRQs: where they are allowed, where they ran. */
-static void print_placement(const struct np_machine *m, const bool *selected)
+static void print_placement(const struct np_machine *m, const bool *selected, double seconds)
 {
 	static const char *const head[] = { "DEVICE", "DRIVER", ">NODE", ">IRQS", ">MANAGED", "RAN ON NODES",
 					    ">INTERRUPTS", ">REMOTE", NULL };
-	struct np_table *t = np_table_new(head);
+	static const char *const rate_head[] = { "DEVICE", "DRIVER", ">NODE", ">IRQS", ">MANAGED", "RAN ON NODES",
+						 ">PER SEC", ">REMOTE", NULL };
+	struct np_table *t = np_table_new(seconds > 0 ? rate_head : head);
 	struct np_cpuset ran = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
 	for (size_t di = 0; di < m->pci.ndevs; di++) {
 		const struct np_pci_dev *d = &m->pci.devs[di];
@@ -125,7 +131,10 @@ static void print_placement(const struct np_machine *m, const bool *selected)
 		np_table_cell(t, "%d", s.nirqs);
 		np_table_cell(t, "%d", s.nmanaged);
 		np_table_cell(t, "%s", ran_nodes && *ran_nodes ? ran_nodes : "-");
-		np_table_cell(t, "%llu", s.total);
+		if (seconds > 0)
+			np_table_cell(t, "%.0f", (double)s.total / seconds);
+		else
+			np_table_cell(t, "%llu", s.total);
 		if (s.total > 0 && s.node_known)
 			np_table_cell(t, "%.0f%%", 100.0 * (double)s.remote / (double)s.total);
 		else
@@ -144,15 +153,22 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	struct np_optparse st = { 0 };
 	const char *arg, *color_when = NULL;
 	bool json = false, all = false, color;
+	double interval = 0;
 	int opt;
 	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
 		const char *name = self->options[opt].name;
-		if (!strcmp(name, "json"))
+		if (!strcmp(name, "json")) {
 			json = true;
-		else if (!strcmp(name, "all"))
+		} else if (!strcmp(name, "all")) {
 			all = true;
-		else
+		} else if (!strcmp(name, "color")) {
 			color_when = arg;
+		} else {
+			char *end;
+			interval = strtod(arg, &end);
+			if (*end || end == arg || !(interval > 0 && interval <= 3600))
+				return np_usage_error(self, "--interval needs seconds between 0 and 3600, not '%s'", arg);
+		}
 	}
 	if (opt == NP_OPT_END && !np_color_parse(color_when, &color))
 		return np_usage_error(self, "--color takes auto, always or never, not '%s'", color_when);
@@ -168,7 +184,12 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	int rc = selected ? np_select_devices(&m, 0, NULL, false, selected) : EXIT_FAIL;
-	if (rc == EXIT_OK && np_findings_collect(&m, NP_FINDINGS_MIN_INTERRUPTS, &f))
+	if (rc == EXIT_OK && interval > 0 && np_sample_interval(ctx, &m, interval))
+		rc = np_error("%s", ctx->err);
+	/* Over an interval the threshold is a rate: NP_FINDINGS_MIN_RATE a second. */
+	unsigned long long min = interval > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * interval + 0.5)
+					      : NP_FINDINGS_MIN_INTERRUPTS;
+	if (rc == EXIT_OK && np_findings_collect(&m, min, &f))
 		rc = np_error("collecting findings: out of memory");
 	if (rc != EXIT_OK) {
 		free(selected);
@@ -183,20 +204,24 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		for (size_t i = 0; i < m.irqs.n; i++)
 			cJSON_AddItemToArray(irqs, irq_to_json(&m, &m.irqs.v[i]));
 		cJSON_AddBoolToObject(doc, "irqbalance", m.irqbalance);
+		if (interval > 0)
+			cJSON_AddNumberToObject(doc, "interval", interval);
 		cJSON_AddItemToObject(doc, "findings", findings_to_json(&m, &f));
 		rc = np_print_json(doc);
 	} else {
 		int width = np_term_width();
-		print_summary(&f, width, color);
+		print_summary(&f, interval, width, color);
 		puts("\n== Topology");
 		topo_print(&m.topo, stdout, false);
 		puts("\n== Devices");
 		devices_print(&m, selected, stdout);
 		puts("\n== IRQ placement");
-		if (m.irqs.n)
-			print_placement(&m, selected);
-		else
+		if (!m.irqs.n)
 			puts("no interrupts (the root has no /proc/interrupts)");
+		else
+			print_placement(&m, selected, interval);
+		if (m.irqs.n && interval > 0)
+			np_print_rates(&m, selected, interval, stdout);
 		puts("\n== Findings");
 		print_findings(&f, all, width, color);
 	}

@@ -10,10 +10,10 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --all -a --color --help -h' ;;
+	report) echo '--json -j --all -a --color --interval -i --help -h' ;;
 	topo) echo '--json -j --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --help -h' ;;
-	irqs) echo '--json -j --interval -i --help -h' ;;
+	irqs) echo '--json -j --interval -i --interrupts --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
 	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --profile-dir --help -h' ;;
@@ -36,7 +36,9 @@ _numaplace_argument()
 	case $1:$2 in
 	:--root) echo dir ;;
 	report:--color) echo none ;;
+	report:--interval | report:-i) echo none ;;
 	irqs:--interval | irqs:-i) echo none ;;
+	irqs:--interrupts) echo file ;;
 	advise:--policy | advise:-p) echo policy ;;
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;

@@ -12,8 +12,12 @@ function __numaplace_argument
             echo dir
         case 'report:--color'
             echo none
+        case 'report:--interval' 'report:-i'
+            echo none
         case 'irqs:--interval' 'irqs:-i'
             echo none
+        case 'irqs:--interrupts'
+            echo file
         case 'advise:--policy' 'advise:-p'
             echo policy
         case 'advise:--app-cpus'
@@ -230,6 +234,7 @@ complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the 
 complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
 complete -c numaplace -n '__numaplace_option report' -s a -l all -d 'also list findings under the volume threshold'
 complete -c numaplace -n '__numaplace_option report' -l color -x -d 'colour severities: auto (a terminal, no NO_COLOR), always, never'
+complete -c numaplace -n '__numaplace_option report' -s i -l interval -x -d 'judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo
@@ -245,7 +250,8 @@ complete -c numaplace -n '__numaplace_operand devices many' -a '(__numaplace_val
 
 # irqs
 complete -c numaplace -n '__numaplace_option irqs' -s j -l json -d 'print JSON instead of a table'
-complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between'
+complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show rates per second'
+complete -c numaplace -n '__numaplace_option irqs' -l interrupts -r -F -d 'read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)'
 complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
 

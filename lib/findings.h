@@ -40,6 +40,8 @@ struct np_findings {
 /* Remote or isolated-CPU interrupts under this many (per device, since boot)
  * are findings of no weight (minor), not warnings. */
 #define NP_FINDINGS_MIN_INTERRUPTS 10000ULL
+/* The same over a sampled interval, a second. */
+#define NP_FINDINGS_MIN_RATE 100.0
 
 /* min_interrupts: the volume threshold (NP_FINDINGS_MIN_INTERRUPTS for
  * counts since boot; scaled for an interval). */

@@ -498,17 +498,13 @@ static int sort_rows(struct parser *ps)
 	return rc;
 }
 
-int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out)
+/* Parses an open /proc/interrupts (path: for messages) and closes it. */
+static int read_counts(struct np_ctx *ctx, const struct np_topology *topo, FILE *f, const char *path,
+		       struct np_irqs *out)
 {
 	struct parser ps = { .ctx = ctx, .topo = topo, .out = out };
-	memset(out, 0, sizeof(*out));
-	int rc = np_sysfs_path(ctx, ps.path, "/proc/interrupts");
-	if (rc)
-		return rc;
-	FILE *f = np_fopen(ctx, &rc, "/proc/interrupts");
-	if (!f)
-		return rc;
-
+	snprintf(ps.path, sizeof(ps.path), "%s", path);
+	int rc = 0;
 	char *line = NULL;
 	size_t linecap = 0, lineno = 0;
 	ssize_t len;
@@ -557,6 +553,58 @@ int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, stru
 	if (rc)
 		np_irqs_free(out);
 	return rc;
+}
+
+int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out)
+{
+	char path[PATH_MAX];
+	memset(out, 0, sizeof(*out));
+	int rc = np_sysfs_path(ctx, path, "/proc/interrupts");
+	if (rc)
+		return rc;
+	FILE *f = np_fopen(ctx, &rc, "/proc/interrupts");
+	return f ? read_counts(ctx, topo, f, path, out) : rc;
+}
+
+/* A copy given by the user, not a file of the machine: not under --root. */
+int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo, const char *path,
+			     struct np_irqs *out)
+{
+	memset(out, 0, sizeof(*out));
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		int err = errno;
+		return np_fail(ctx, -err, "cannot open '%s': %s", path, strerror(err));
+	}
+	return read_counts(ctx, topo, f, path, out);
+}
+
+int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo)
+{
+	int nnodes = topo->nnodes;
+	for (size_t i = 0; i < before->n; i++) {
+		struct np_irq *irq = &before->v[i];
+		const struct np_irq *later = np_irqs_find(after, irq->irq);
+		/* An IRQ freed in between, or reused (counts went down), ran nothing we can measure. */
+		bool same = later && later->total >= irq->total;
+		irq->total = same ? later->total - irq->total : 0;
+		irq->unknown_node = same && later->unknown_node >= irq->unknown_node ? later->unknown_node - irq->unknown_node : 0;
+		irq->quiet = same && later->quiet >= irq->quiet ? later->quiet - irq->quiet : 0;
+		for (int n = 0; n < nnodes; n++)
+			irq->per_node[n] = same && later->per_node[n] >= irq->per_node[n] ? later->per_node[n] - irq->per_node[n] : 0;
+		/* Per-CPU counts are not kept: of the CPUs that ever ran it, those of
+		 * the nodes that ran it in between. */
+		np_cpuset_clear(&irq->ran_on);
+		int rc = same && irq->total ? np_cpuset_copy(&irq->ran_on, &later->ran_on) : 0;
+		if (rc)
+			return rc;
+		np_cpuset_foreach(cpu, &later->ran_on) {
+			int n = node_index(topo, cpu);
+			if (n >= nnodes || !irq->per_node[n])
+				np_cpuset_unset(&irq->ran_on, (unsigned)cpu);
+		}
+	}
+	return 0;
 }
 
 /* FILE_list (a CPU list), else FILE (a hex mask, on kernels without the

@@ -61,6 +61,14 @@ struct np_irqs {
 int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
 /* Counts only (for --interval sampling): same parse, no /proc/irq reads. */
 int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
+/* The same parse of a bare copy of /proc/interrupts at path (as pasted in a
+ * bug report), read as a file given by the user, not under the root. */
+int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo, const char *path,
+			     struct np_irqs *out);
+/* Replaces each IRQ's counts in before by what it handled until after (a
+ * later np_irqs_read_counts): an IRQ freed or reused in between gets 0.
+ * ran_on becomes the CPUs that ever ran it on the nodes that ran it since. */
+int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo);
 /* Ties every IRQ to a PCI function and queue, by every method in order of
  * trust; without debugfs, marks the queue vectors of drivers known to use
  * managed affinity (nvme, virtio_blk, ...) as NP_MANAGED_INFERRED. */

@@ -59,3 +59,49 @@ test_report_fits_120_columns() {
 	! grep -q "$esc\[" <<<"$out" || die "colour despite --color=never"
 	! "$NUMAPLACE" --root "$FIXTURES/r715" report | grep -q "$esc\[" || die "colour into a pipe"
 }
+
+# A copy of a fixture whose /proc/interrupts the test can rewrite.
+copy_root() {
+	local dst="$WORK/report-$1"
+	rm -rf "$dst" && cp -r "$FIXTURES/$1" "$dst"
+	printf '%s' "$dst"
+}
+
+# Adds n to IRQ irq's count in CPU column col (0-based) of root's /proc/interrupts.
+bump() {
+	local root=$1 irq=$2 col=$3 n=$4
+	awk -v irq="$irq:" -v col="$col" -v n="$n" '
+		$1 == irq { split($0, f, " "); c = 0; line = ""
+			# rebuild the row: the count columns re-printed as the kernel does (%10u )
+			match($0, /^ *[0-9]+: /); line = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+			for (i = 0; i <= col; i++) { match(rest, /^ *[0-9]+ /); cell[i] = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1) }
+			for (i = 0; i < col; i++) line = line cell[i]
+			line = line sprintf("%10u ", cell[col] + n) rest; print line; next }
+		{ print }' "$root/proc/interrupts" >"$root/proc/interrupts.new"
+	mv "$root/proc/interrupts.new" "$root/proc/interrupts"
+}
+
+# --interval judges what ran while it sampled: rates per second per IRQ, device and node,
+# and the summary from those counts (the threshold a rate: 100 a second).
+test_report_interval_rates() {
+	local root out irq
+	root=$(copy_root r715)
+	irq=$(awk '/megasas/ { sub(":", "", $1); print $1 }' "$root/proc/interrupts")
+	("$NUMAPLACE" --root "$root" report --interval 2 >"$WORK/report-interval.out") &
+	sleep 0.7
+	bump "$root" "$irq" 0 3000
+	wait $!
+	out=$(<"$WORK/report-interval.out")
+	sed -n 1,2p <<<"$out" | grep -q "^sda 0000:22:00.0 (megaraid_sas, node 3): IRQ $irq on CPU 0, node 0; 3000 of 3000 interrupts ran off node 3 (node 0 100%)" ||
+		die "interval summary: $(head -n 4 <<<"$out")"
+	grep -Eq '^0000:22:00.0 +megaraid_sas +3 +1 +0 +0 +1500 +100%$' <<<"$out" ||
+		die "no rate for the MegaRAID: $(grep -A14 'IRQ placement' <<<"$out")"
+	grep -q '^Per node /s: node 0 1500, node 1 0, node 2 0, node 3 0$' <<<"$out" || die "per-node rates: $out"
+	grep -q '^Per device /s: sda 1500$' <<<"$out" || die "per-device rates: $out"
+	("$NUMAPLACE" --root "$root" irqs --interval 1 "$irq" >"$WORK/irqs-interval.out") &
+	sleep 0.5
+	bump "$root" "$irq" 0 500
+	wait $!
+	grep -Eq "^ *$irq +megasas .* 500 +0:500 +100%$" "$WORK/irqs-interval.out" ||
+		die "irqs --interval: $(cat "$WORK/irqs-interval.out")"
+}

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" irqs --interrupts "$FIXTURES/r715/proc/no-such-file"
