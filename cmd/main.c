@@ -24,6 +24,11 @@ const struct np_command np_commands[] = {
 	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC | --interrupts FILE] [FILTER...]",
 	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share.",
 	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too." },
+	{ .name = "top", .fn = cmd_top, .operands = "none", .options = top_options,
+	  .usage = "[-d SEC] [-f FILTER] [--batch [-n COUNT]]",
+	  .summary = "Watch interrupt rates live: per node, per device, the busiest IRQs.",
+	  .epilog = "Keys: q quit, p or space pause, s change the sort (rate, irq, name), f filter by device.\n"
+		    "--batch prints COUNT plain frames, one per delay, for scripts." },
 	{ .name = "advise", .fn = cmd_advise, .operands = "none", .options = advise_options, .usage = "[--policy local|app|spread] [OPTIONS]",
 	  .summary = "Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason." },
 	{ .name = "apply", .fn = cmd_apply, .operands = "profile-name", .options = apply_options,

@@ -3,7 +3,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise apply verify revert enable disable history profile run snapshot completion help'
 
 # The options of command $1 ('' for the global ones, before the command).
 _numaplace_options()
@@ -14,6 +14,7 @@ _numaplace_options()
 	topo) echo '--json -j --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --help -h' ;;
 	irqs) echo '--json -j --interval -i --interrupts --help -h' ;;
+	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
 	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --profile-dir --help -h' ;;
@@ -39,6 +40,9 @@ _numaplace_argument()
 	report:--interval | report:-i) echo none ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	irqs:--interrupts) echo file ;;
+	top:--delay | top:-d) echo none ;;
+	top:--iterations | top:-n) echo none ;;
+	top:--filter | top:-f) echo device ;;
 	advise:--policy | advise:-p) echo policy ;;
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;
@@ -66,6 +70,7 @@ _numaplace_operands()
 	topo) echo none one ;;
 	devices) echo device many ;;
 	irqs) echo device many ;;
+	top) echo none one ;;
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
 	verify) echo profile-name one ;;

@@ -18,6 +18,12 @@ function __numaplace_argument
             echo none
         case 'irqs:--interrupts'
             echo file
+        case 'top:--delay' 'top:-d'
+            echo none
+        case 'top:--iterations' 'top:-n'
+            echo none
+        case 'top:--filter' 'top:-f'
+            echo device
         case 'advise:--policy' 'advise:-p'
             echo policy
         case 'advise:--app-cpus'
@@ -60,6 +66,7 @@ function __numaplace_commands
         topo 'Show NUMA nodes, CPUs, memory and distances.' \
         devices 'Show PCI devices with their node, queues, block devices and IRQs.' \
         irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
+        top 'Watch interrupt rates live: per node, per device, the busiest IRQs.' \
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         verify 'Check that the machine matches a profile.' \
@@ -254,6 +261,13 @@ complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sampl
 complete -c numaplace -n '__numaplace_option irqs' -l interrupts -r -F -d 'read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)'
 complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
+
+# top
+complete -c numaplace -n '__numaplace_option top' -s d -l delay -x -d 'seconds between refreshes (0 < SEC <= 3600, default 1)'
+complete -c numaplace -n '__numaplace_option top' -s b -l batch -d 'print plain frames to stdout instead of a full-screen view'
+complete -c numaplace -n '__numaplace_option top' -s n -l iterations -x -d 'stop after COUNT frames (default: until q, or 1 with --batch)'
+complete -c numaplace -n '__numaplace_option top' -s f -l filter -x -a '(__numaplace_values device)' -d 'only this device\'s IRQs (address, interface, block device or driver)'
+complete -c numaplace -n '__numaplace_option top' -s h -l help -d 'show this help'
 
 # advise
 complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__numaplace_values policy)' -d 'local (IRQs on the device\'s node, default), app, or spread'

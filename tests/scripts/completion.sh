@@ -64,7 +64,8 @@ test_committed_completions_are_current() {
 
 test_bash_completes_commands() {
 	# Commands, options, and the values the tables name.
-	expect_completions "numaplace to" topo
+	expect_completions "numaplace to" top topo
+	expect_completions "numaplace top --b" --batch
 	expect_completions "numaplace topo --" --json --cpus --help
 	expect_completions "numaplace --" --root --help --version
 	expect_completions "numaplace advise --policy " local app spread

@@ -1,0 +1,396 @@
+/* numaplace top: where interrupts run now, refreshed every few seconds: per
+ * node, per device, and the busiest IRQs. ncurses on a terminal; --batch
+ * prints plain frames for scripts and tests. */
+#include <curses.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/cpudesc.h"
+#include "../lib/findings.h"
+#include "../lib/machine.h"
+#include "cmd.h"
+
+const struct np_option top_options[] = {
+	{ "delay", 'd', "SEC", "seconds between refreshes (0 < SEC <= 3600, default 1)", NULL },
+	{ "batch", 'b', NULL, "print plain frames to stdout instead of a full-screen view", NULL },
+	{ "iterations", 'n', "COUNT", "stop after COUNT frames (default: until q, or 1 with --batch)", NULL },
+	{ "filter", 'f', "FILTER", "only this device's IRQs (address, interface, block device or driver)", "device" },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+enum sort_key { SORT_RATE, SORT_IRQ, SORT_NAME, NSORT };
+static const char *const sort_names[] = { "rate", "irq", "name" };
+
+struct view {
+	struct np_machine *m;
+	double seconds;       /* the interval the counts cover */
+	enum sort_key sort;
+	char filter[64];      /* "" for every device */
+	bool paused;
+};
+
+/* One frame as lines of text, at most width columns (0: no limit); the same
+ * for the screen and for --batch. Returns a NULL-terminated array. */
+struct lines {
+	char **v;
+	size_t n;
+};
+
+static void line_add(struct lines *l, int width, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line_add(struct lines *l, int width, const char *fmt, ...)
+{
+	char **more = realloc(l->v, (l->n + 2) * sizeof(*more));
+	if (!more)
+		return;
+	l->v = more;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&l->v[l->n], fmt, ap) < 0) {
+		va_end(ap);
+		return;
+	}
+	va_end(ap);
+	if (width > 0 && strlen(l->v[l->n]) > (size_t)width)
+		l->v[l->n][width] = '\0';
+	l->v[++l->n] = NULL;
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static const char *rate_text(unsigned long long n, double seconds, char buf[16])
+{
+	return np_count_text((unsigned long long)((double)n / seconds + 0.5), buf);
+}
+
+static const char *dev_name(const struct np_pci_dev *d)
+{
+	return d->nnet ? d->net[0].name : d->nblock ? d->block[0].name : d->addr;
+}
+
+static bool irq_shown(const struct view *v, const struct np_irq *irq)
+{
+	if (!v->filter[0])
+		return true;
+	return irq->dev >= 0 && np_pci_dev_match(&v->m->pci.devs[irq->dev], v->filter);
+}
+
+static const struct view *sort_view;
+
+static int by_key(const void *a, const void *b)
+{
+	const struct np_irq *x = *(const struct np_irq *const *)a, *y = *(const struct np_irq *const *)b;
+	if (sort_view->sort == SORT_RATE && x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (sort_view->sort == SORT_NAME) {
+		int c = strcmp(x->name, y->name);
+		if (c)
+			return c;
+	}
+	return x->irq - y->irq;
+}
+
+struct dev_total {
+	size_t dev;
+	unsigned long long total, remote;
+};
+
+static int by_total(const void *a, const void *b)
+{
+	const struct dev_total *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+/* The frame: irqs holds the counts of the last interval, tied to devices. */
+static void render(const struct view *v, struct np_irqs *irqs, int width, int height, struct lines *out)
+{
+	const struct np_machine *m = v->m;
+	char a[16], b[16];
+	line_add(out, width, "numaplace top: interrupts per second over %g s; sort %s (s), filter %s (f)%s",
+		 v->seconds, sort_names[v->sort], v->filter[0] ? v->filter : "none", v->paused ? "; PAUSED (p)" : "");
+	line_add(out, width, "%s", "");
+
+	/* Per node: what its CPUs handled, and the share that came from devices
+	 * on other nodes. */
+	line_add(out, width, "%-6s %10s %10s", "NODE", "IRQ/S", "REMOTE/S");
+	for (int n = 0; n < m->topo.nnodes; n++) {
+		unsigned long long sum = 0, remote = 0;
+		for (size_t i = 0; i < irqs->n; i++) {
+			const struct np_irq *irq = &irqs->v[i];
+			if (!irq_shown(v, irq))
+				continue;
+			sum += irq->per_node[n];
+			int dn = irq->dev >= 0 ? np_device_node(m, &m->pci.devs[irq->dev], NULL) : -1;
+			if (dn >= 0 && dn != m->topo.nodes[n].id)
+				remote += irq->per_node[n];
+		}
+		line_add(out, width, "%-6d %10s %10s", m->topo.nodes[n].id, rate_text(sum, v->seconds, a),
+			 rate_text(remote, v->seconds, b));
+	}
+	line_add(out, width, "%s", "");
+
+	/* Devices by rate. */
+	struct dev_total *dt = calloc(m->pci.ndevs + 1, sizeof(*dt));
+	size_t ndt = 0;
+	for (size_t d = 0; dt && d < m->pci.ndevs; d++) {
+		int node = np_device_node(m, &m->pci.devs[d], NULL);
+		struct dev_total t = { d, 0, 0 };
+		for (size_t i = 0; i < irqs->n; i++) {
+			const struct np_irq *irq = &irqs->v[i];
+			if (irq->dev != (int)d || !irq_shown(v, irq))
+				continue;
+			t.total += irq->total;
+			double share = np_irq_remote_share(m, irq, node);
+			if (share > 0)
+				t.remote += (unsigned long long)(share * (double)irq->total + 0.5);
+		}
+		if (t.total)
+			dt[ndt++] = t;
+	}
+	int room = height > 0 ? (height - m->topo.nnodes - 8) / 2 : 10;
+	if (room < 3)
+		room = 3;
+	line_add(out, width, "%-16s %-12s %4s %10s %7s", "DEVICE", "ADDRESS", "NODE", "IRQ/S", "REMOTE");
+	if (dt)
+		qsort(dt, ndt, sizeof(*dt), by_total);
+	for (size_t i = 0; i < ndt && (int)i < room; i++) {
+		const struct np_pci_dev *d = &m->pci.devs[dt[i].dev];
+		int node = np_device_node(m, d, NULL);
+		char nodebuf[16] = "-";
+		if (node >= 0)
+			snprintf(nodebuf, sizeof(nodebuf), "%d", node);
+		line_add(out, width, "%-16s %-12s %4s %10s %6.0f%%", dev_name(d), d->addr, nodebuf,
+			 rate_text(dt[i].total, v->seconds, a), 100.0 * (double)dt[i].remote / (double)dt[i].total);
+	}
+	if (ndt == 0)
+		line_add(out, width, "%s", "(no device interrupts)");
+	free(dt);
+	line_add(out, width, "%s", "");
+
+	/* The busiest IRQs, with the CPUs that ran them. */
+	const struct np_irq **order = calloc(irqs->n + 1, sizeof(*order));
+	size_t no = 0;
+	for (size_t i = 0; order && i < irqs->n; i++)
+		if (irqs->v[i].total && irq_shown(v, &irqs->v[i]))
+			order[no++] = &irqs->v[i];
+	sort_view = v;
+	if (order)
+		qsort(order, no, sizeof(*order), by_key);
+	line_add(out, width, "%5s %-24s %-12s %10s  %s", "IRQ", "NAME", "DEVICE", "IRQ/S", "RAN ON");
+	int rows = height > 0 ? height - (int)out->n - 1 : 20;
+	for (size_t i = 0; i < no && (int)i < rows; i++) {
+		const struct np_irq *irq = order[i];
+		char *where = np_cpus_where(&m->topo, &irq->ran_on);
+		line_add(out, width, "%5d %-24.24s %-12s %10s  %s", irq->irq, irq->name,
+			 irq->dev >= 0 ? dev_name(&m->pci.devs[irq->dev]) : "-", rate_text(irq->total, v->seconds, a),
+			 where ? where : "?");
+		free(where);
+	}
+	if (no == 0)
+		line_add(out, width, "%s", "(no interrupts in this interval)");
+	free(order);
+}
+
+static void sleep_for(double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Reads the counts now, tied to the devices. */
+static int read_now(struct np_ctx *ctx, const struct np_machine *m, struct np_irqs *out)
+{
+	int rc = np_irqs_read_counts(ctx, &m->topo, out);
+	if (!rc)
+		np_irqs_tie(out, &m->pci);
+	return rc;
+}
+
+/* The counts of the interval ending now: prev becomes the difference, and
+ * the reading of now is kept for the next one in *next. */
+static int next_frame(struct np_ctx *ctx, const struct np_machine *m, struct np_irqs *prev, struct np_irqs *next)
+{
+	int rc = read_now(ctx, m, next);
+	return rc ? rc : np_irqs_delta(prev, next, &m->topo);
+}
+
+static int run_batch(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, long count)
+{
+	for (long f = 0; f < count; f++) {
+		sleep_for(v->seconds);
+		struct np_irqs next;
+		int rc = next_frame(ctx, v->m, prev, &next);
+		if (rc)
+			return np_error("%s", ctx->err);
+		struct lines l = { 0 };
+		render(v, prev, 0, 0, &l);
+		if (f)
+			putchar('\n');
+		for (size_t i = 0; i < l.n; i++)
+			puts(l.v[i]);
+		fflush(stdout);
+		lines_free(&l);
+		np_irqs_free(prev);
+		*prev = next;
+	}
+	return EXIT_OK;
+}
+
+static void draw(const struct view *v, struct np_irqs *irqs)
+{
+	struct lines l = { 0 };
+	render(v, irqs, COLS, LINES, &l);
+	erase();
+	for (size_t i = 0; i < l.n && (int)i < LINES - 1; i++) {
+		if (i == 0 || (i > 0 && !l.v[i - 1][0]))
+			attron(A_BOLD);
+		mvaddnstr((int)i, 0, l.v[i], COLS);
+		attroff(A_BOLD);
+	}
+	mvaddnstr(LINES - 1, 0, "q quit  p pause  s sort  f filter by device", COLS);
+	refresh();
+	lines_free(&l);
+}
+
+static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, long count)
+{
+	struct np_irqs shown = { 0 }; /* the last interval's counts, kept for pause and redraws */
+	bool have = false;
+	int rc = EXIT_OK;
+	initscr();
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	mvaddstr(0, 0, "numaplace top: sampling...");
+	refresh();
+	struct timespec due;
+	clock_gettime(CLOCK_MONOTONIC, &due);
+	for (long f = 0; count < 0 || f < count;) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double left = v->seconds - ((double)(now.tv_sec - due.tv_sec) + (double)(now.tv_nsec - due.tv_nsec) / 1e9);
+		if (left <= 0) {
+			struct np_irqs next;
+			if (next_frame(ctx, v->m, prev, &next)) {
+				rc = EXIT_FAIL;
+				break;
+			}
+			if (!v->paused) {
+				np_irqs_free(&shown);
+				shown = *prev;
+				have = true;
+				f++;
+			} else {
+				np_irqs_free(prev);
+			}
+			*prev = next;
+			clock_gettime(CLOCK_MONOTONIC, &due);
+			if (have)
+				draw(v, &shown);
+			continue;
+		}
+		timeout((int)(left * 1000) + 1);
+		int c = getch();
+		if (c == 'q' || c == 'Q') {
+			break;
+		} else if (c == 'p' || c == ' ') {
+			v->paused = !v->paused;
+		} else if (c == 's') {
+			v->sort = (enum sort_key)((v->sort + 1) % NSORT);
+		} else if (c == 'f') {
+			mvaddstr(LINES - 1, 0, "filter (device, empty for all): ");
+			clrtoeol();
+			echo();
+			curs_set(1);
+			timeout(-1);
+			char text[sizeof(v->filter)];
+			if (getnstr(text, (int)sizeof(text) - 1) == OK)
+				snprintf(v->filter, sizeof(v->filter), "%s", text);
+			noecho();
+			curs_set(0);
+		} else if (c != KEY_RESIZE) {
+			continue;
+		}
+		if (have)
+			draw(v, &shown);
+	}
+	endwin();
+	np_irqs_free(&shown);
+	if (rc)
+		return np_error("%s", ctx->err);
+	return EXIT_OK;
+}
+
+int cmd_top(int argc, char **argv, struct np_ctx *ctx)
+{
+	const struct np_command *self = np_command_find("top");
+	struct np_optparse st = { 0 };
+	const char *arg, *filter = NULL;
+	bool batch = false;
+	double delay = 1;
+	long count = -1;
+	int opt;
+	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		const char *name = self->options[opt].name;
+		char *end;
+		if (!strcmp(name, "batch")) {
+			batch = true;
+		} else if (!strcmp(name, "filter")) {
+			filter = arg;
+		} else if (!strcmp(name, "delay")) {
+			delay = strtod(arg, &end);
+			if (*end || end == arg || !(delay > 0 && delay <= 3600))
+				return np_usage_error(self, "--delay needs seconds between 0 and 3600, not '%s'", arg);
+		} else {
+			count = strtol(arg, &end, 10);
+			if (*end || end == arg || count < 1)
+				return np_usage_error(self, "--iterations needs a count of 1 or more, not '%s'", arg);
+		}
+	}
+	if (opt != NP_OPT_END)
+		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	if (st.index < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return np_usage_error(self, "the live view needs a terminal; use --batch for plain frames");
+	if (batch && count < 0)
+		count = 1;
+
+	struct np_machine m;
+	if (np_machine_load(ctx, &m))
+		return np_error("%s", ctx->err);
+	np_print_warnings(&m);
+	struct view v = { .m = &m, .seconds = delay };
+	if (filter)
+		snprintf(v.filter, sizeof(v.filter), "%s", filter);
+	bool known = !filter;
+	for (size_t d = 0; !known && d < m.pci.ndevs; d++)
+		known = np_pci_dev_match(&m.pci.devs[d], filter);
+	int rc;
+	if (!known) {
+		rc = np_usage_error(self, "no device matches '%s'", filter);
+	} else {
+		struct np_irqs prev;
+		if (read_now(ctx, &m, &prev)) {
+			rc = np_error("%s", ctx->err);
+		} else {
+			rc = batch ? run_batch(ctx, &v, &prev, count) : run_screen(ctx, &v, &prev, count);
+			np_irqs_free(&prev);
+		}
+	}
+	np_machine_free(&m);
+	return rc;
+}

@@ -1,0 +1,107 @@
+# numaplace top: the live view (in tmux) and --batch, on a copy of the R715 fixture whose
+# /proc/interrupts the test rewrites between refreshes.
+
+top_root() {
+	local dst="$WORK/top-r715"
+	rm -rf "$dst" && cp -r "$FIXTURES/r715" "$dst"
+	printf '%s' "$dst"
+}
+
+# Adds n to the first CPU column of the row of IRQ irq in root's /proc/interrupts.
+bump_first_cpu() {
+	local root=$1 irq=$2 n=$3
+	awk -v irq="$irq:" -v n="$n" '
+		$1 == irq { match($0, /^ *[0-9]+: /); head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+			match(rest, /^ *[0-9]+ /); cell = substr(rest, 1, RLENGTH)
+			print head sprintf("%10u ", cell + n) substr(rest, RLENGTH + 1); next }
+		{ print }' "$root/proc/interrupts" >"$root/proc/interrupts.new"
+	mv "$root/proc/interrupts.new" "$root/proc/interrupts"
+}
+
+megasas_irq() { awk '/megasas/ { sub(":", "", $1); print $1 }' "$1/proc/interrupts"; }
+
+# Two frames one second apart: the first sees 4000 MegaRAID interrupts (on CPU 0, node 0,
+# while the controller is on node 3), the second none.
+test_top_batch_frames() {
+	local root irq
+	root=$(top_root)
+	irq=$(megasas_irq "$root")
+	("$NUMAPLACE" --root "$root" top --batch -d 1 -n 2 >"$WORK/top-batch.out" 2>&1) &
+	local pid=$!
+	sleep 0.4
+	bump_first_cpu "$root" "$irq" 4000
+	wait $pid || die "top --batch failed: $(cat "$WORK/top-batch.out")"
+	local want
+	want=$(printf '%s\n' \
+		"numaplace top: interrupts per second over 1 s; sort rate (s), filter none (f)" "" \
+		"NODE        IRQ/S   REMOTE/S" \
+		"0            4000       4000" \
+		"1               0          0" \
+		"2               0          0" \
+		"3               0          0" "" \
+		"DEVICE           ADDRESS      NODE      IRQ/S  REMOTE" \
+		"sda              0000:22:00.0    3       4000    100%" "" \
+		"  IRQ NAME                     DEVICE            IRQ/S  RAN ON" \
+		"$(printf '%5d %-24s %-12s %10s  %s' "$irq" megasas sda 4000 "CPU 0, node 0")" "" \
+		"numaplace top: interrupts per second over 1 s; sort rate (s), filter none (f)" "" \
+		"NODE        IRQ/S   REMOTE/S" \
+		"0               0          0" \
+		"1               0          0" \
+		"2               0          0" \
+		"3               0          0" "" \
+		"DEVICE           ADDRESS      NODE      IRQ/S  REMOTE" \
+		"(no device interrupts)" "" \
+		"  IRQ NAME                     DEVICE            IRQ/S  RAN ON" \
+		"(no interrupts in this interval)")
+	diff -u <(printf '%s\n' "$want") "$WORK/top-batch.out" || die "top --batch frames differ"
+}
+
+# The full-screen view in a tmux pane: it shows what ran since the last refresh, and obeys
+# its keys (f filters by device, p pauses, q quits).
+test_top_screen_in_tmux() {
+	command -v tmux >/dev/null || skip_test "tmux not installed"
+	local root irq pane i
+	sock="$WORK/top-tmux.sock"
+	root=$(top_root)
+	irq=$(megasas_irq "$root")
+	tmux -S "$sock" kill-server 2>/dev/null || true
+	trap 'tmux -S "$sock" kill-server 2>/dev/null || true' EXIT
+	tmux -S "$sock" new-session -d -x 100 -y 30 \
+		"NUMAPLACE_ROOT='$root' '$NUMAPLACE' top -d 0.5; echo EXITED \$?; sleep 30"
+	# bump every 0.1 s until a frame shows the MegaRAID, at most 5 s
+	for i in $(seq 50); do
+		bump_first_cpu "$root" "$irq" 1000
+		pane=$(tmux -S "$sock" capture-pane -p)
+		grep -q "^sda  *0000:22:00.0    3 .* 100%" <<<"$pane" && break
+		sleep 0.1
+	done
+	grep -q "^sda  *0000:22:00.0    3 .* 100%" <<<"$pane" || die "the live view never showed the MegaRAID: $pane"
+	grep -Eq "^ *$irq megasas +sda +[0-9.k]+ +CPU 0, node 0" <<<"$pane" || die "no busiest-IRQ row: $pane"
+	grep -q "q quit" <<<"$pane" || die "no key help line: $pane"
+	# filter to eth4: the MegaRAID leaves the device list
+	tmux -S "$sock" send-keys f
+	sleep 0.2
+	tmux -S "$sock" send-keys eth4 Enter
+	sleep 0.3
+	pane=$(tmux -S "$sock" capture-pane -p)
+	grep -q "filter eth4 (f)" <<<"$pane" || die "filter not applied: $pane"
+	! grep -q "^sda " <<<"$pane" || die "the filter left the MegaRAID in: $pane"
+	tmux -S "$sock" send-keys p
+	sleep 0.3
+	grep -q "PAUSED" <<<"$(tmux -S "$sock" capture-pane -p)" || die "p does not pause"
+	tmux -S "$sock" send-keys q
+	for i in $(seq 30); do
+		pane=$(tmux -S "$sock" capture-pane -p)
+		grep -q "^EXITED" <<<"$pane" && break
+		sleep 0.1
+	done
+	grep -q "^EXITED 0" <<<"$pane" || die "q did not quit cleanly: $pane"
+}
+
+test_top_needs_a_terminal_or_batch() {
+	local out
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" top </dev/null 2>&1) && die "top without a terminal succeeded"
+	expect_eq "numaplace: top: the live view needs a terminal; use --batch for plain frames" "$out"
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" top --batch -f nosuchdev 2>&1) && die "an unknown filter succeeded"
+	expect_eq "numaplace: top: no device matches 'nosuchdev'" "$out"
+}
