@@ -70,7 +70,7 @@ cJSON *topo_to_json(const struct np_topology *t)
 
 static void print_set_line(FILE *out, const char *label, const struct np_cpuset *set)
 {
-	char *text = np_cpuset_format_list(set);
+	char *text = np_cpuset_format_stride(set);
 	fprintf(out, "%-16s%s", label, text && *text ? text : "none");
 	if (!np_cpuset_empty(set))
 		fprintf(out, " (%u)", np_cpuset_count(set));
@@ -128,7 +128,7 @@ void topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 	struct np_table *tab = np_table_new(head);
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct np_node *n = &t->nodes[i];
-		char *cpus = np_cpuset_format_list(&n->cpus), mem[32], dist[1024] = "";
+		char *cpus = np_cpuset_format_stride(&n->cpus), mem[32], dist[1024] = "";
 		int packages, cores;
 		count_cores(t, n, &packages, &cores);
 		format_memory(mem, sizeof(mem), n->memory_kb);
