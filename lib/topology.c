@@ -49,10 +49,10 @@ static int note(struct np_topology *t, const char *fmt, ...)
 	return 0;
 }
 
-/* One note for the CPUs or nodes in set that lack a file, naming the first's;
- * path_fmt takes that number. */
+/* One note for the CPUs or nodes (noun) in set that lack a file, naming the
+ * first's; path_fmt takes that number. */
 static int note_missing(struct np_ctx *ctx, struct np_topology *t, const struct np_cpuset *set,
-			const char *what, const char *path_fmt)
+			const char *what, const char *noun, const char *path_fmt)
 {
 	if (np_cpuset_empty(set))
 		return 0;
@@ -61,8 +61,8 @@ static int note_missing(struct np_ctx *ctx, struct np_topology *t, const struct 
 		return -ENOMEM;
 	np_sysfs_path(ctx, path, path_fmt, np_cpuset_next(set, 0));
 	unsigned more = np_cpuset_count(set) - 1;
-	int rc = more ? note(t, "%s %s unknown: no '%s' and %u more like it", what, list, path, more)
-		      : note(t, "%s %s unknown: no '%s'", what, list, path);
+	int rc = more ? note(t, "%s of %ss %s unknown: no '%s' and %u more like it", what, noun, list, path, more)
+		      : note(t, "%s of %s %s unknown: no '%s'", what, noun, list, path);
 	free(list);
 	return rc;
 }
@@ -208,7 +208,7 @@ static int load_memory(struct np_ctx *ctx, struct np_topology *t)
 		rc = note(t, "memory unknown: no '%s%s/node%d/meminfo' nor '%s'", ctx->root, NODE_DIR,
 			  t->nodes[0].id, path);
 	else
-		rc = note_missing(ctx, t, &unknown, "memory of nodes", NODE_DIR "/node%d/meminfo");
+		rc = note_missing(ctx, t, &unknown, "memory", "node", NODE_DIR "/node%d/meminfo");
 	np_cpuset_free(&unknown);
 	return rc;
 }
@@ -359,7 +359,7 @@ static int load_cpus(struct np_ctx *ctx, struct np_topology *t)
 	rc = load_each_cpu(ctx, t, &unplaced);
 	/* Offline CPUs have no topology/ by design: only online ones are news. */
 	if (!rc)
-		rc = note_missing(ctx, t, &unplaced, "package and core of CPUs", CPU_DIR "/cpu%d/topology");
+		rc = note_missing(ctx, t, &unplaced, "package and core", "CPU", CPU_DIR "/cpu%d/topology");
 	np_cpuset_free(&unplaced);
 	return rc;
 }
