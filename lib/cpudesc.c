@@ -9,9 +9,14 @@
 
 char *np_cpuset_format_short(const struct np_cpuset *set, size_t max)
 {
+	/* Exact when it fits: the stride form ("0-62:2") is never longer than the list. */
+	char *exact = np_cpuset_format_stride(set);
+	if (!exact || strlen(exact) <= max)
+		return exact;
+	free(exact);
 	char *full = np_cpuset_format_list(set);
-	if (!full || strlen(full) <= max)
-		return full;
+	if (!full)
+		return NULL;
 	char tail[48];
 	const char *last = strrchr(full, ',');
 	snprintf(tail, sizeof(tail), ",...,%s (%u)", last ? last + 1 : "", np_cpuset_count(set));

@@ -1,6 +1,6 @@
 /* CPU sets as people read them: by name when the set is one ("all",
- * "node 0", "housekeeping"), else the kernel's list form, shortened with a
- * count when long ("0,2,4,...,78 (40)"). For text only: JSON keeps exact lists. */
+ * "node 0", "housekeeping"), else the list (in the stride form when shorter:
+ * "0-78:2"), shortened with a count when long ("0,1,4,...,78 (40)"). For text only: JSON keeps exact lists. */
 #ifndef NUMAPLACE_CPUDESC_H
 #define NUMAPLACE_CPUDESC_H
 
@@ -14,8 +14,9 @@
 
 /* Newly allocated; NULL on ENOMEM. "none" for the empty set. */
 char *np_cpus_text(const struct np_topology *topo, const struct np_cpuset *set);
-/* The list form, shortened to about max characters with a count: the first
- * items, "...", the last item, " (N)". Newly allocated; NULL on ENOMEM. */
+/* The stride form when it fits in max characters ("0-62:2"), else the list
+ * form shortened to about max with a count: the first items, "...", the
+ * last item, " (N)". Newly allocated; NULL on ENOMEM. */
 char *np_cpuset_format_short(const struct np_cpuset *set, size_t max);
 /* "node 0", "nodes 0-1": the nodes of a set of node ids. Newly allocated. */
 char *np_nodes_text(const struct np_cpuset *nodes);
