@@ -129,6 +129,9 @@ int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 /* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
 
+/* Draws the machine as SVG into path (report --svg). Returns an exit status. */
+int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);
+
 /* Prints JSON and a newline to stdout; frees it. Returns an exit status. */
 int np_print_json(struct cJSON *json);
 

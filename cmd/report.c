@@ -14,6 +14,7 @@ const struct np_option report_options[] = {
 	{ "all", 'a', NULL, "also list findings under the volume threshold", NULL },
 	{ "color", 0, "WHEN", "colour severities: auto (a terminal, no NO_COLOR), always, never", NULL },
 	{ "interval", 'i', "SEC", "judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second", NULL },
+	{ "svg", 0, "FILE", "also draw the nodes, devices and where their interrupts ran into FILE (SVG)", "file" },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -151,7 +152,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("report");
 	struct np_optparse st = { 0 };
-	const char *arg, *color_when = NULL;
+	const char *arg, *color_when = NULL, *svg = NULL;
 	bool json = false, all = false, color;
 	double interval = 0;
 	int opt;
@@ -163,6 +164,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 			all = true;
 		} else if (!strcmp(name, "color")) {
 			color_when = arg;
+		} else if (!strcmp(name, "svg")) {
+			svg = arg;
 		} else {
 			char *end;
 			interval = strtod(arg, &end);
@@ -189,6 +192,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	/* Over an interval the threshold is a rate: NP_FINDINGS_MIN_RATE a second. */
 	unsigned long long min = interval > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * interval + 0.5)
 					      : NP_FINDINGS_MIN_INTERRUPTS;
+	if (rc == EXIT_OK && svg)
+		rc = np_report_svg(&m, selected, svg);
 	if (rc == EXIT_OK && np_findings_collect(&m, min, &f))
 		rc = np_error("collecting findings: out of memory");
 	if (rc != EXIT_OK) {

@@ -10,7 +10,7 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --all -a --color --interval -i --help -h' ;;
+	report) echo '--json -j --all -a --color --interval -i --svg --help -h' ;;
 	topo) echo '--json -j --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --help -h' ;;
 	irqs) echo '--json -j --interval -i --interrupts --help -h' ;;
@@ -38,6 +38,7 @@ _numaplace_argument()
 	:--root) echo dir ;;
 	report:--color) echo none ;;
 	report:--interval | report:-i) echo none ;;
+	report:--svg) echo file ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	irqs:--interrupts) echo file ;;
 	top:--delay | top:-d) echo none ;;

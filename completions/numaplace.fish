@@ -14,6 +14,8 @@ function __numaplace_argument
             echo none
         case 'report:--interval' 'report:-i'
             echo none
+        case 'report:--svg'
+            echo file
         case 'irqs:--interval' 'irqs:-i'
             echo none
         case 'irqs:--interrupts'
@@ -242,6 +244,7 @@ complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print ever
 complete -c numaplace -n '__numaplace_option report' -s a -l all -d 'also list findings under the volume threshold'
 complete -c numaplace -n '__numaplace_option report' -l color -x -d 'colour severities: auto (a terminal, no NO_COLOR), always, never'
 complete -c numaplace -n '__numaplace_option report' -s i -l interval -x -d 'judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second'
+complete -c numaplace -n '__numaplace_option report' -l svg -r -F -d 'also draw the nodes, devices and where their interrupts ran into FILE (SVG)'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo

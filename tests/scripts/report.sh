@@ -105,3 +105,24 @@ test_report_interval_rates() {
 	grep -Eq "^ *$irq +megasas .* 500 +0:500 +100%$" "$WORK/irqs-interval.out" ||
 		die "irqs --interval: $(cat "$WORK/irqs-interval.out")"
 }
+
+# report --svg: well-formed, a box per node and per device with interrupts, and the seed's
+# answer as a red arrow from the MegaRAID to node 0; local flows green.
+test_report_svg() {
+	command -v xmllint >/dev/null || skip_test "xmllint not installed"
+	local svg="$WORK/r715.svg" out
+	"$NUMAPLACE" --root "$FIXTURES/r715" report --svg "$svg" >/dev/null || die "report --svg failed"
+	xmllint --noout "$svg" || die "not well-formed XML"
+	expect_eq 4 "$(grep -c '<g class="node"' "$svg")" "node boxes"
+	expect_eq 9 "$(grep -c '<g class="device"' "$svg")" "device boxes (the 9 that had interrupts)"
+	grep -q '<path class="irq-flow remote" data-device="0000:22:00.0" data-node="0" data-interrupts="48213377"' "$svg" ||
+		die "no remote arrow from the MegaRAID to node 0"
+	grep -q '<path class="irq-flow" data-device="0000:23:00.0" data-node="3"' "$svg" || die "no local arrow for eth4"
+	[ "$(grep -c 'class="irq-flow remote" data-device="0000:23:00.1"' "$svg")" = 2 ] || die "eth5 should have 2 remote arrows"
+	grep -q '<text x="[0-9]*" y="[0-9]*" font-weight="bold">sda 0000:22:00.0</text>' "$svg" || die "MegaRAID box unlabelled"
+	if command -v rsvg-convert >/dev/null; then
+		rsvg-convert "$svg" -o "$WORK/r715.png" || die "rsvg-convert cannot render it"
+	fi
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" report --svg /nonexistent/dir/x.svg 2>&1) && die "an unwritable --svg succeeded"
+	expect_eq "numaplace: cannot write '/nonexistent/dir/x.svg': No such file or directory" "$out"
+}
