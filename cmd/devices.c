@@ -144,13 +144,31 @@ static void print_set(FILE *out, const struct np_topology *topo, const char *lab
 	free(text);
 }
 
-/* The IRQ of queue q, by what its name tells: "eth4-TxRx-3" is queue 3 of eth4. */
-static const struct np_irq *queue_irq(const struct np_machine *m, size_t di, int q)
+/* A device's IRQs by the queue their names tell ("eth4-TxRx-3" is queue 3),
+ * built in one pass: a lookup per queue would cost queues x IRQs. */
+struct queue_map {
+	const struct np_irq **v;
+	int n;
+};
+
+static void queue_map_build(const struct np_machine *m, size_t di, struct queue_map *map)
 {
+	map->n = 0;
 	for (size_t i = 0; i < m->irqs.n; i++)
-		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue == q)
-			return &m->irqs.v[i];
-	return NULL;
+		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= map->n)
+			map->n = m->irqs.v[i].queue + 1;
+	map->v = map->n ? calloc((size_t)map->n, sizeof(*map->v)) : NULL;
+	if (!map->v)
+		map->n = 0;
+	/* Backwards, so the first IRQ naming a queue wins. */
+	for (size_t i = m->irqs.n; map->v && i-- > 0;)
+		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0)
+			map->v[m->irqs.v[i].queue] = &m->irqs.v[i];
+}
+
+static const struct np_irq *queue_irq(const struct queue_map *map, int q)
+{
+	return q >= 0 && q < map->n ? map->v[q] : NULL;
 }
 
 /* " on CPU 1, node 3": where a queue's IRQ is set to run ("" when unknown). */
@@ -166,9 +184,10 @@ static char *irq_where(const struct np_machine *m, const struct np_irq *irq)
 }
 
 /* One queue's row after "queue N": its IRQ and where it runs, then RPS and XPS. */
-static char *net_queue_row(const struct np_machine *m, size_t di, const struct np_netif *nif, int q, int *irqno)
+static char *net_queue_row(const struct np_machine *m, const struct queue_map *map, const struct np_netif *nif, int q,
+			   int *irqno)
 {
-	const struct np_irq *irq = queue_irq(m, di, q);
+	const struct np_irq *irq = queue_irq(map, q);
 	char *where = irq_where(m, irq), *out = NULL;
 	size_t len;
 	FILE *f = open_memstream(&out, &len);
@@ -213,6 +232,8 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	int node = np_device_node(m, d, &inferred);
 	struct np_irq_summary s;
 	np_device_irq_summary(m, di, &s);
+	struct queue_map map;
+	queue_map_build(m, di, &map);
 
 	fprintf(out, "%s  %s", d->addr, d->device ? d->device : "unknown device");
 	if (d->vendor)
@@ -248,7 +269,7 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 		char **rows = calloc((size_t)nq + 1, sizeof(*rows));
 		int *irqs = calloc((size_t)nq + 1, sizeof(*irqs));
 		for (int q = 0; rows && irqs && q < nq; q++)
-			rows[q] = net_queue_row(m, di, nif, q, &irqs[q]);
+			rows[q] = net_queue_row(m, &map, nif, q, &irqs[q]);
 		if (rows && irqs)
 			print_queue_rows(out, "queue", rows, irqs, nq);
 		for (int q = 0; rows && q < nq; q++)
@@ -267,7 +288,7 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 		char **rows = calloc((size_t)bd->nhwq + 1, sizeof(*rows));
 		int *irqs = calloc((size_t)bd->nhwq + 1, sizeof(*irqs));
 		for (int q = 0; rows && irqs && q < bd->nhwq; q++) {
-			const struct np_irq *irq = base < 0 ? NULL : queue_irq(m, di, q + base);
+			const struct np_irq *irq = base < 0 ? NULL : queue_irq(&map, q + base);
 			char *cpus = np_cpus_text(&m->topo, &bd->hwq_cpus[q]), *where = irq_where(m, irq);
 			irqs[q] = irq ? irq->irq : -1;
 			if (cpus && where && asprintf(&rows[q], "%s%s; cpus %s", irq ? "" : "no IRQ", where, cpus) < 0)
@@ -282,6 +303,7 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 		free(rows);
 		free(irqs);
 	}
+	free(map.v);
 }
 
 void devices_print(const struct np_machine *m, const bool *selected, FILE *out)

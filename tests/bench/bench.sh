@@ -104,9 +104,12 @@ run() {
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "" }'; }
 largest() { tr ' ' '\n' | grep . | sort -n | tail -n 1; }
 
-CASES=(report floor lstopo lsirq both)
+CASES=(report json top1 top6 floor lstopo lsirq both)
 declare -A LABEL=(
 	[report]="(a) numaplace report"
+	[json]="(a') numaplace report --json"
+	[top1]="top --batch -n 1 -d 0.01"
+	[top6]="top --batch -n 6 -d 0.01"
 	[floor]="(b) floor"
 	[lstopo]="(c) lstopo-no-graphics"
 	[lsirq]="(d) lsirq"
@@ -117,6 +120,10 @@ run_case() { # CASE ROOT
 	local r=$2
 	case $1 in
 	report) run "$1${3:-}" ./numaplace --root "$r" report ;;
+	json) run "$1" ./numaplace --root "$r" report --json ;;
+	# one top refresh costs (top6 - top1) / 5: it reads only /proc/interrupts
+	top1) run "$1" ./numaplace --root "$r" top --batch -n 1 -d 0.01 ;;
+	top6) run "$1" ./numaplace --root "$r" top --batch -n 6 -d 0.01 ;;
 	floor) run "$1${3:-}" build/bench-floor "$r" ;;
 	lstopo) run "$1" env HWLOC_FSROOT="$r" lstopo-no-graphics --of console ;;
 	lsirq) run "$1" unshare -m sh -c 'mount --bind "$1" /proc/interrupts && exec lsirq' sh "$r/proc/interrupts" ;;
@@ -167,12 +174,18 @@ ratio() { [ -n "$1" ] && [ -n "$2" ] && [ "$2" -gt 0 ] && awk -v a="$1" -v b="$2
 verdict() { [ "$1" = n/a ] && printf 'n/a' || awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = op == "<=" ? v <= t : v < t; printf ok ? "PASS" : "MISS" }'; }
 
 r_floor=$(ratio "${MED[report]}" "${MED[floor]}")
+r_json=$(ratio "${MED[json]}" "${MED[floor]}")
+json_mb=$(mb "${PEAK[json]}")
+top_ms=$([ -n "${MED[top6]}" ] && [ -n "${MED[top1]}" ] && awk -v a="${MED[top6]}" -v b="${MED[top1]}" 'BEGIN { printf "%.0f", (a - b) / 5000 }' || printf 'n/a')
 r_tools=$(ratio "${MED[report]}" "${MED[both]}")
 peak_mb=$(mb "${PEAK[report]}")
 echo
 printf '%-34s %10s   %-16s %s\n' "report / floor" "${r_floor}x" "target <= 3x" "$(verdict "$r_floor" 3 '<=')"
 printf '%-34s %10s   %-16s %s\n' "report / (lstopo + lsirq)" "${r_tools}x" "target < 1x" "$(verdict "$r_tools" 1 '<')"
 printf '%-34s %10s   %-16s %s\n' "report peak memory" "$peak_mb MB" "target < 64 MB" "$(verdict "$peak_mb" 64 '<')"
+printf '%-34s %10s   %-16s %s\n' "report --json / floor" "${r_json}x" "target <= 1.5x" "$(verdict "$r_json" 1.5 '<=')"
+printf '%-34s %10s   %-16s %s\n' "report --json peak memory" "$json_mb MB" "target < 32 MB" "$(verdict "$json_mb" 32 '<')"
+printf '%-34s %10s   %-16s %s\n' "one top refresh (wall)" "$top_ms ms" "target < 250 ms" "$(verdict "$top_ms" 250 '<')"
 
 echo
 echo "growth (same 64 devices and ~4000 IRQs):"
