@@ -268,7 +268,7 @@ static bool rule_matches(const struct np_rule *r, const struct np_pci_dev *d)
 static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 			 struct np_resolved *out)
 {
-	struct np_advise_opts o = { .policy_name = "profile" };
+	struct np_advise_opts o = { .policy_name = "profile", .devices_only = true };
 	struct np_plan plan = { 0 };
 	o.devices = calloc(m->pci.ndevs + 1, sizeof(*o.devices));
 	if (!o.devices)
