@@ -9,32 +9,55 @@
 #include "cmd.h"
 #include "table.h"
 
+/* The devices of --device, in the order given. */
+struct filters {
+	const char **v;
+	int n;
+};
+
+struct advise_opts {
+	const char *policy, *app_cpus, *exclude, *output;
+	int app_node, app_pid;
+	struct filters devices;
+	bool json;
+};
+
+static int add_filter(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	(void)cmd;
+	(void)o;
+	struct filters *f = field;
+	const char **v = realloc(f->v, ((size_t)f->n + 2) * sizeof(*v));
+	if (!v)
+		return np_error("%s", strerror(ENOMEM));
+	f->v = v;
+	f->v[f->n++] = arg;
+	f->v[f->n] = NULL;
+	return EXIT_OK;
+}
+
 const struct np_option advise_options[] = {
-	{ "policy", 'p', "POLICY", "local (IRQs on the device's node, default), app, or spread", "policy" },
-	{ "app-cpus", 0, "LIST", "the application runs on these CPUs (for --policy app)", NULL },
-	{ "app-node", 0, "NODE", "the application runs on this node (for --policy app)", NULL },
-	{ "app-pid", 0, "PID", "the application is this process: use the CPUs it may run on", "pid" },
-	{ "device", 'd', "FILTER", "plan only for matching devices (repeatable)", "device" },
-	{ "exclude-cpus", 'x', "LIST", "keep these CPUs free of IRQs", NULL },
-	{ "output", 'o', "FILE", "also write the plan as a profile for 'numaplace apply'", "file" },
-	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_STRING('p', "policy", struct advise_opts, policy, "POLICY",
+		      "local (IRQs on the device's node, default), app, or spread", "policy"),
+	NP_OPT_STRING(0, "app-cpus", struct advise_opts, app_cpus, "LIST",
+		      "the application runs on these CPUs (for --policy app)", NULL),
+	NP_OPT_CALLBACK(0, "app-node", struct advise_opts, app_node, int, "NODE",
+			"the application runs on this node (for --policy app)", NULL, np_opt_int),
+	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, app_pid, int, "PID",
+			"the application is this process: use the CPUs it may run on", "pid", np_opt_int),
+	NP_OPT_CALLBACK('d', "device", struct advise_opts, devices, struct filters, "FILTER",
+			"plan only for matching devices (repeatable)", "device", add_filter),
+	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, exclude, "LIST", "keep these CPUs free of IRQs", NULL),
+	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
+		      "also write the plan as a profile for 'numaplace apply'", "file"),
+	NP_OPT_BOOL('j', "json", struct advise_opts, json, "print JSON instead of a table"),
+	NP_OPT_END,
 };
 
 static int parse_cpus(const struct np_command *self, const char *opt, const char *arg, struct np_cpuset *out)
 {
 	if (np_cpuset_parse_list(out, arg) || np_cpuset_empty(out))
 		return np_usage_error(self, "--%s: '%s' is not a CPU list such as 0-3,8", opt, arg);
-	return EXIT_OK;
-}
-
-static int parse_int(const struct np_command *self, const char *opt, const char *arg, int *out)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*end || end == arg || v < 0 || v > 1 << 22)
-		return np_usage_error(self, "--%s: '%s' is not a number", opt, arg);
-	*out = (int)v;
 	return EXIT_OK;
 }
 
@@ -149,36 +172,17 @@ static int write_file(const char *path, const char *text)
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("advise");
-	struct np_optparse st = { 0 };
-	const char *arg, *policy = "local", *app_cpus = NULL, *exclude = NULL, *output = NULL;
-	const char **filters = calloc((size_t)argc + 1, sizeof(char *));
-	int nfilters = 0, app_node = -1, app_pid = -1, opt, rc = EXIT_OK;
-	bool json = false;
-	if (!filters)
-		return np_error("%s", strerror(ENOMEM));
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "policy"))
-			policy = arg;
-		else if (!strcmp(name, "app-cpus"))
-			app_cpus = arg;
-		else if (!strcmp(name, "app-node"))
-			rc = parse_int(self, name, arg, &app_node);
-		else if (!strcmp(name, "app-pid"))
-			rc = parse_int(self, name, arg, &app_pid);
-		else if (!strcmp(name, "device"))
-			filters[nfilters++] = arg;
-		else if (!strcmp(name, "exclude-cpus"))
-			exclude = arg;
-		else if (!strcmp(name, "output"))
-			output = arg;
-		else
-			json = true;
-	}
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
+	struct advise_opts ao = { .policy = "local", .app_node = -1, .app_pid = -1 };
+	int first, rc = np_parse_options(self, argc, argv, &ao, &first);
+	const char **filters = ao.devices.v;
+	if (rc != NP_PARSED) {
 		free(filters);
-		return rc != EXIT_OK ? rc : opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	}
+	rc = EXIT_OK;
+	const char *policy = ao.policy, *app_cpus = ao.app_cpus, *exclude = ao.exclude, *output = ao.output;
+	int nfilters = ao.devices.n, app_node = ao.app_node, app_pid = ao.app_pid;
+	bool json = ao.json;
 	enum np_irq_policy irqs = !strcmp(policy, "local") ? NP_IRQS_LOCAL
 				  : !strcmp(policy, "app") ? NP_IRQS_APP
 				  : !strcmp(policy, "spread") ? NP_IRQS_SPREAD
@@ -186,8 +190,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	int napp = (app_cpus != NULL) + (app_node >= 0) + (app_pid >= 0);
 	if (irqs == NP_IRQS_KEEP)
 		rc = np_usage_error(self, "--policy: '%s' is not one of local, app, spread", policy);
-	else if (st.index < argc)
-		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[st.index]);
+	else if (first < argc)
+		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[first]);
 	else if (napp > 1)
 		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid");
 	else if (irqs == NP_IRQS_APP && napp == 0)

@@ -16,12 +16,35 @@
  * second unit): wait for it, but never hold the boot up for long. */
 #define BOOT_LOCK_TIMEOUT 30
 
+enum irqb_mode { IRQB_DEFAULT, IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
+
+struct apply_opts {
+	bool dry, json, no_wait, boot;
+	struct np_dirlist dirs;
+	const char *state_dir;
+	enum irqb_mode irqbalance;
+};
+
+static int parse_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	static const char *const modes[] = { [IRQB_BAN] = "ban", [IRQB_WARN] = "warn", [IRQB_IGNORE] = "ignore" };
+	for (int m = IRQB_BAN; m <= IRQB_IGNORE; m++)
+		if (!strcmp(arg, modes[m])) {
+			*(enum irqb_mode *)field = (enum irqb_mode)m;
+			return EXIT_OK;
+		}
+	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
+}
+
 const struct np_option apply_options[] = {
-	{ "dry-run", 'n', NULL, "print the plan (file, current, new) and write nothing", NULL },
-	{ "json", 'j', NULL, "print JSON: {\"changed\": true|false, \"transaction\": ID, \"changes\": [...]}", NULL },
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ "state-dir", 0, "DIR", "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir" },
-	{ "no-wait", 0, NULL, "fail at once when another apply or revert holds the lock", NULL },
+	NP_OPT_BOOL('n', "dry-run", struct apply_opts, dry, "print the plan (file, current, new) and write nothing"),
+	NP_OPT_BOOL('j', "json", struct apply_opts, json,
+		    "print JSON: {\"changed\": true|false, \"transaction\": ID, \"changes\": [...]}"),
+	NP_OPT_CALLBACK(0, "profile-dir", struct apply_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_STRING(0, "state-dir", struct apply_opts, state_dir, "DIR",
+		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
+	NP_OPT_BOOL(0, "no-wait", struct apply_opts, no_wait, "fail at once when another apply or revert holds the lock"),
 	/* The default is ban, when irqbalance runs or its configuration file
 	 * exists (installed; at boot numaplace runs before it starts): an apply
 	 * whose IRQ placement irqbalance undoes within 10 s has not applied the
@@ -29,14 +52,13 @@ const struct np_option apply_options[] = {
 	 * boot). The ban is as safe as the rest: only the IRQs the profile places,
 	 * marked, journaled and undone by revert. warn is for machines whose /etc
 	 * belongs to configuration management. */
-	{ "irqbalance", 0, "MODE", "ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-				   " (default if irqbalance runs or is installed), warn, or ignore", NULL },
-	{ "boot", 0, NULL, "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock",
-	  NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum irqb_mode, "MODE",
+			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+			" (default if irqbalance runs or is installed), warn, or ignore", NULL, parse_irqbalance),
+	NP_OPT_BOOL(0, "boot", struct apply_opts, boot,
+		    "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock"),
+	NP_OPT_END,
 };
-
-enum irqb_mode { IRQB_DEFAULT, IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
 
 /* What this apply does about irqbalance. */
 struct irqb {
@@ -283,49 +305,23 @@ static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool 
 int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("apply");
-	struct np_optparse st = { 0 };
-	struct np_dirlist dirs = { 0 };
-	struct np_txn_opts topts = { .wait_for_lock = true };
-	enum irqb_mode mode = IRQB_DEFAULT;
-	const char *arg;
-	bool json = false, dry = false, boot = false;
-	int opt, rc = EXIT_OK;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "dry-run"))
-			dry = true;
-		else if (!strcmp(name, "json"))
-			json = true;
-		else if (!strcmp(name, "profile-dir"))
-			rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
-		else if (!strcmp(name, "state-dir"))
-			topts.state_dir = arg;
-		else if (!strcmp(name, "boot"))
-			boot = true;
-		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "ban"))
-			mode = IRQB_BAN;
-		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "warn"))
-			mode = IRQB_WARN;
-		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "ignore"))
-			mode = IRQB_IGNORE;
-		else if (!strcmp(name, "irqbalance"))
-			rc = np_usage_error(self, "--irqbalance takes ban, warn or ignore, not '%s'", arg);
-		else
-			topts.wait_for_lock = false;
-	}
-	if (rc == EXIT_OK && opt != NP_OPT_END)
-		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && boot && argc - st.index != 0)
+	struct apply_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc == NP_PARSED && o.boot && argc - first != 0)
 		rc = np_usage_error(self, "--boot applies " NP_BOOT_PROFILE " and takes no PROFILE");
-	else if (rc == EXIT_OK && !boot && argc - st.index != 1)
+	else if (rc == NP_PARSED && !o.boot && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
-		np_dirs_free(&dirs);
+	if (rc != NP_PARSED) {
+		np_dirs_free(&o.dirs);
 		return rc;
 	}
+	struct np_dirlist dirs = o.dirs;
+	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
+	enum irqb_mode mode = o.irqbalance;
+	bool json = o.json, dry = o.dry, boot = o.boot;
 
 	char bootpath[PATH_MAX];
-	const char *name = boot ? bootpath : argv[st.index];
+	const char *name = boot ? bootpath : argv[first];
 	if (boot) {
 		if (np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
 			np_dirs_free(&dirs);

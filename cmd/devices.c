@@ -5,10 +5,14 @@
 #include "../lib/machine.h"
 #include "cmd.h"
 
+struct devices_opts {
+	bool all, json;
+};
+
 const struct np_option devices_options[] = {
-	{ "all", 'a', NULL, "list every PCI function, not only the ones that matter", NULL },
-	{ "json", 'j', NULL, "print JSON instead of text", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('a', "all", struct devices_opts, all, "list every PCI function, not only the ones that matter"),
+	NP_OPT_BOOL('j', "json", struct devices_opts, json, "print JSON instead of text"),
+	NP_OPT_END,
 };
 
 static bool device_has_irqs(const struct np_machine *m, size_t di)
@@ -225,27 +229,19 @@ void np_print_warnings(const struct np_machine *m)
 int cmd_devices(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("devices");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false, all = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else
-			all = true;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	struct devices_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_PARSED)
+		return rc;
 
 	struct np_machine m;
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	int rc = selected ? np_select_devices(&m, argc - st.index, argv + st.index, all, selected) : EXIT_FAIL;
+	rc = selected ? np_select_devices(&m, argc - first, argv + first, o.all, selected) : EXIT_FAIL;
 	if (rc == EXIT_OK) {
-		if (json) {
+		if (o.json) {
 			cJSON *doc = cJSON_CreateObject();
 			cJSON_AddItemToObject(doc, "devices", devices_to_json(&m, selected));
 			rc = np_print_json(doc);

@@ -8,24 +8,22 @@
 #include "cmd.h"
 
 const struct np_option disable_options[] = {
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_END,
 };
 
 int cmd_disable(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("disable");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	int opt = np_opt_next(&st, self, argc, argv, &arg);
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	int first, rc = np_parse_options(self, argc, argv, NULL, &first);
+	if (rc != NP_PARSED)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
 
 	char target[PATH_MAX];
 	if (np_sysfs_path(ctx, target, "%s", NP_BOOT_PROFILE))
 		return np_error("%s", ctx->err);
-	int rc = np_conf_remove(ctx, NP_BOOT_PROFILE);
+	rc = np_conf_remove(ctx, NP_BOOT_PROFILE);
 	/* Already disabled is what was asked for. */
 	if (rc == -ENOENT) {
 		printf("no boot profile enabled ('%s' does not exist): nothing to disable\n", target);

@@ -6,36 +6,35 @@
 #include "cmd.h"
 #include "table.h"
 
+struct history_opts {
+	bool json;
+	const char *state_dir;
+};
+
 const struct np_option history_options[] = {
-	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ "state-dir", 0, "DIR", "where the transactions are (default /var/lib/numaplace, under --root)", "dir" },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('j', "json", struct history_opts, json, "print JSON instead of a table"),
+	NP_OPT_STRING(0, "state-dir", struct history_opts, state_dir, "DIR",
+		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
+	NP_OPT_END,
 };
 
 int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("history");
-	struct np_optparse st = { 0 };
-	struct np_txn_opts topts = { 0 };
-	const char *arg;
-	bool json = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else
-			topts.state_dir = arg;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	struct history_opts ho = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &ho, &first);
+	if (rc != NP_PARSED)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	struct np_txn_opts topts = { .state_dir = ho.state_dir };
+	bool json = ho.json;
 
 	struct np_txn *txns;
 	size_t n;
 	if (np_txn_list(ctx, &topts, &txns, &n))
 		return np_error("%s", ctx->err);
-	int rc = EXIT_OK;
+	rc = EXIT_OK;
 	if (json) {
 		cJSON *a = cJSON_CreateArray();
 		for (size_t i = 0; i < n; i++) {

@@ -8,10 +8,27 @@
 #include "cmd.h"
 #include "table.h"
 
+struct irqs_opts {
+	bool json;
+	double interval;
+};
+
+static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (*end || end == arg || !(v > 0 && v <= 3600))
+		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
+	*(double *)field = v;
+	return EXIT_OK;
+}
+
 const struct np_option irqs_options[] = {
-	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('j', "json", struct irqs_opts, json, "print JSON instead of a table"),
+	NP_OPT_CALLBACK('i', "interval", struct irqs_opts, interval, double, "SEC",
+			"sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between",
+			NULL, parse_interval),
+	NP_OPT_END,
 };
 
 static const char *managed_name(enum np_managed m)
@@ -170,32 +187,21 @@ static int sample_interval(struct np_ctx *ctx, struct np_machine *m, double seco
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("irqs");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false;
-	double interval = 0;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json")) {
-			json = true;
-		} else {
-			char *end;
-			interval = strtod(arg, &end);
-			if (*end || end == arg || !(interval > 0 && interval <= 3600))
-				return np_usage_error(self, "--interval needs seconds between 0 and 3600, not '%s'", arg);
-		}
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	struct irqs_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_PARSED)
+		return rc;
+	bool json = o.json;
+	double interval = o.interval;
 
 	struct np_machine m;
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
-	int nfilters = argc - st.index;
-	char **filters = argv + st.index;
+	int nfilters = argc - first;
+	char **filters = argv + first;
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	int rc = EXIT_FAIL;
+	rc = EXIT_FAIL;
 	/* IRQ numbers are filters too; only the other words must name devices. */
 	char **dev_filters = calloc((size_t)nfilters + 1, sizeof(char *));
 	int ndev_filters = 0;

@@ -16,9 +16,14 @@
 #define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
 #endif
 
+struct profile_opts {
+	struct np_dirlist dirs;
+};
+
 const struct np_option profile_options[] = {
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_CALLBACK(0, "profile-dir", struct profile_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_END,
 };
 
 static bool is_dir(const char *path)
@@ -282,40 +287,20 @@ static int profile_validate(const struct np_command *self, int nfiles, char **fi
 int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("profile");
-	struct np_optparse st = { .index = 1 };
+	struct profile_opts o = { 0 };
 	struct np_dirlist dirs = { 0 };
-	char **operands = calloc((size_t)argc, sizeof(*operands));
-	int noperands = 0, rc = EXIT_OK;
-	const char *arg;
-
-	if (!operands)
-		return np_error("%s", strerror(ENOMEM));
-	/* Options may follow the subcommand ("profile list --profile-dir d"). */
-	while (st.index < argc) {
-		if (!strcmp(argv[st.index], "--")) {
-			while (++st.index < argc)
-				operands[noperands++] = argv[st.index];
-			break;
-		}
-		int opt = np_opt_next(&st, self, argc, argv, &arg);
-		if (opt == NP_OPT_END) {
-			operands[noperands++] = argv[st.index++];
-		} else if (opt < 0) {
-			rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-			goto out;
-		} else if (!*arg) {
-			rc = np_usage_error(self, "option '--profile-dir' needs a directory, not an empty string");
-			goto out;
-		} else if (np_dirs_add(&dirs, arg)) {
-			rc = np_error("%s", strerror(ENOMEM));
-			goto out;
-		}
-	}
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	dirs = o.dirs;
+	if (rc != NP_PARSED)
+		goto out;
+	rc = EXIT_OK;
 	if (np_profile_dirs_finish(&dirs)) {
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
 
+	char **operands = argv + first;
+	int noperands = argc - first;
 	const char *sub = noperands ? operands[0] : NULL;
 	if (!sub) {
 		rc = np_usage_error(self, "missing subcommand, expected list, show NAME or validate FILE...");
@@ -337,6 +322,5 @@ int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 	}
 out:
 	np_dirs_free(&dirs);
-	free(operands);
 	return rc;
 }

@@ -8,9 +8,13 @@
 #include "cmd.h"
 #include "table.h"
 
+struct report_opts {
+	bool json;
+};
+
 const struct np_option report_options[] = {
-	{ "json", 'j', NULL, "print everything as one JSON document", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('j', "json", struct report_opts, json, "print everything as one JSON document"),
+	NP_OPT_END,
 };
 
 static cJSON *findings_to_json(const struct np_findings *f)
@@ -69,16 +73,13 @@ static void print_placement(const struct np_machine *m, const bool *selected)
 int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("report");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0)
-		json = true;
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	struct report_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_PARSED)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	bool json = o.json;
 
 	struct np_machine m;
 	struct np_findings f;
@@ -86,7 +87,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	int rc = selected ? np_select_devices(&m, 0, NULL, false, selected) : EXIT_FAIL;
+	rc = selected ? np_select_devices(&m, 0, NULL, false, selected) : EXIT_FAIL;
 	if (rc == EXIT_OK && np_findings_collect(&m, &f))
 		rc = np_error("collecting findings: out of memory");
 	if (rc != EXIT_OK) {

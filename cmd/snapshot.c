@@ -4,22 +4,20 @@
 #include "cmd.h"
 
 const struct np_option snapshot_options[] = {
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_END,
 };
 
 int cmd_snapshot(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("snapshot");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	int opt = np_opt_next(&st, self, argc, argv, &arg);
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index >= argc)
+	int first, rc = np_parse_options(self, argc, argv, NULL, &first);
+	if (rc != NP_PARSED)
+		return rc;
+	if (first >= argc)
 		return np_usage_error(self, "missing the output: a new directory, or a file ending in .tar.gz");
-	if (argc - st.index > 1)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index + 1]);
-	const char *out = argv[st.index];
+	if (argc - first > 1)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first + 1]);
+	const char *out = argv[first];
 	if (!*out)
 		return np_usage_error(self, "the output path is empty");
 

@@ -6,10 +6,14 @@
 #include "cmd.h"
 #include "table.h"
 
+struct topo_opts {
+	bool json, cpus;
+};
+
 const struct np_option topo_options[] = {
-	{ "json", 'j', NULL, "print JSON instead of tables", NULL },
-	{ "cpus", 'c', NULL, "also list every CPU with its node, package, core and siblings", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('j', "json", struct topo_opts, json, "print JSON instead of tables"),
+	NP_OPT_BOOL('c', "cpus", struct topo_opts, cpus, "also list every CPU with its node, package, core and siblings"),
+	NP_OPT_END,
 };
 
 static cJSON *list_or_null(const struct np_cpuset *set)
@@ -170,29 +174,21 @@ void topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("topo");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false, per_cpu = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else
-			per_cpu = true;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	struct topo_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_PARSED)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
 
 	struct np_topology topo;
 	if (np_topology_load(ctx, &topo))
 		return np_error("%s", ctx->err);
-	int rc = EXIT_OK;
-	if (json)
+	rc = EXIT_OK;
+	if (o.json)
 		rc = np_print_json(topo_to_json(&topo));
 	else
-		topo_print(&topo, stdout, per_cpu);
+		topo_print(&topo, stdout, o.cpus);
 	np_topology_free(&topo);
 	return rc;
 }

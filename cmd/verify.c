@@ -7,10 +7,16 @@
 #include "../lib/sysfs.h"
 #include "cmd.h"
 
+struct verify_opts {
+	bool json;
+	struct np_dirlist dirs;
+};
+
 const struct np_option verify_options[] = {
-	{ "json", 'j', NULL, "print JSON: {\"matches\": true|false, \"drift\": [...]}", NULL },
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('j', "json", struct verify_opts, json, "print JSON: {\"matches\": true|false, \"drift\": [...]}"),
+	NP_OPT_CALLBACK(0, "profile-dir", struct verify_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_END,
 };
 
 enum { EXIT_DRIFT = 1, EXIT_VERIFY_ERROR = 2 };
@@ -18,30 +24,21 @@ enum { EXIT_DRIFT = 1, EXIT_VERIFY_ERROR = 2 };
 int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("verify");
-	struct np_optparse st = { 0 };
-	struct np_dirlist dirs = { 0 };
-	const char *arg;
-	bool json = false;
-	int opt, rc = EXIT_OK;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else if (np_dirs_add(&dirs, arg))
-			rc = EXIT_VERIFY_ERROR;
-	}
-	if (rc == EXIT_OK && opt != NP_OPT_END)
-		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && argc - st.index != 1)
+	struct verify_opts vo = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &vo, &first);
+	if (rc == NP_PARSED && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
-		np_dirs_free(&dirs);
-		return rc;
+	if (rc != NP_PARSED) {
+		np_dirs_free(&vo.dirs);
+		/* Drift is 1: a failure here must be 2 too. */
+		return rc == EXIT_FAIL ? EXIT_VERIFY_ERROR : rc;
 	}
+	bool json = vo.json;
 
 	struct np_machine m;
 	struct np_profile prof;
 	struct np_resolved res;
-	rc = np_load_resolved(ctx, self, &dirs, argv[st.index], &m, &prof, &res);
+	rc = np_load_resolved(ctx, self, &vo.dirs, argv[first], &m, &prof, &res);
 	/* Drift is 1, so every error here must be 2, even a failure to read. */
 	if (rc != EXIT_OK)
 		return EXIT_VERIFY_ERROR;

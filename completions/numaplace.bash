@@ -4,6 +4,8 @@
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
 _numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
+# Their options end at the first operand (a command line follows).
+_numaplace_options_end='run'
 
 # The options of command $1 ('' for the global ones, before the command).
 _numaplace_options()
@@ -136,8 +138,8 @@ _numaplace()
 	done
 
 	# The global --root, the command, its --profile-dir options and its
-	# operands. Options end at the first operand (np_opt_next), except for
-	# profile, which takes them after its subcommand too.
+	# operands. Options may follow operands (getopt_long permutes), except
+	# after "--" and for the commands of $_numaplace_options_end.
 	local last=$((${#words[@]} - 1)) root='' cmd='' opt='' only='' operands=() dirs=()
 	for ((i = 1; i < last; i++)); do
 		w=${words[i]}
@@ -148,7 +150,7 @@ _numaplace()
 				cmd=$w
 			else
 				operands+=("$w")
-				[[ $cmd == profile ]] || only=1
+				[[ " $_numaplace_options_end " == *" $cmd "* ]] && only=1
 			fi
 			continue
 		elif [[ $w == -- ]]; then

@@ -68,11 +68,14 @@ function __numaplace_commands
         help 'Show the commands, or the help of one command.'
 end
 
+# Their options end at the first operand (a command line follows).
+set -g __numaplace_options_end run
+
 # One part of the line before the cursor: "root" (the global --root),
 # "command", "operands", "profile-dirs" (as --profile-dir=DIR), "pending"
 # (an option waiting for its argument) or "options" (the command, while
-# options may come). Options end at the first operand (np_opt_next), except
-# for profile, which takes them after its subcommand too.
+# options may come). Options may follow operands (getopt_long permutes),
+# except after "--" and for the commands of $__numaplace_options_end.
 function __numaplace_words --argument-names what
     set -l words (commandline -opc)
     set -e words[1]
@@ -91,7 +94,7 @@ function __numaplace_words --argument-names what
                 set cmd $w
             else
                 set -a operands $w
-                test "$cmd" = profile; or set only 1
+                contains -- $cmd $__numaplace_options_end; and set only 1
             end
             continue
         else if test "$w" = --
@@ -220,7 +223,7 @@ end
 
 complete -c numaplace -f
 complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
-complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR instead of this machine'
+complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT'
 complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
 complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
 

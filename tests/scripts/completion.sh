@@ -81,9 +81,12 @@ test_bash_completes_commands() {
 	# A command the script does not know takes files.
 	expect_offered "numaplace no-such-command $TOP/Makef" "$TOP/Makefile"
 
-	# Options end at the first operand, as np_opt_next parses them ...
-	expect_completions "numaplace devices lo --"
-	# ... except for profile, and after profile show come the profile names.
+	# Options may follow operands, as getopt_long permutes them ...
+	expect_completions "numaplace devices lo --" --all --json --help
+	# ... but not after "--", nor in the command line that run runs.
+	expect_completions "numaplace devices -- lo --"
+	expect_completions "numaplace run --near lo sh --"
+	# After profile show come the profile names.
 	expect_completions "numaplace profile list --profile-" --profile-dir
 	local names=() file
 	for file in "$TOP"/profiles/*.json; do
