@@ -7,7 +7,7 @@
 
 #include "../lib/advise.h"
 #include "cmd.h"
-#include "table.h"
+#include "output.h"
 
 /* The devices of --device, in the order given. */
 struct filters {
@@ -19,7 +19,7 @@ struct advise_opts {
 	const char *policy, *app_cpus, *exclude, *output;
 	int app_node, app_pid;
 	struct filters devices;
-	bool json;
+	bool json, pretty;
 };
 
 static int add_filter(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
@@ -50,7 +50,8 @@ const struct np_option advise_options[] = {
 	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, exclude, "LIST", "keep these CPUs free of IRQs", NULL),
 	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
-	NP_OPT_BOOL('j', "json", struct advise_opts, json, "print JSON instead of a table"),
+	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
+	NP_OPT_PRETTY(struct advise_opts, pretty),
 	NP_OPT_END,
 };
 
@@ -58,24 +59,6 @@ static int parse_cpus(const struct np_command *self, const char *opt, const char
 {
 	if (np_cpuset_parse_list(out, arg) || np_cpuset_empty(out))
 		return np_usage_error(self, "--%s: '%s' is not a CPU list such as 0-3,8", opt, arg);
-	return EXIT_OK;
-}
-
-int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct np_command *self,
-		const char *cpus, int node, int pid, struct np_cpuset *out)
-{
-	if (cpus)
-		return parse_cpus(self, "app-cpus", cpus, out);
-	if (node >= 0) {
-		const struct np_node *n = np_topology_node(topo, node);
-		if (!n)
-			return np_usage_error(self, "--app-node: there is no node %d", node);
-		if (np_cpuset_empty(&n->cpus))
-			return np_usage_error(self, "--app-node: node %d has no CPUs (memory only)", node);
-		return np_cpuset_copy(out, &n->cpus) ? EXIT_FAIL : EXIT_OK;
-	}
-	if (pid >= 0 && np_process_cpus(ctx, pid, out))
-		return np_error("%s", ctx->err);
 	return EXIT_OK;
 }
 
@@ -98,61 +81,126 @@ static void target_text(const struct np_machine *m, const struct np_rec *r, char
 	}
 }
 
-static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *plan, const char *policy)
+/* The plan's rows: the recommendations that change something. */
+#define MACHINE(data) ((const struct np_machine *)(data))
+#define REC(row) ((const struct np_rec *)(row))
+
+static int get_kind(const void *data, const void *row, struct np_value *v)
 {
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "policy", policy);
-	cJSON *recs = cJSON_AddArrayToObject(doc, "recommendations");
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (!r->change)
-			continue;
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "kind", np_rec_kind_name(r->kind));
-		cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
-		cJSON_AddItemToObject(o, "irq", r->irq >= 0 ? cJSON_CreateNumber(r->irq) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "vector", r->vector ? cJSON_CreateString(r->vector) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "queue", r->queue >= 0 ? cJSON_CreateNumber(r->queue) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "block", r->block ? cJSON_CreateString(r->block) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "net", r->net ? cJSON_CreateString(r->net) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "current", r->current ? cJSON_CreateString(r->current) : cJSON_CreateNull());
-		cJSON_AddStringToObject(o, "recommended", r->recommended);
-		cJSON_AddStringToObject(o, "reason", r->reason);
-		cJSON_AddItemToArray(recs, o);
-	}
-	cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
-	for (size_t i = 0; i < plan->nwarnings; i++)
-		cJSON_AddItemToArray(warnings, cJSON_CreateString(plan->warnings[i]));
-	return doc;
+	(void)data;
+	return np_val_str(v, np_rec_kind_name(REC(row)->kind));
 }
 
-static void plan_print(const struct np_machine *m, const struct np_plan *plan, const char *policy)
+static int get_device(const void *data, const void *row, struct np_value *v)
 {
-	static const char *const head[] = { "TARGET", "CURRENT", "RECOMMENDED", "REASON", NULL };
-	struct np_table *t = np_table_new(head);
+	return np_val_str(v, MACHINE(data)->pci.devs[REC(row)->dev].addr);
+}
+
+static int get_irq(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return REC(row)->irq >= 0 ? np_val_int(v, REC(row)->irq) : np_val_null(v);
+}
+
+static int get_vector(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->vector);
+}
+
+static int get_queue(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return REC(row)->queue >= 0 ? np_val_int(v, REC(row)->queue) : np_val_null(v);
+}
+
+static int get_block(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->block);
+}
+
+static int get_net(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->net);
+}
+
+static int get_target(const void *data, const void *row, struct np_value *v)
+{
+	char target[160];
+	target_text(MACHINE(data), REC(row), target, sizeof(target));
+	return np_val_str(v, target);
+}
+
+static int get_current(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->current);
+}
+
+static int get_recommended(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->recommended);
+}
+
+static int get_reason(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->reason);
+}
+
+/* An empty CPU set (RPS, XPS) is "off". */
+static const struct np_column rec_columns[] = {
+	NP_COLUMN("kind", "KIND", 12, 0, "irq_affinity, rq_affinity, rps_cpus or xps_cpus", get_kind),
+	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address", get_device),
+	NP_COLUMN("irq", "IRQ", 4, SCOLS_FL_RIGHT, "the IRQ (irq_affinity)", get_irq),
+	NP_COLUMN("vector", "VECTOR", 0.1, 0, "the IRQ's name (irq_affinity)", get_vector),
+	NP_COLUMN("queue", "QUEUE", 3, SCOLS_FL_RIGHT, "the queue", get_queue),
+	NP_COLUMN("block", "BLOCK", 6, 0, "the block device (rq_affinity)", get_block),
+	NP_COLUMN("net", "NET", 6, 0, "the interface (rps_cpus, xps_cpus)", get_net),
+	NP_COLUMN("target", "TARGET", 0.2, 0, "what the recommendation sets", get_target),
+	NP_COLUMN_TEXT("current", "CURRENT", 0.1, 0, "its value now (a CPU list, or a number)", get_current, "?", "off"),
+	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 0.1, 0, "the value recommended", get_recommended, NULL, "off"),
+	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
+	NP_COLUMN_END,
+};
+
+static int plan_output(const struct np_command *self, const struct np_machine *m, const struct np_plan *plan,
+		       const char *policy, bool json, bool pretty)
+{
+	struct np_table t;
+	int rc = np_table_init(&t, self, rec_columns, "target,current,recommended,reason", NULL, json, m);
+	if (rc != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
 	size_t n = 0;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (!r->change)
-			continue;
-		char target[160];
-		target_text(m, r, target, sizeof(target));
-		bool is_set = r->kind == NP_REC_RPS_CPUS || r->kind == NP_REC_XPS_CPUS;
-		np_table_cell(t, "%s", target);
-		np_table_cell(t, "%s", !r->current ? "?" : is_set && !*r->current ? "off" : r->current);
-		np_table_cell(t, "%s", is_set && !*r->recommended ? "off" : r->recommended);
-		np_table_cell(t, "%s", r->reason);
-		n++;
+	for (size_t i = 0; rc == EXIT_OK && i < plan->n; i++)
+		if (plan->v[i].change) {
+			rc = np_table_add(&t, &plan->v[i]);
+			n++;
+		}
+	if (rc == EXIT_OK && json) {
+		cJSON *doc = np_json_doc(), *warnings = cJSON_CreateArray();
+		cJSON_AddStringToObject(doc, "policy", policy);
+		np_json_put(doc, "recommendations", np_table_take_json(&t));
+		for (size_t i = 0; i < plan->nwarnings; i++)
+			np_json_put(warnings, NULL, cJSON_CreateString(plan->warnings[i]));
+		np_json_put(doc, "warnings", warnings);
+		rc = np_print_json(doc, pretty);
+	} else if (rc == EXIT_OK) {
+		printf("Policy %s: %zu change%s recommended%s\n", policy, n, n == 1 ? "" : "s",
+		       n ? "" : " (the machine already follows this plan)");
+		if (n) {
+			putchar('\n');
+			rc = np_table_print(&t, stdout);
+		}
+		for (size_t i = 0; i < plan->nwarnings; i++)
+			printf("%swarning: %s\n", i == 0 ? "\n" : "", plan->warnings[i]);
 	}
-	printf("Policy %s: %zu change%s recommended%s\n", policy, n, n == 1 ? "" : "s",
-	       n ? "" : " (the machine already follows this plan)");
-	if (n) {
-		putchar('\n');
-		np_table_print(t, stdout);
-	}
-	np_table_free(t);
-	for (size_t i = 0; i < plan->nwarnings; i++)
-		printf("%swarning: %s\n", i == 0 ? "\n" : "", plan->warnings[i]);
+	np_table_free(&t);
+	return rc;
 }
 
 /* Writes text to path, refusing to follow a link planted there. */
@@ -175,7 +223,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	struct advise_opts ao = { .policy = "local", .app_node = -1, .app_pid = -1 };
 	int first, rc = np_parse_options(self, argc, argv, &ao, &first);
 	const char **filters = ao.devices.v;
-	if (rc != NP_PARSED) {
+	if (rc != NP_CONTINUE) {
 		free(filters);
 		return rc;
 	}
@@ -211,12 +259,14 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	o.devices = calloc(m.pci.ndevs + 1, sizeof(*o.devices));
 	rc = selected && o.devices ? EXIT_OK : np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK)
-		rc = np_app_cpus(ctx, &m.topo, self, app_cpus, app_node, app_pid, &o.app_cpus);
+	if (rc == EXIT_OK) {
+		int err = np_app_cpus(ctx, &m.topo, app_cpus, app_node, app_pid, &o.app_cpus);
+		rc = !err ? EXIT_OK : err == -EINVAL ? np_usage_error(self, "%s", ctx->err) : np_error("%s", ctx->err);
+	}
 	if (rc == EXIT_OK && exclude)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
-	if (rc == EXIT_OK)
-		rc = np_select_devices(&m, nfilters, (char **)filters, false, selected);
+	if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected))
+		rc = np_error("%s", ctx->err);
 	for (size_t i = 0; rc == EXIT_OK && i < m.pci.ndevs; i++)
 		o.devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							  .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
@@ -237,10 +287,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = text ? write_file(output, text) : np_error("writing the profile: %s", strerror(ENOMEM));
 		free(text);
 	}
-	if (rc == EXIT_OK && json)
-		rc = np_print_json(plan_to_json(&m, &plan, policy));
-	else if (rc == EXIT_OK)
-		plan_print(&m, &plan, policy);
+	if (rc == EXIT_OK)
+		rc = plan_output(self, &m, &plan, policy, json, ao.pretty);
 	np_plan_free(&plan);
 	np_cpuset_free(&o.app_cpus);
 	np_cpuset_free(&o.exclude);

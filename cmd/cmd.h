@@ -77,11 +77,11 @@ void np_print_usage(FILE *out);
 /* Parses the options of cmd (argv[0] is its name) into the struct at opts,
  * with getopt_long: options may follow operands and short ones bundle ("-aj");
  * "--" ends them, and so does the first operand of a command whose operands
- * are a command line (run). Returns NP_PARSED with *first the index of the
+ * are a command line (run). Returns NP_CONTINUE with *first the index of the
  * first operand (getopt moves them to the end), or else an exit status
  * for the command to return: EXIT_OK after printing the help, EXIT_USAGE after
  * a usage error (with the nearest option name when one is close). */
-enum { NP_PARSED = -1 };
+enum { NP_CONTINUE = -1 };
 /* Its operands are a command line (run): its options end at the first. */
 bool np_options_end(const struct np_command *c);
 int np_parse_options(const struct np_command *cmd, int argc, char **argv, void *opts, int *first);
@@ -116,26 +116,6 @@ extern const struct np_option help_options[], topo_options[], report_options[], 
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[];
 
-/* Renderings shared between commands (report shows what topo shows). */
-struct np_topology;
-struct cJSON;
-struct cJSON *topo_to_json(const struct np_topology *topo);
-void topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
-struct np_machine;
-struct np_irq;
-/* Marks the devices a command shows: those matching any filter, else the
- * ones that matter (every one with all). Returns an exit status. */
-int np_select_devices(const struct np_machine *m, int nfilters, char **filters, bool all, bool *selected);
-struct cJSON *devices_to_json(const struct np_machine *m, const bool *selected);
-void devices_print(const struct np_machine *m, const bool *selected, FILE *out);
-struct cJSON *irq_to_json(const struct np_machine *m, const struct np_irq *irq);
-void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, FILE *out);
-struct np_topology;
-struct np_cpuset;
-/* The application's CPUs from --app-cpus, --app-node or --app-pid (the one
- * given: cpus non-NULL, node or pid >= 0). Returns an exit status. */
-int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct np_command *self,
-		const char *cpus, int node, int pid, struct np_cpuset *out);
 /* Profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */
 struct np_dirlist {
@@ -159,9 +139,7 @@ struct np_resolved;
 int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
 /* Rows /proc/interrupts had to skip, on stderr. */
+struct np_machine;
 void np_print_warnings(const struct np_machine *m);
-
-/* Prints JSON and a newline to stdout; frees it. Returns an exit status. */
-int np_print_json(struct cJSON *json);
 
 #endif

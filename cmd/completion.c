@@ -769,7 +769,7 @@ int cmd_completion(int argc, char **argv, struct np_ctx *ctx)
 	(void)ctx;
 	const struct np_command *self = np_command_find("completion");
 	int first, rc = np_parse_options(self, argc, argv, NULL, &first);
-	if (rc != NP_PARSED)
+	if (rc != NP_CONTINUE)
 		return rc;
 	if (argc - first != 1)
 		return np_usage_error(self, "expected one shell: bash, zsh or fish");

@@ -8,15 +8,18 @@
 #include "../lib/conffile.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
-#include "cmd.h"
+#include "output.h"
 
 struct enable_opts {
 	struct np_dirlist dirs;
+	bool json, pretty;
 };
 
 const struct np_option enable_options[] = {
 	NP_OPT_CALLBACK(0, "profile-dir", struct enable_opts, dirs, struct np_dirlist, "DIR",
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_JSON(struct enable_opts, json, "print JSON: {\"enabled\": true, \"profile\": NAME, ...}"),
+	NP_OPT_PRETTY(struct enable_opts, pretty),
 	NP_OPT_END,
 };
 
@@ -71,9 +74,9 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	const struct np_command *self = np_command_find("enable");
 	struct enable_opts o = { 0 };
 	int first, rc = np_parse_options(self, argc, argv, &o, &first);
-	if (rc == NP_PARSED && argc - first != 1)
+	if (rc == NP_CONTINUE && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != NP_PARSED) {
+	if (rc != NP_CONTINUE) {
 		np_dirs_free(&o.dirs);
 		return rc;
 	}
@@ -109,6 +112,17 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	bool replacing = lstat(target, &sb) == 0;
 	if (np_conf_write(ctx, NP_BOOT_PROFILE, text, 0644, true)) {
 		rc = np_error("%s", ctx->err);
+		goto out;
+	}
+	if (o.json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "enabled", true);
+		cJSON_AddBoolToObject(doc, "replaced", replacing);
+		cJSON_AddStringToObject(doc, "profile", prof.name);
+		cJSON_AddStringToObject(doc, "source", prof.file);
+		cJSON_AddStringToObject(doc, "file", target);
+		cJSON_AddNumberToObject(doc, "values", (double)res.n);
+		rc = np_print_json(doc, o.pretty);
 		goto out;
 	}
 	printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",

@@ -9,7 +9,7 @@ int cmd_help(int argc, char **argv, struct np_ctx *ctx)
 	(void)ctx;
 	const struct np_command *self = np_command_find("help");
 	int first, rc = np_parse_options(self, argc, argv, NULL, &first);
-	if (rc != NP_PARSED)
+	if (rc != NP_CONTINUE)
 		return rc;
 	if (argc - first > 1)
 		return np_usage_error(self, "expected at most one command name");

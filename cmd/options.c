@@ -93,10 +93,10 @@ int np_parse_options(const struct np_command *cmd, int argc, char **argv, void *
 	}
 	shortopts[len] = '\0';
 
-	int c, rc = NP_PARSED;
+	int c, rc = NP_CONTINUE;
 	opterr = 0;
 	optind = 0; /* a full reset: main parsed its own options with getopt */
-	while (rc == NP_PARSED && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while (rc == NP_CONTINUE && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		size_t i = n + 1;
 		if (c >= LONG_VAL(0)) {
 			i = (size_t)(c - LONG_VAL(0));
@@ -125,7 +125,7 @@ int np_parse_options(const struct np_command *cmd, int argc, char **argv, void *
 		} else if (i < n) {
 			rc = store(cmd, &cmd->options[i], optarg, opts);
 			if (rc == EXIT_OK)
-				rc = NP_PARSED;
+				rc = NP_CONTINUE;
 		}
 	}
 	free(longopts);

@@ -2,10 +2,10 @@
 #include <string.h>
 
 #include "../lib/txn.h"
-#include "cmd.h"
+#include "render.h"
 
 struct revert_opts {
-	bool force, no_wait;
+	bool force, no_wait, json, pretty;
 	const char *state_dir;
 };
 
@@ -14,6 +14,8 @@ const struct np_option revert_options[] = {
 	NP_OPT_STRING(0, "state-dir", struct revert_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
 	NP_OPT_BOOL(0, "no-wait", struct revert_opts, no_wait, "fail at once when another apply or revert holds the lock"),
+	NP_OPT_JSON(struct revert_opts, json, "print JSON: {\"reverted\": true|false, \"transaction\": ID, \"changes\": [...]}"),
+	NP_OPT_PRETTY(struct revert_opts, pretty),
 	NP_OPT_END,
 };
 
@@ -22,7 +24,7 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	const struct np_command *self = np_command_find("revert");
 	struct revert_opts o = { 0 };
 	int first, rc = np_parse_options(self, argc, argv, &o, &first);
-	if (rc != NP_PARSED)
+	if (rc != NP_CONTINUE)
 		return rc;
 	if (argc - first > 1)
 		return np_usage_error(self, "expected at most one transaction ID (see 'numaplace history')");
@@ -30,6 +32,12 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
 	struct np_txn txn;
 	rc = np_txn_revert(ctx, &topts, first < argc ? argv[first] : NULL, o.force, &txn);
+	if (rc == -ESTALE && o.json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", false);
+		cJSON_AddStringToObject(doc, "message", ctx->err);
+		return np_print_json(doc, o.pretty);
+	}
 	if (rc == -ESTALE) {
 		/* Not a failure: the values are already the boot's defaults. */
 		printf("%s\n", ctx->err);
@@ -38,6 +46,18 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	if (rc)
 		return np_error("%s", ctx->err);
 	bool config = false;
+	for (size_t i = 0; i < txn.nchanges; i++)
+		config |= txn.changes[i].kind == NP_VALUE_TEXT;
+	if (o.json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", true);
+		cJSON_AddStringToObject(doc, "transaction", txn.id);
+		cJSON_AddStringToObject(doc, "profile", txn.profile);
+		np_json_put(doc, "changes", np_changes_json(txn.changes, txn.nchanges));
+		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
+		np_txn_free(&txn);
+		return np_print_json(doc, o.pretty);
+	}
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		const struct np_change *c = &txn.changes[i];
 		/* A whole file is no line to show: say what changed in it. */
@@ -45,7 +65,6 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 			printf("  %s removed: %s restored\n", c->subject, c->path);
 		else
 			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
-		config |= c->kind == NP_VALUE_TEXT;
 	}
 	printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
 	       txn.nchanges == 1 ? "" : "s");

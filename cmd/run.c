@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include "../lib/advise.h"
-#include "cmd.h"
+#include "output.h"
 
 struct run_opts {
 	const char *near;
-	bool print;
+	bool print, json, pretty;
 };
 
 const struct np_option run_options[] = {
@@ -18,6 +18,8 @@ const struct np_option run_options[] = {
 		      "run on the CPUs and memory of this device's node (address, interface, block device, driver)",
 		      "device"),
 	NP_OPT_BOOL(0, "print", struct run_opts, print, "print the binding (and the numactl equivalent) instead of running"),
+	NP_OPT_JSON(struct run_opts, json, "with --print, print JSON: {\"device\": ADDR, \"cpus\": LIST, \"memory_nodes\": LIST}"),
+	NP_OPT_PRETTY(struct run_opts, pretty),
 	NP_OPT_END,
 };
 
@@ -74,12 +76,14 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 	const struct np_command *self = np_command_find("run");
 	struct run_opts o = { 0 };
 	int first, rc = np_parse_options(self, argc, argv, &o, &first);
-	if (rc != NP_PARSED)
+	if (rc != NP_CONTINUE)
 		return rc;
 	const char *near = o.near;
 	bool print = o.print;
 	if (!near)
 		return np_usage_error(self, "--near DEVICE is required");
+	if (o.json && !print)
+		return np_usage_error(self, "--json goes with --print: a command that runs prints its own output");
 	if (!print && first >= argc)
 		return np_usage_error(self, "no command to run (numaplace run --near DEVICE -- CMD ARGS...)");
 	if (!print && *ctx->root)
@@ -107,11 +111,20 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 		rc = binding(&m, dev, &cpus, &nodes);
 	if (rc == EXIT_OK) {
 		char *c = np_cpuset_format_list(&cpus), *n = np_cpuset_format_list(&nodes);
-		if (print)
+		if (!c || !n) {
+			rc = np_error("%s", strerror(ENOMEM));
+		} else if (print && o.json) {
+			cJSON *doc = np_json_doc();
+			cJSON_AddStringToObject(doc, "device", dev->addr);
+			cJSON_AddStringToObject(doc, "cpus", c);
+			cJSON_AddStringToObject(doc, "memory_nodes", n);
+			rc = np_print_json(doc, o.pretty);
+		} else if (print) {
 			printf("cpus %s memory-nodes %s\nnumactl --physcpubind=%s --membind=%s\n", c, n, c, n);
+		}
 		free(c);
 		free(n);
-		if (!print)
+		if (!print && rc == EXIT_OK)
 			rc = bind_and_exec(&cpus, &nodes, argv + first);
 	}
 	np_cpuset_free(&cpus);

@@ -11,7 +11,7 @@ int cmd_snapshot(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("snapshot");
 	int first, rc = np_parse_options(self, argc, argv, NULL, &first);
-	if (rc != NP_PARSED)
+	if (rc != NP_CONTINUE)
 		return rc;
 	if (first >= argc)
 		return np_usage_error(self, "missing the output: a new directory, or a file ending in .tar.gz");

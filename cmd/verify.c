@@ -5,15 +5,16 @@
 
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
-#include "cmd.h"
+#include "output.h"
 
 struct verify_opts {
-	bool json;
+	bool json, pretty;
 	struct np_dirlist dirs;
 };
 
 const struct np_option verify_options[] = {
-	NP_OPT_BOOL('j', "json", struct verify_opts, json, "print JSON: {\"matches\": true|false, \"drift\": [...]}"),
+	NP_OPT_JSON(struct verify_opts, json, "print JSON: {\"matches\": true|false, \"drift\": [...]}"),
+	NP_OPT_PRETTY(struct verify_opts, pretty),
 	NP_OPT_CALLBACK(0, "profile-dir", struct verify_opts, dirs, struct np_dirlist, "DIR",
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_END,
@@ -26,9 +27,9 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 	const struct np_command *self = np_command_find("verify");
 	struct verify_opts vo = { 0 };
 	int first, rc = np_parse_options(self, argc, argv, &vo, &first);
-	if (rc == NP_PARSED && argc - first != 1)
+	if (rc == NP_CONTINUE && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != NP_PARSED) {
+	if (rc != NP_CONTINUE) {
 		np_dirs_free(&vo.dirs);
 		/* Drift is 1: a failure here must be 2 too. */
 		return rc == EXIT_FAIL ? EXIT_VERIFY_ERROR : rc;
@@ -42,7 +43,7 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 	/* Drift is 1, so every error here must be 2, even a failure to read. */
 	if (rc != EXIT_OK)
 		return EXIT_VERIFY_ERROR;
-	cJSON *doc = cJSON_CreateObject(), *drift = cJSON_AddArrayToObject(doc, "drift");
+	cJSON *doc = np_json_doc(), *drift = cJSON_AddArrayToObject(doc, "drift");
 	size_t ndrift = 0;
 	for (size_t i = 0; i < res.n && rc == EXIT_OK; i++) {
 		const struct np_change *c = &res.changes[i];
@@ -74,8 +75,12 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 		if (json) {
 			cJSON_AddBoolToObject(doc, "matches", ndrift == 0);
 			cJSON_AddNumberToObject(doc, "checked", (double)res.n);
-			np_print_json(doc);
+			int printed = np_print_json(doc, vo.pretty);
 			doc = NULL;
+			if (printed != EXIT_OK) {
+				rc = EXIT_VERIFY_ERROR;
+				goto out;
+			}
 		} else if (ndrift == 0) {
 			printf("%s: the machine matches (%zu value%s checked)\n", prof.name, res.n, res.n == 1 ? "" : "s");
 		} else {
@@ -83,6 +88,7 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 		}
 		rc = ndrift ? EXIT_DRIFT : EXIT_OK;
 	}
+out:
 	cJSON_Delete(doc);
 	np_resolved_free(&res);
 	np_profile_free(&prof);

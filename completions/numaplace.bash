@@ -12,19 +12,19 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --help -h' ;;
-	topo) echo '--json -j --cpus -c --help -h' ;;
-	devices) echo '--all -a --json -j --help -h' ;;
-	irqs) echo '--json -j --interval -i --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
-	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
-	verify) echo '--json -j --profile-dir --help -h' ;;
-	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
-	enable) echo '--profile-dir --help -h' ;;
-	disable) echo '--help -h' ;;
-	history) echo '--json -j --state-dir --help -h' ;;
-	profile) echo '--profile-dir --help -h' ;;
-	run) echo '--near --print --help -h' ;;
+	report) echo '--json -j --pretty --help -h' ;;
+	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
+	devices) echo '--all -a --json -j --pretty --help -h' ;;
+	irqs) echo '--json -j --pretty --interval -i --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --pretty --help -h' ;;
+	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
+	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
+	revert) echo '--force -f --state-dir --no-wait --json -j --pretty --help -h' ;;
+	enable) echo '--profile-dir --json -j --pretty --help -h' ;;
+	disable) echo '--json -j --pretty --help -h' ;;
+	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	run) echo '--near --print --json -j --pretty --help -h' ;;
 	snapshot) echo '--help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
@@ -38,6 +38,7 @@ _numaplace_argument()
 	case $1:$2 in
 	:--root) echo dir ;;
 	irqs:--interval | irqs:-i) echo none ;;
+	irqs:--output | irqs:-o) echo none ;;
 	advise:--policy | advise:-p) echo policy ;;
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;
@@ -52,7 +53,9 @@ _numaplace_argument()
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
+	history:--output | history:-o) echo none ;;
 	profile:--profile-dir) echo dir ;;
+	profile:--output | profile:-o) echo none ;;
 	run:--near) echo device ;;
 	esac
 }

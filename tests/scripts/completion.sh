@@ -65,7 +65,7 @@ test_committed_completions_are_current() {
 test_bash_completes_commands() {
 	# Commands, options, and the values the tables name.
 	expect_completions "numaplace to" topo
-	expect_completions "numaplace topo --" --json --cpus --help
+	expect_completions "numaplace topo --" --json --pretty --cpus --help
 	expect_completions "numaplace --" --root --help --version
 	expect_completions "numaplace advise --policy " local app spread
 	expect_completions "numaplace advise -p sp" spread
@@ -82,7 +82,7 @@ test_bash_completes_commands() {
 	expect_offered "numaplace no-such-command $TOP/Makef" "$TOP/Makefile"
 
 	# Options may follow operands, as getopt_long permutes them ...
-	expect_completions "numaplace devices lo --" --all --json --help
+	expect_completions "numaplace devices lo --" --all --json --pretty --help
 	# ... but not after "--", nor in the command line that run runs.
 	expect_completions "numaplace devices -- lo --"
 	expect_completions "numaplace run --near lo sh --"
