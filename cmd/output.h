@@ -28,6 +28,9 @@ enum np_value_type {
 	NP_VAL_TIME,   /* i, seconds since the epoch: text local "2026-11-30 15:04:05", JSON the number */
 };
 struct np_value {
+	/* Set before get(): whether the cell's text is wanted (a table is
+	 * printed), so that a value whose text costs work spares it for JSON. */
+	bool text;
 	enum np_value_type type;
 	char *s; /* owned */
 	long long i;

@@ -30,10 +30,10 @@ static int get_new(const void *data, const void *row, struct np_value *v)
 }
 
 const struct np_column np_change_columns[] = {
-	NP_COLUMN("path", "FILE", 0.3, 0, "the file written", get_path),
-	NP_COLUMN("subject", "SUBJECT", 0.3, 0, "what the value is for", get_subject),
-	NP_COLUMN("old", "OLD", 0.1, 0, "the value before the apply", get_old),
-	NP_COLUMN("new", "NEW", 0.1, 0, "the value the apply wrote", get_new),
+	NP_COLUMN("path", "FILE", 1, 0, "the file written", get_path),
+	NP_COLUMN("subject", "SUBJECT", 1, 0, "what the value is for", get_subject),
+	NP_COLUMN("old", "OLD", 1, 0, "the value before the apply", get_old),
+	NP_COLUMN("new", "NEW", 1, 0, "the value the apply wrote", get_new),
 	NP_COLUMN_END,
 };
 

@@ -120,30 +120,28 @@ static int get_per_node(const void *data, const void *row, struct np_value *v)
 {
 	const struct np_machine *m = MACHINE(data);
 	const struct np_irq *irq = IRQ(row);
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
+	/* A node id and a count: at most 11 + 1 + 20 + 1 characters. */
+	char *text = v->text ? malloc((size_t)m->topo.nnodes * 33 + 1) : NULL;
 	cJSON *o = cJSON_CreateObject();
-	if (!f || !o) {
-		if (f)
-			fclose(f);
+	if ((v->text && !text) || !o) {
 		free(text);
 		cJSON_Delete(o);
 		return -ENOMEM;
 	}
-	bool any = false;
+	size_t len = 0;
+	if (text)
+		text[0] = '\0';
 	for (int i = 0; i < m->topo.nnodes; i++) {
 		char key[16];
 		snprintf(key, sizeof(key), "%d", m->topo.nodes[i].id);
-		cJSON_AddNumberToObject(o, key, (double)irq->per_node[i]);
-		if (irq->per_node[i])
-			fprintf(f, "%s%d:%llu", any ? " " : "", m->topo.nodes[i].id, irq->per_node[i]);
-		any |= irq->per_node[i] != 0;
-	}
-	if (fclose(f)) {
-		free(text);
-		cJSON_Delete(o);
-		return -ENOMEM;
+		if (!cJSON_AddNumberToObject(o, key, (double)irq->per_node[i])) {
+			free(text);
+			cJSON_Delete(o);
+			return -ENOMEM;
+		}
+		if (text && irq->per_node[i])
+			len += (size_t)sprintf(text + len, "%s%d:%llu", len ? " " : "", m->topo.nodes[i].id,
+					       irq->per_node[i]);
 	}
 	*v = (struct np_value){ .type = NP_VAL_JSON, .s = text, .json = o };
 	return 0;
@@ -163,16 +161,16 @@ const struct np_column np_irq_columns[] = {
 	NP_COLUMN("chip", "CHIP", 0.1, SCOLS_FL_TRUNC, "its interrupt controller and hardware IRQ", get_chip),
 	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address of its device", get_device),
 	NP_COLUMN("queue", "Q", 1, SCOLS_FL_RIGHT, "the device queue it serves", get_queue),
-	NP_COLUMN("affinity", "AFFINITY", 0.1, SCOLS_FL_TRUNC, "the CPUs it may run on (smp_affinity_list)", get_affinity),
-	NP_COLUMN("effective", "EFFECTIVE", 0.1, SCOLS_FL_TRUNC, "the CPUs it is delivered to (effective_affinity_list)", get_effective),
+	NP_COLUMN("affinity", "AFFINITY", 1, 0, "the CPUs it may run on (smp_affinity_list)", get_affinity),
+	NP_COLUMN("effective", "EFFECTIVE", 1, 0, "the CPUs it is delivered to (effective_affinity_list)", get_effective),
 	NP_COLUMN("affinity_nodes", "AFF NODES", 4, 0, "the nodes of its affinity", get_affinity_nodes),
 	NP_COLUMN("effective_nodes", "EFF NODES", 4, 0, "the nodes of its effective CPUs", get_effective_nodes),
-	NP_COLUMN("ran_on", "RAN ON", 0.1, SCOLS_FL_TRUNC, "the CPUs that handled it", get_ran_on),
+	NP_COLUMN("ran_on", "RAN ON", 1, 0, "the CPUs that handled it", get_ran_on),
 	NP_COLUMN("managed", "MANAGED", 3, 0, "whether the kernel manages its affinity", get_managed),
 	NP_COLUMN("managed_source", "MANAGED BY", 7, 0, "how that is known: debugfs, or the driver", get_managed_source),
 	NP_COLUMN("node", "DEV NODE", 4, SCOLS_FL_RIGHT, "its device's node", get_node),
 	NP_COLUMN("total", "TOTAL", 6, SCOLS_FL_RIGHT, "interrupts handled (during --interval)", get_total),
-	NP_COLUMN("per_node", "PER NODE", 0.1, SCOLS_FL_TRUNC, "interrupts handled on each node", get_per_node),
+	NP_COLUMN("per_node", "PER NODE", 1, 0, "interrupts handled on each node", get_per_node),
 	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its device's node", get_remote_share),
 	NP_COLUMN_END,
 };

@@ -110,7 +110,7 @@ static const struct np_column node_columns[] = {
 	NP_COLUMN_TEXT("cpus", "CPUS", 0.3, SCOLS_FL_WRAP, "its CPUs", get_node_cpus, NULL, "(memory only)"),
 	NP_COLUMN("memory_kb", "MEMORY", 6, SCOLS_FL_RIGHT, "its memory (MemTotal), in kB in JSON", get_memory),
 	NP_COLUMN("memory_only", "MEMORY ONLY", 3, 0, "whether it has memory and no CPUs", get_memory_only),
-	NP_COLUMN_TEXT("distances", "DISTANCES", 0.2, 0, "its distance to each node, in node order", get_distances, "unknown", NULL),
+	NP_COLUMN_TEXT("distances", "DISTANCES", 1, 0, "its distance to each node, in node order", get_distances, "unknown", NULL),
 	NP_COLUMN("packages", "PKGS", 4, SCOLS_FL_RIGHT, "packages among its online CPUs", get_packages),
 	NP_COLUMN("cores", "CORES", 4, SCOLS_FL_RIGHT, "cores among its online CPUs", get_cores),
 	NP_COLUMN("threads", "THREADS", 4, SCOLS_FL_RIGHT, "its CPUs (hardware threads)", get_threads),
@@ -164,7 +164,7 @@ static const struct np_column cpu_columns[] = {
 	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_cpu_node),
 	NP_COLUMN("package", "PACKAGE", 4, SCOLS_FL_RIGHT, "its package (physical_package_id)", get_cpu_package),
 	NP_COLUMN("core", "CORE", 4, SCOLS_FL_RIGHT, "its core (core_id)", get_cpu_core),
-	NP_COLUMN("thread_siblings", "SIBLINGS", 0.2, 0, "the CPUs of its core", get_cpu_siblings),
+	NP_COLUMN("thread_siblings", "SIBLINGS", 1, 0, "the CPUs of its core", get_cpu_siblings),
 	NP_COLUMN("online", "ONLINE", 3, 0, "whether it is online", get_cpu_online),
 	NP_COLUMN_END,
 };

@@ -105,7 +105,7 @@ static const struct np_column placement_columns[] = {
 	NP_COLUMN_TEXT("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_node, "?", NULL),
 	NP_COLUMN("irqs", "IRQS", 4, SCOLS_FL_RIGHT, "its IRQs", get_irqs),
 	NP_COLUMN("managed", "MANAGED", 4, SCOLS_FL_RIGHT, "of those, managed by the kernel", get_managed),
-	NP_COLUMN("ran_on_nodes", "RAN ON NODES", 0.1, SCOLS_FL_TRUNC, "the nodes that handled them", get_ran_on_nodes),
+	NP_COLUMN("ran_on_nodes", "RAN ON NODES", 1, 0, "the nodes that handled them", get_ran_on_nodes),
 	NP_COLUMN("interrupts", "INTERRUPTS", 8, SCOLS_FL_RIGHT, "interrupts handled", get_interrupts),
 	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its node", get_remote_share),
 	NP_COLUMN_END,
