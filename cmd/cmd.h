@@ -116,7 +116,7 @@ extern const struct np_option help_options[], topo_options[], report_options[], 
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[];
 
-/* Profile search path: --profile-dir entries first, then the system and
+/* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */
 struct np_dirlist {
 	char **v;
@@ -139,7 +139,6 @@ struct np_resolved;
 int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
 /* Rows /proc/interrupts had to skip, on stderr. */
-struct np_machine;
 void np_print_warnings(const struct np_machine *m);
 
 #endif

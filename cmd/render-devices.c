@@ -6,13 +6,6 @@
 #include "../lib/machine.h"
 #include "render.h"
 
-#define string_or_null np_json_str
-
-static cJSON *cpulist_json(const struct np_cpuset *set)
-{
-	return np_json_cpus(set, false);
-}
-
 static cJSON *device_to_json(const struct np_machine *m, size_t di)
 {
 	const struct np_pci_dev *d = &m->pci.devs[di];
@@ -24,12 +17,12 @@ static cJSON *device_to_json(const struct np_machine *m, size_t di)
 	cJSON_AddStringToObject(o, "device", d->addr);
 	snprintf(ids, sizeof(ids), "%04x:%04x", d->vendor_id, d->device_id);
 	cJSON_AddStringToObject(o, "ids", ids);
-	cJSON_AddItemToObject(o, "vendor", string_or_null(d->vendor));
-	cJSON_AddItemToObject(o, "name", string_or_null(d->device));
-	cJSON_AddItemToObject(o, "class", string_or_null(d->class_name));
+	cJSON_AddItemToObject(o, "vendor", np_json_str(d->vendor));
+	cJSON_AddItemToObject(o, "name", np_json_str(d->device));
+	cJSON_AddItemToObject(o, "class", np_json_str(d->class_name));
 	snprintf(ids, sizeof(ids), "%04x", d->class_id);
 	cJSON_AddStringToObject(o, "class_id", ids);
-	cJSON_AddItemToObject(o, "driver", string_or_null(d->driver));
+	cJSON_AddItemToObject(o, "driver", np_json_str(d->driver));
 	if (d->child_driver)
 		cJSON_AddStringToObject(o, "child_driver", d->child_driver);
 	cJSON_AddNumberToObject(o, "numa_node", d->numa_node);
@@ -38,8 +31,7 @@ static cJSON *device_to_json(const struct np_machine *m, size_t di)
 	else
 		cJSON_AddNullToObject(o, "node");
 	cJSON_AddBoolToObject(o, "node_inferred", inferred);
-	cJSON_AddItemToObject(o, "local_cpus", np_cpuset_empty(&d->local_cpus) ? cJSON_CreateNull()
-										: cpulist_json(&d->local_cpus));
+	cJSON_AddItemToObject(o, "local_cpus", np_json_cpus(&d->local_cpus, true));
 	cJSON *net = cJSON_AddArrayToObject(o, "net"), *net_detail = cJSON_AddArrayToObject(o, "net_queues");
 	for (size_t i = 0; i < d->nnet; i++) {
 		const struct np_netif *nif = &d->net[i];
@@ -50,13 +42,13 @@ static cJSON *device_to_json(const struct np_machine *m, size_t di)
 		for (int r = 0; r < nif->nrx; r++) {
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddNumberToObject(e, "queue", r);
-			cJSON_AddItemToObject(e, "rps_cpus", cpulist_json(&nif->rps[r]));
+			cJSON_AddItemToObject(e, "rps_cpus", np_json_cpus(&nif->rps[r], false));
 			cJSON_AddItemToArray(rx, e);
 		}
 		for (int t = 0; t < nif->ntx; t++) {
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddNumberToObject(e, "queue", t);
-			cJSON_AddItemToObject(e, "xps_cpus", nif->xps_known[t] ? cpulist_json(&nif->xps[t]) : cJSON_CreateNull());
+			cJSON_AddItemToObject(e, "xps_cpus", nif->xps_known[t] ? np_json_cpus(&nif->xps[t], false) : cJSON_CreateNull());
 			cJSON_AddItemToArray(tx, e);
 		}
 		cJSON_AddItemToArray(net_detail, q);
@@ -71,10 +63,10 @@ static cJSON *device_to_json(const struct np_machine *m, size_t di)
 			cJSON_AddNumberToObject(b, "rq_affinity", bd->rq_affinity);
 		else
 			cJSON_AddNullToObject(b, "rq_affinity");
-		cJSON_AddItemToObject(b, "scheduler", string_or_null(bd->scheduler));
+		cJSON_AddItemToObject(b, "scheduler", np_json_str(bd->scheduler));
 		cJSON *hwq = cJSON_AddArrayToObject(b, "hw_queues");
 		for (int q = 0; q < bd->nhwq; q++)
-			cJSON_AddItemToArray(hwq, cpulist_json(&bd->hwq_cpus[q]));
+			cJSON_AddItemToArray(hwq, np_json_cpus(&bd->hwq_cpus[q], false));
 		cJSON_AddItemToArray(block_detail, b);
 	}
 	cJSON *irqs = cJSON_AddArrayToObject(o, "irqs");
