@@ -25,7 +25,7 @@ struct profile_opts {
 const struct np_option profile_options[] = {
 	NP_OPT_CALLBACK(0, "profile-dir", struct profile_opts, dirs, struct np_dirlist, "DIR",
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
-	NP_OPT_JSON(struct profile_opts, json, "print JSON (list, show) instead of text"),
+	NP_OPT_JSON(struct profile_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct profile_opts, pretty),
 	NP_OPT_TABLE(struct profile_opts, table),
 	NP_OPT_END,
@@ -258,9 +258,11 @@ static int profile_show(const struct np_command *self, const struct profile_opts
 	return rc;
 }
 
-static int profile_validate(const struct np_command *self, int nfiles, char **files, struct np_ctx *ctx)
+static int profile_validate(const struct np_command *self, const struct profile_opts *o, int nfiles, char **files,
+			    struct np_ctx *ctx)
 {
 	int rc = EXIT_OK;
+	cJSON *doc = o->json ? np_json_doc() : NULL, *results = o->json ? cJSON_CreateArray() : NULL;
 	/* Every file is checked, so one run reports every broken one. */
 	for (int i = 0; i < nfiles; i++) {
 		struct np_profile p;
@@ -271,11 +273,25 @@ static int profile_validate(const struct np_command *self, int nfiles, char **fi
 			np_usage_error(self, "%s", ctx->err);
 			if (rc == EXIT_OK)
 				rc = EXIT_USAGE;
-		} else {
+		} else if (!o->json) {
 			printf("%s: ok (%zu rule%s, %zu setting%s)\n", files[i], p.nrules, p.nrules == 1 ? "" : "s",
 			       p.nsettings, p.nsettings == 1 ? "" : "s");
 		}
+		if (o->json) {
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "file", files[i]);
+			cJSON_AddBoolToObject(r, "valid", !err);
+			np_json_put(r, "rules", np_json_int((long long)p.nrules, !err));
+			np_json_put(r, "settings", np_json_int((long long)p.nsettings, !err));
+			np_json_put(r, "error", np_json_str(err ? ctx->err : NULL));
+			np_json_put(results, NULL, r);
+		}
 		np_profile_free(&p);
+	}
+	if (o->json) {
+		np_json_put(doc, "profiles", results);
+		int printed = np_print_json(doc, o->pretty);
+		rc = rc == EXIT_OK ? printed : rc;
 	}
 	return rc;
 }
@@ -312,7 +328,7 @@ int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 		if (noperands < 2)
 			rc = np_usage_error(self, "validate: expected at least one FILE");
 		else
-			rc = profile_validate(self, noperands - 1, operands + 1, ctx);
+			rc = profile_validate(self, &o, noperands - 1, operands + 1, ctx);
 	} else {
 		rc = np_usage_error(self, "unknown subcommand '%s', expected list, show or validate", sub);
 	}

@@ -25,7 +25,7 @@ _numaplace_options()
 	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	run) echo '--near --print --json -j --pretty --help -h' ;;
-	snapshot) echo '--help -h' ;;
+	snapshot) echo '--json -j --pretty --help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
 	esac

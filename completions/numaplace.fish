@@ -325,7 +325,7 @@ complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this
 
 # profile
 complete -c numaplace -n '__numaplace_option profile' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
-complete -c numaplace -n '__numaplace_option profile' -s j -l json -d 'print JSON (list, show) instead of text'
+complete -c numaplace -n '__numaplace_option profile' -s j -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option profile' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
 complete -c numaplace -n '__numaplace_option profile' -s n -l noheadings -d 'print no header line'
@@ -343,6 +343,8 @@ complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this hel
 complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'
 
 # snapshot
+complete -c numaplace -n '__numaplace_option snapshot' -s j -l json -d 'print JSON: {"output": OUT, "files": N, ...}'
+complete -c numaplace -n '__numaplace_option snapshot' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option snapshot' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand snapshot many' -F
 

@@ -210,7 +210,7 @@ test_help_matches_man() {
 # node ids are values, not names).
 test_json_keys_documented() {
 	local text r715=$FIXTURES/r715 keys key missing=()
-	text=$(section_text "$MAN8" "JSON OUTPUT"; for s in topo devices irqs report advise apply verify revert enable disable history profile run; do
+	text=$(section_text "$MAN8" "JSON OUTPUT"; for s in topo devices irqs report advise apply verify revert enable disable history profile run snapshot; do
 		section_text "$MAN8" "JSON OUTPUT" "$s"; done)
 	[ -n "$text" ] || die "man/numaplace.8 has no JSON OUTPUT section"
 	keys=$( {
@@ -222,6 +222,9 @@ test_json_keys_documented() {
 		"$NUMAPLACE" --root "$r715" profile show network-local --json | jq 'del(.profile)'
 		"$NUMAPLACE" --root "$r715" run --near eth4 --print --json
 		"$NUMAPLACE" --root "$r715" disable --json
+		"$NUMAPLACE" profile validate "$TOP/profiles/network-local.json" --json
+		rm -rf "$WORK/man-snapshot"
+		"$NUMAPLACE" --root "$FIXTURES/onenode" snapshot --json "$WORK/man-snapshot"
 	} | jq -r '[paths | .[] | strings | select(test("^[0-9]+$") | not)] | unique[]' | sort -u)
 	[ -n "$keys" ] || die "no JSON keys found"
 	for key in $keys; do
