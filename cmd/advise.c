@@ -64,21 +64,14 @@ static int parse_cpus(const struct np_command *self, const char *opt, const char
 
 static void target_text(const struct np_machine *m, const struct np_rec *r, char *buf, size_t size)
 {
-	const char *addr = m->pci.devs[r->dev].addr;
-	switch (r->kind) {
-	case NP_REC_IRQ_AFFINITY:
-		snprintf(buf, size, "irq %d %s (%s)", r->irq, r->vector, addr);
-		break;
-	case NP_REC_RQ_AFFINITY:
-		snprintf(buf, size, "%s rq_affinity", r->block);
-		break;
-	case NP_REC_RPS_CPUS:
-		snprintf(buf, size, "%s rx-%d rps_cpus", r->net, r->queue);
-		break;
-	case NP_REC_XPS_CPUS:
-		snprintf(buf, size, "%s tx-%d xps_cpus", r->net, r->queue);
-		break;
+	if (r->kind == NP_ATTR_IRQ_AFFINITY) {
+		snprintf(buf, size, "irq %d %s (%s)", r->irq, r->vector, m->pci.devs[r->dev].addr);
+		return;
 	}
+	struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block };
+	char *subject = np_attr_subject(r->kind, &t);
+	snprintf(buf, size, "%s", subject ? subject : np_attr_name(r->kind));
+	free(subject);
 }
 
 /* The plan's rows: the recommendations that change something. */
@@ -88,12 +81,13 @@ static void target_text(const struct np_machine *m, const struct np_rec *r, char
 static int get_kind(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_str(v, np_rec_kind_name(REC(row)->kind));
+	return np_val_str(v, np_attr_name(REC(row)->kind));
 }
 
 static int get_device(const void *data, const void *row, struct np_value *v)
 {
-	return np_val_str(v, MACHINE(data)->pci.devs[REC(row)->dev].addr);
+	int dev = REC(row)->dev;
+	return np_val_str(v, dev >= 0 ? MACHINE(data)->pci.devs[dev].addr : NULL);
 }
 
 static int get_irq(const void *data, const void *row, struct np_value *v)
@@ -153,8 +147,8 @@ static int get_reason(const void *data, const void *row, struct np_value *v)
 
 /* An empty CPU set (RPS, XPS) is "off". */
 static const struct np_column rec_columns[] = {
-	NP_COLUMN("kind", "KIND", 12, 0, "irq_affinity, rq_affinity, rps_cpus or xps_cpus", get_kind),
-	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address", get_device),
+	NP_COLUMN("kind", "KIND", 12, 0, "the kind of value (irq_affinity, rps_cpus...)", get_kind),
+	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address (null for a machine-wide kind)", get_device),
 	NP_COLUMN("irq", "IRQ", 4, SCOLS_FL_RIGHT, "the IRQ (irq_affinity)", get_irq),
 	NP_COLUMN("vector", "VECTOR", 1, 0, "the IRQ's name (irq_affinity)", get_vector),
 	NP_COLUMN("queue", "QUEUE", 3, SCOLS_FL_RIGHT, "the queue", get_queue),

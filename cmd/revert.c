@@ -47,7 +47,7 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	bool config = false;
 	for (size_t i = 0; i < txn.nchanges; i++)
-		config |= txn.changes[i].kind == NP_VALUE_TEXT;
+		config |= np_attrs[txn.changes[i].attr].value == NP_VALUE_TEXT;
 	if (o.json) {
 		cJSON *doc = np_json_doc();
 		cJSON_AddBoolToObject(doc, "reverted", true);
@@ -61,7 +61,8 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		const struct np_change *c = &txn.changes[i];
 		/* A whole file is no line to show: say what changed in it. */
-		if (c->kind == NP_VALUE_TEXT)
+		bool text = np_attrs[c->attr].value == NP_VALUE_TEXT;
+		if (text)
 			printf("  %s removed: %s restored\n", c->subject, c->path);
 		else
 			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
