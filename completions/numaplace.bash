@@ -106,17 +106,11 @@ _numaplace_values()
 	esac
 }
 
-# The profile names: the first column of "$@ list" (numaplace [--root DIR]
-# profile [--profile-dir DIR...]), under its header.
+# The profile names, one a line: "$@ list -n -o name" (numaplace [--root DIR]
+# profile [--profile-dir DIR...]).
 _numaplace_profiles()
 {
-	local name rest
-	"$@" list 2>/dev/null | {
-		read -r rest
-		while read -r name rest; do
-			echo "$name"
-		done
-	}
+	"$@" list -n -o name 2>/dev/null
 }
 
 _numaplace()

@@ -168,7 +168,7 @@ function __numaplace_list --argument-names dir desc
     end
 end
 
-# The profile names: the first column of 'numaplace profile list', under its header.
+# The profile names: 'numaplace profile list -n -o name'.
 function __numaplace_profiles
     set -l prog (commandline -opc)[1]
     set -l root (__numaplace_words root)
@@ -176,11 +176,7 @@ function __numaplace_profiles
     if test -n "$root"
         set args --root=$root
     end
-    set -l lines (command $prog $args profile (__numaplace_words profile-dirs) list 2>/dev/null)
-    set -q lines[1]; and set -e lines[1]
-    for line in $lines
-        string replace -r -- ' .*' '' $line
-    end
+    command $prog $args profile (__numaplace_words profile-dirs) list -n -o name 2>/dev/null
 end
 
 # The values of kind $kind on the machine under the global --root.
