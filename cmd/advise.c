@@ -124,7 +124,8 @@ static int get_target(const void *data, const void *row, struct np_value *v)
 {
 	char target[160];
 	target_text(MACHINE(data), REC(row), target, sizeof(target));
-	return np_val_str(v, target);
+	char *copy = strdup(target);
+	return copy ? np_val_take(v, copy) : -ENOMEM;
 }
 
 static int get_current(const void *data, const void *row, struct np_value *v)

@@ -32,15 +32,16 @@ struct np_value {
 	 * printed), so that a value whose text costs work spares it for JSON. */
 	bool text;
 	enum np_value_type type;
-	char *s; /* owned */
+	const char *s; /* the string or the text */
+	char *owned;   /* s when the value owns it (freed with the value) */
 	long long i;
 	double d;
 	bool b;
 	cJSON *json; /* owned */
 };
 
-/* The value setters; np_val_str copies s (NULL makes a null value), the
- * others take what they are given. They return 0 or -ENOMEM. */
+/* The value setters. np_val_str refers to s, which must outlive the row
+ * (NULL makes a null value); np_val_take owns s. They return 0 or -ENOMEM. */
 int np_val_str(struct np_value *v, const char *s);
 int np_val_take(struct np_value *v, char *s);
 int np_val_int(struct np_value *v, long long i);

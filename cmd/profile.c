@@ -129,7 +129,8 @@ static int get_description(const void *data, const void *row, struct np_value *v
 	if (!LISTED(row)->prof)
 		return np_val_str(v, "(invalid: run 'numaplace profile validate FILE')");
 	first_sentence(desc, sizeof(desc), LISTED(row)->prof->description);
-	return np_val_str(v, desc);
+	char *copy = strdup(desc);
+	return copy ? np_val_take(v, copy) : -ENOMEM;
 }
 
 static int get_file(const void *data, const void *row, struct np_value *v)

@@ -143,7 +143,7 @@ static int get_per_node(const void *data, const void *row, struct np_value *v)
 			len += (size_t)sprintf(text + len, "%s%d:%llu", len ? " " : "", m->topo.nodes[i].id,
 					       irq->per_node[i]);
 	}
-	*v = (struct np_value){ .type = NP_VAL_JSON, .s = text, .json = o };
+	*v = (struct np_value){ .type = NP_VAL_JSON, .s = text, .owned = text, .json = o };
 	return 0;
 }
 

@@ -78,7 +78,7 @@ static int get_distances(const void *data, const void *row, struct np_value *v)
 	size_t len = 0;
 	for (int d = 0; d < t->nnodes; d++)
 		len += (size_t)sprintf(text + len, "%s%d", d ? " " : "", n->distances[d]);
-	*v = (struct np_value){ .type = NP_VAL_JSON, .s = text, .json = a };
+	*v = (struct np_value){ .type = NP_VAL_JSON, .s = text, .owned = text, .json = a };
 	return 0;
 }
 
