@@ -125,12 +125,17 @@ static cJSON *value_json(struct np_value *v)
 	case NP_VAL_STRING:
 		if (!v->owned)
 			return cJSON_CreateString(v->s);
-		/* The item takes the string rather than a copy of it (4000 IRQs, 16 keys each). */
+		/* The item takes the string rather than a copy of it (4000 IRQs, 16 keys
+		 * each), cut to its length: a CPU list is formatted in room for every CPU. */
 		j = cJSON_CreateString("");
-		if (j) {
+		char *fit = j ? realloc(v->owned, strlen(v->owned) + 1) : NULL;
+		if (fit) {
 			cJSON_free(j->valuestring);
-			j->valuestring = v->owned;
+			j->valuestring = fit;
 			v->owned = NULL;
+		} else if (j) {
+			cJSON_Delete(j);
+			j = NULL;
 		}
 		return j;
 	case NP_VAL_INT:
