@@ -256,7 +256,9 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	rc = selected && o.devices ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	if (rc == EXIT_OK) {
 		int err = np_app_cpus(ctx, &m.topo, app_cpus, app_node, app_pid, &o.app_cpus);
-		rc = !err ? EXIT_OK : err == -EINVAL ? np_usage_error(self, "%s", ctx->err) : np_error("%s", ctx->err);
+		/* A bad list or node is the user's; a process that cannot be read, the machine's. */
+		rc = !err ? EXIT_OK : err == -EINVAL && app_pid < 0 ? np_usage_error(self, "%s", ctx->err)
+								    : np_error("%s", ctx->err);
 	}
 	if (rc == EXIT_OK && exclude)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
