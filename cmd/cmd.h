@@ -138,7 +138,7 @@ struct np_resolved;
  * wrong. Returns an exit status; on EXIT_OK the caller frees all three. */
 int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
-/* Rows /proc/interrupts had to skip, on stderr. */
+/* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
 
 #endif

@@ -12,7 +12,7 @@
 #include "../lib/machine.h"
 #include "../lib/profile.h"
 #include "../lib/resolve.h"
-#include "cmd.h"
+#include "render.h"
 
 #ifndef NUMAPLACE_DATADIR
 #define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
@@ -20,6 +20,7 @@
 
 void np_print_warnings(const struct np_machine *m)
 {
+	np_topo_print_notes(&m->topo, stderr);
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
 		fprintf(stderr, "numaplace: warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)

@@ -16,7 +16,8 @@ static int by_package_core(const void *a, const void *b)
 	return x->package != y->package ? x->package - y->package : x->core - y->core;
 }
 
-/* Distinct packages and (package, core) pairs among a node's online CPUs. */
+/* Distinct packages and (package, core) pairs among a node's online CPUs;
+ * -1 when any of them has no package or core. */
 static int count_cores(const struct np_topology *t, const struct np_node *n, int *packages, int *cores)
 {
 	const struct np_cpu **v = calloc((size_t)t->ncpus + 1, sizeof(*v));
@@ -27,6 +28,12 @@ static int count_cores(const struct np_topology *t, const struct np_node *n, int
 	for (int i = 0; i < t->ncpus; i++)
 		if (t->cpus[i].node == n->id && t->cpus[i].online)
 			v[nv++] = &t->cpus[i];
+	for (int i = 0; i < nv; i++)
+		if (v[i]->package < 0 || v[i]->core < 0) {
+			*packages = *cores = -1;
+			free(v);
+			return 0;
+		}
 	qsort(v, (size_t)nv, sizeof(*v), by_package_core);
 	for (int i = 0; i < nv; i++) {
 		bool new_pkg = i == 0 || v[i]->package != v[i - 1]->package;
@@ -43,16 +50,28 @@ static int get_node_id(const void *data, const void *row, struct np_value *v)
 	return np_val_int(v, NODE(row)->id);
 }
 
+/* The list form in JSON; in a table, the stride form (0-62:2) reads better. */
 static int get_node_cpus(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_cpus(v, &NODE(row)->cpus, false);
+	if (!v->text)
+		return np_val_cpus(v, &NODE(row)->cpus, false);
+	char *list = np_cpuset_format_list(&NODE(row)->cpus), *stride = np_cpuset_format_stride(&NODE(row)->cpus);
+	cJSON *j = list ? cJSON_CreateString(list) : NULL;
+	free(list);
+	if (!j || !stride) {
+		cJSON_Delete(j);
+		free(stride);
+		return -ENOMEM;
+	}
+	*v = (struct np_value){ .type = NP_VAL_JSON, .s = stride, .owned = stride, .json = j };
+	return 0;
 }
 
 static int get_memory(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_kb(v, NODE(row)->memory_kb);
+	return NODE(row)->memory_kb >= 0 ? np_val_kb(v, (unsigned long long)NODE(row)->memory_kb) : np_val_null(v);
 }
 
 static int get_memory_only(const void *data, const void *row, struct np_value *v)
@@ -86,7 +105,7 @@ static int get_counts(const void *data, const void *row, struct np_value *v, int
 {
 	int counts[2];
 	int rc = count_cores(TOPO(data), NODE(row), &counts[0], &counts[1]);
-	return rc ? rc : np_val_int(v, counts[which]);
+	return rc ? rc : counts[which] >= 0 ? np_val_int(v, counts[which]) : np_val_null(v);
 }
 
 static int get_packages(const void *data, const void *row, struct np_value *v)
@@ -210,12 +229,22 @@ int np_topo_json(cJSON *root, const struct np_topology *t)
 	np_json_put(root, "isolated", np_json_cpus(&t->isolated, false));
 	np_json_put(root, "nohz_full", np_json_cpus(&t->nohz_full, false));
 	np_cpuset_free(&offline);
+	cJSON *notes = cJSON_CreateArray();
+	for (size_t i = 0; i < t->nnotes; i++)
+		np_json_put(notes, NULL, cJSON_CreateString(t->notes[i]));
+	np_json_put(root, "notes", notes);
 	return EXIT_OK;
+}
+
+void np_topo_print_notes(const struct np_topology *t, FILE *out)
+{
+	for (size_t i = 0; i < t->nnotes; i++)
+		fprintf(out, "numaplace: note: %s\n", t->notes[i]);
 }
 
 static void print_set_line(FILE *out, const char *label, const struct np_cpuset *set)
 {
-	char *text = np_cpuset_format_list(set);
+	char *text = np_cpuset_format_stride(set);
 	fprintf(out, "%-16s%s", label, text && *text ? text : "none");
 	if (!np_cpuset_empty(set))
 		fprintf(out, " (%u)", np_cpuset_count(set));

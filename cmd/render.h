@@ -16,6 +16,8 @@ struct np_topology;
 /* Adds the topology's keys to o. Returns an exit status. */
 int np_topo_json(cJSON *o, const struct np_topology *topo);
 int np_topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
+/* What the topology could not read, one "numaplace: note:" line each. */
+void np_topo_print_notes(const struct np_topology *topo, FILE *out);
 
 /* devices: the selected ones (a flag per PCI function). */
 cJSON *np_devices_json(const struct np_machine *m, const bool *selected);

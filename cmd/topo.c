@@ -33,6 +33,7 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 		else
 			cJSON_Delete(doc);
 	} else {
+		np_topo_print_notes(&topo, stderr);
 		rc = np_topo_print(&topo, stdout, o.cpus);
 	}
 	np_topology_free(&topo);
