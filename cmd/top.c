@@ -14,12 +14,32 @@
 #include "../lib/machine.h"
 #include "cmd.h"
 
+struct top_opts {
+	double delay;
+	bool batch;
+	int count;
+	const char *filter;
+};
+
+static int parse_count(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (*end || end == arg || v < 1 || v > 1 << 22)
+		return np_usage_error(cmd, "--%s needs a count of 1 or more, not '%s'", o->name, arg);
+	*(int *)field = (int)v;
+	return EXIT_OK;
+}
+
 const struct np_option top_options[] = {
-	{ "delay", 'd', "SEC", "seconds between refreshes (0 < SEC <= 3600, default 1)", NULL },
-	{ "batch", 'b', NULL, "print plain frames to stdout instead of a full-screen view", NULL },
-	{ "iterations", 'n', "COUNT", "stop after COUNT frames (default: until q, or 1 with --batch)", NULL },
-	{ "filter", 'f', "FILTER", "only this device's IRQs (address, interface, block device or driver)", "device" },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_CALLBACK('d', "delay", struct top_opts, delay, double, "SEC",
+			"seconds between refreshes (0 < SEC <= 3600, default 1)", NULL, np_opt_seconds),
+	NP_OPT_BOOL('b', "batch", struct top_opts, batch, "print plain frames to stdout instead of a full-screen view"),
+	NP_OPT_CALLBACK('n', "iterations", struct top_opts, count, int, "COUNT",
+			"stop after COUNT frames (default: until q, or 1 with --batch)", NULL, parse_count),
+	NP_OPT_STRING('f', "filter", struct top_opts, filter, "FILTER",
+		      "only this device's IRQs (address, interface, block device or driver)", "device"),
+	NP_OPT_END,
 };
 
 enum sort_key { SORT_RATE, SORT_IRQ, SORT_NAME, NSORT };
@@ -337,33 +357,16 @@ static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, 
 int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("top");
-	struct np_optparse st = { 0 };
-	const char *arg, *filter = NULL;
-	bool batch = false;
-	double delay = 1;
-	long count = -1;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		char *end;
-		if (!strcmp(name, "batch")) {
-			batch = true;
-		} else if (!strcmp(name, "filter")) {
-			filter = arg;
-		} else if (!strcmp(name, "delay")) {
-			delay = strtod(arg, &end);
-			if (*end || end == arg || !(delay > 0 && delay <= 3600))
-				return np_usage_error(self, "--delay needs seconds between 0 and 3600, not '%s'", arg);
-		} else {
-			count = strtol(arg, &end, 10);
-			if (*end || end == arg || count < 1)
-				return np_usage_error(self, "--iterations needs a count of 1 or more, not '%s'", arg);
-		}
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	struct top_opts o = { .delay = 1, .count = -1 };
+	int first, prc = np_parse_options(self, argc, argv, &o, &first);
+	if (prc != NP_CONTINUE)
+		return prc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	const char *filter = o.filter;
+	bool batch = o.batch;
+	double delay = o.delay;
+	long count = o.count;
 	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return np_usage_error(self, "the live view needs a terminal; use --batch for plain frames");
 	if (batch && count < 0)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sysfs.h"
 
@@ -115,6 +116,32 @@ int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, st
 			if (rc)
 				return rc;
 		}
+	}
+	return 0;
+}
+
+static bool device_has_irqs(const struct np_machine *m, size_t di)
+{
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)di)
+			return true;
+	return false;
+}
+
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected)
+{
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
+	for (int f = 0; f < nfilters; f++) {
+		bool any = false;
+		for (size_t i = 0; i < m->pci.ndevs; i++)
+			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
+				selected[i] = any = true;
+		if (!any)
+			return np_fail(ctx, -ENOENT,
+				       "no PCI function matches '%s' (an address, interface, block device or driver)",
+				       filters[f]);
 	}
 	return 0;
 }
