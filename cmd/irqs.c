@@ -57,7 +57,8 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 	if (o.interrupts && o.interval > 0)
 		return np_usage_error(self, "--interrupts reads a copy: it cannot be sampled with --interval");
 	struct np_table t;
-	if ((rc = np_table_init(&t, self, np_irq_columns, NP_IRQ_DEFAULT_COLUMNS, &o.table, o.json, NULL)) != NP_CONTINUE)
+	if ((rc = np_table_init(&t, self, np_irq_columns, o.interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS,
+				&o.table, o.json, NULL)) != NP_CONTINUE)
 		return rc;
 
 	struct np_machine m;
@@ -76,7 +77,8 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 		}
 		np_irqs_tie(&m.irqs, &m.pci);
 	}
-	t.data = &m;
+	struct np_irq_view view = { &m, o.interval };
+	t.data = &view;
 	np_print_warnings(&m);
 	int nfilters = argc - first;
 	char **filters = argv + first;

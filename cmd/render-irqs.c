@@ -7,7 +7,7 @@
 #include "render.h"
 
 #define IRQ(row) ((const struct np_irq *)(row))
-#define MACHINE(data) ((const struct np_machine *)(data))
+#define MACHINE(data) (((const struct np_irq_view *)(data))->m)
 
 static const struct np_pci_dev *irq_dev(const struct np_machine *m, const struct np_irq *irq)
 {
@@ -155,6 +155,15 @@ static int get_remote_share(const void *data, const void *row, struct np_value *
 	return share >= 0 ? np_val_share(v, share) : np_val_null(v);
 }
 
+/* Null unless sampled over --interval. */
+static int get_per_sec(const void *data, const void *row, struct np_value *v)
+{
+	double seconds = ((const struct np_irq_view *)data)->seconds;
+	if (!(seconds > 0))
+		return np_val_null(v);
+	return np_val_int(v, (long long)((double)IRQ(row)->total / seconds + 0.5));
+}
+
 const struct np_column np_irq_columns[] = {
 	NP_COLUMN("irq", "IRQ", 4, SCOLS_FL_RIGHT, "the IRQ number", get_irq),
 	NP_COLUMN("name", "NAME", 0.2, SCOLS_FL_TRUNC, "its action in /proc/interrupts", get_name),
@@ -170,6 +179,7 @@ const struct np_column np_irq_columns[] = {
 	NP_COLUMN("managed_source", "MANAGED BY", 7, 0, "how that is known: debugfs, or the driver", get_managed_source),
 	NP_COLUMN("node", "DEV NODE", 4, SCOLS_FL_RIGHT, "its device's node", get_node),
 	NP_COLUMN("total", "TOTAL", 6, SCOLS_FL_RIGHT, "interrupts handled (during --interval)", get_total),
+	NP_COLUMN("per_sec", "PER SEC", 6, SCOLS_FL_RIGHT, "interrupts a second (with --interval)", get_per_sec),
 	NP_COLUMN("per_node", "PER NODE", 1, 0, "interrupts handled on each node", get_per_node),
 	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its device's node", get_remote_share),
 	NP_COLUMN_END,

@@ -23,10 +23,17 @@ void np_topo_print_notes(const struct np_topology *topo, FILE *out);
 cJSON *np_devices_json(const struct np_machine *m, const bool *selected);
 void np_devices_print(const struct np_machine *m, const bool *selected, FILE *out);
 
-/* irqs: one row per IRQ, the row a struct np_irq, the data the machine. */
+/* irqs: one row per IRQ, the row a struct np_irq, the data an np_irq_view:
+ * the machine and, after --interval, the seconds sampled (else 0). */
+struct np_irq_view {
+	const struct np_machine *m;
+	double seconds;
+};
 extern const struct np_column np_irq_columns[];
 #define NP_IRQ_DEFAULT_COLUMNS \
 	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share"
+#define NP_IRQ_RATE_COLUMNS \
+	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_sec,per_node,remote_share"
 
 /* The changes of a transaction, as a JSON array of {path, subject, old, new}. */
 struct np_change;

@@ -235,7 +235,9 @@ static int report_json(const struct np_machine *m, const bool *selected, const s
 		       bool pretty)
 {
 	struct np_table irqs;
-	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns, NP_IRQ_DEFAULT_COLUMNS, NULL, true, m);
+	struct np_irq_view view = { m, interval };
+	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns,
+			       interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
