@@ -12,6 +12,8 @@
 
 const struct np_option enable_options[] = {
 	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
+	{ "hold", 0, NULL, "keep it applied too: numaplace-hold.service ('numaplace hold --boot') "
+			   "instead of numaplace.service", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -67,9 +69,14 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	struct np_optparse st = { 0 };
 	struct np_dirlist dirs = { 0 };
 	const char *arg;
+	bool hold = false;
 	int opt, rc = EXIT_OK;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0)
-		rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		if (!strcmp(self->options[opt].name, "hold"))
+			hold = true;
+		else
+			rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+	}
 	if (rc == EXIT_OK && opt != NP_OPT_END)
 		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
 	else if (rc == EXIT_OK && argc - st.index != 1)
@@ -114,7 +121,11 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	}
 	printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
 	       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n, res.n == 1 ? "" : "s");
-	puts("run 'systemctl enable numaplace.service' to apply it at every boot ('numaplace apply --boot')");
+	if (hold)
+		puts("run 'systemctl disable numaplace.service; systemctl enable --now numaplace-hold.service' to apply it "
+		     "at every boot and keep it applied ('numaplace hold --boot')");
+	else
+		puts("run 'systemctl enable numaplace.service' to apply it at every boot ('numaplace apply --boot')");
 out:
 	free(text);
 	np_resolved_free(&res);

@@ -3,7 +3,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs advise apply hold verify revert enable disable history profile run snapshot completion help'
 
 # The options of command $1 ('' for the global ones, before the command).
 _numaplace_options()
@@ -16,9 +16,10 @@ _numaplace_options()
 	irqs) echo '--json -j --interval -i --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
 	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
+	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --profile-dir --help -h' ;;
 	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
-	enable) echo '--profile-dir --help -h' ;;
+	enable) echo '--profile-dir --hold --help -h' ;;
 	disable) echo '--help -h' ;;
 	history) echo '--json -j --state-dir --help -h' ;;
 	profile) echo '--profile-dir --help -h' ;;
@@ -46,6 +47,10 @@ _numaplace_argument()
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
 	apply:--irqbalance) echo none ;;
+	hold:--interval | hold:-i) echo none ;;
+	hold:--profile-dir) echo dir ;;
+	hold:--state-dir) echo dir ;;
+	hold:--irqbalance) echo none ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
@@ -65,6 +70,7 @@ _numaplace_operands()
 	irqs) echo device many ;;
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
+	hold) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
 	enable) echo profile-name one ;;

@@ -1,0 +1,471 @@
+/* numaplace hold: apply a profile, then keep it applied as devices come and
+ * go and others write over it, until SIGTERM. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/conffile.h"
+#include "../lib/hold.h"
+#include "../lib/irqbalance.h"
+#include "../lib/resolve.h"
+#include "../lib/sysfs.h"
+#include "../lib/uevent.h"
+#include "cmd.h"
+
+#define DEFAULT_INTERVAL 30
+#define MAX_RETRIES 64
+
+const struct np_option hold_options[] = {
+	{ "interval", 'i', "SECONDS", "check every value against the profile this often (default 30)", NULL },
+	{ "report-only", 0, NULL, "log drift and device events, change nothing", NULL },
+	{ "json", 'j', NULL, "log one JSON object per line", NULL },
+	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
+	{ "state-dir", 0, "DIR", "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir" },
+	{ "irqbalance", 0, "MODE", "ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+				   " at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL },
+	{ "boot", 0, NULL, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+struct holder {
+	struct np_ctx *ctx;
+	struct np_hold h;
+	struct np_profile prof;
+	struct np_dirlist dirs;
+	const char *name;        /* the PROFILE argument, re-read on SIGHUP */
+	bool json;
+	struct retry {
+		char device[64]; /* "" for every device */
+		long long due;
+	} retries[MAX_RETRIES];
+	size_t nretries;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One line on stderr: text, or a JSON object with event and message and
+ * the given string fields (name, value pairs, NULL-terminated). */
+static void logf_(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void logf_(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!hd->json) {
+		fprintf(stderr, "numaplace: hold: %s\n", msg);
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "time", (double)ts.tv_sec + ts.tv_nsec / 1e9);
+	cJSON_AddStringToObject(o, "event", event);
+	cJSON_AddStringToObject(o, "message", msg);
+	for (size_t i = 0; fields && fields[i]; i += 2)
+		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? fields[i + 1] : "");
+	char *text = cJSON_PrintUnformatted(o);
+	if (text)
+		fprintf(stderr, "%s\n", text);
+	free(text);
+	cJSON_Delete(o);
+}
+
+static void retry_add(struct holder *hd, const char *device, long long due)
+{
+	for (size_t i = 0; i < hd->nretries; i++)
+		if (!strcmp(hd->retries[i].device, device)) {
+			if (due < hd->retries[i].due)
+				hd->retries[i].due = due;
+			return;
+		}
+	if (hd->nretries == MAX_RETRIES) /* many at once: one check of everything covers them */
+		device = "", hd->nretries = 0;
+	snprintf(hd->retries[hd->nretries].device, sizeof(hd->retries[0].device), "%s", device);
+	hd->retries[hd->nretries++].due = due;
+}
+
+/* One pass over device (NULL: all), logged; cause names it in the journal. */
+static void pass(struct holder *hd, const char *device, const char *cause)
+{
+	char label[512], n[32], ms[32];
+	struct np_hold_result r;
+	snprintf(label, sizeof(label), "%s (hold: %s)", hd->prof.name, cause);
+	long long start = now_ms();
+	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, label, start, &r);
+	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
+	for (size_t i = 0; i < r.nmissing; i++)
+		logf_(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
+		      "skipped (%s): %s: gone from the machine", cause, r.missing[i]);
+	for (size_t i = 0; i < r.ndrift; i++) {
+		const struct np_hold_drift *d = &r.drift[i];
+		const char *what = hd->h.report_only ? "reported" : d->what == NP_HOLD_FIX ? "re-apply"
+				 : d->what == NP_HOLD_WAIT ? "rate-limited" : "left-alone";
+		const char *say = hd->h.report_only ? "report only, left as is"
+				: d->what == NP_HOLD_FIX ? "re-applying"
+				: d->what == NP_HOLD_WAIT ? "written less than a second ago: again shortly"
+				: "left alone: someone else keeps rewriting it";
+		logf_(hd, "drift", (const char *const[]){ "subject", d->subject, "path", d->path, "current", d->current,
+							  "wanted", d->wanted, "action", what, "cause", cause, NULL },
+		      "drift (%s): %s (%s) is '%s', the profile wants '%s': %s", cause, d->subject, d->path,
+		      d->current ? d->current : "?", d->wanted, say);
+	}
+	if (rc == -EINVAL) {
+		logf_(hd, "error", (const char *const[]){ "cause", cause, NULL },
+		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
+	} else if (rc) {
+		logf_(hd, "error", (const char *const[]){ "cause", cause, NULL },
+		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
+	} else if (r.txn.nchanges) {
+		snprintf(n, sizeof(n), "%zu", r.txn.nchanges);
+		logf_(hd, "reapplied", (const char *const[]){ "transaction", r.txn.id, "changes", n, "cause", cause,
+							      "ms", ms, NULL },
+		      "re-applied %zu value%s (transaction %s, %s) in %s ms", r.txn.nchanges,
+		      r.txn.nchanges == 1 ? "" : "s", r.txn.id, cause, ms);
+	}
+	for (size_t i = 0; i < r.ndrift; i++)
+		if (r.drift[i].culprit)
+			logf_(hd, "gave-up", (const char *const[]){ "path", r.drift[i].path, "culprit", r.drift[i].culprit, NULL },
+			      "giving up on %s: it drifted back after each of %d re-applies within a minute; "
+			      "likely culprit: %s", r.drift[i].subject, NP_HOLD_FIGHT_TRIES, r.drift[i].culprit);
+	if (r.retry_ms > 0)
+		retry_add(hd, device ? device : "", now_ms() + r.retry_ms);
+	np_hold_result_free(&r);
+}
+
+/* The first apply: all of the profile as one transaction, as apply does,
+ * with the irqbalance ban when asked. Returns an exit status. */
+static int first_apply(struct holder *hd, const struct np_command *self, const char *irqb)
+{
+	struct np_machine m;
+	struct np_resolved res;
+	struct np_change ban = { 0 };
+	int *irqs = NULL, *added = NULL;
+	size_t nirqs = 0, nadded = 0;
+	int rc;
+	if (np_machine_load(hd->ctx, &m))
+		return np_error("%s", hd->ctx->err);
+	np_print_warnings(&m);
+	if ((rc = np_profile_resolve(hd->ctx, &m, &hd->prof, &res))) {
+		np_machine_free(&m);
+		return rc == -EINVAL ? np_usage_error(self, "%s", hd->ctx->err) : np_error("%s", hd->ctx->err);
+	}
+	for (size_t i = 0; i < res.nwarnings; i++)
+		logf_(hd, "note", NULL, "note: %s", res.warnings[i]);
+	if (hd->h.report_only) {
+		rc = EXIT_OK;
+		goto out;
+	}
+	bool config = np_sysfs_exists(hd->ctx, "%s", NP_IRQBALANCE_CONFIG);
+	if (np_irqbalance_irqs(res.changes, res.n, &irqs, &nirqs)) {
+		rc = np_error("%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (nirqs && (m.irqbalance || config) && strcmp(irqb, "ban") && strcmp(irqb, "ignore"))
+		logf_(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
+		      m.irqbalance ? "is running" : "is installed");
+	if (nirqs && config && !strcmp(irqb, "ban") &&
+	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
+		struct np_change *more = realloc(res.changes, (res.n + 1) * sizeof(*more));
+		if (!more) {
+			np_change_free(&ban);
+			rc = np_error("%s", strerror(ENOMEM));
+			goto out;
+		}
+		res.changes = more;
+		res.changes[res.n++] = ban; /* last: a failed ban undoes the placement too */
+	}
+	struct np_txn txn;
+	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
+		rc = np_error("%s", hd->ctx->err);
+		goto out;
+	}
+	if (txn.nchanges)
+		logf_(hd, "applied", (const char *const[]){ "transaction", txn.id, NULL },
+		      "applied %s: %zu change%s (transaction %s)", hd->prof.name, txn.nchanges,
+		      txn.nchanges == 1 ? "" : "s", txn.id);
+	else
+		logf_(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
+	if (nadded && m.irqbalance)
+		logf_(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
+	np_txn_free(&txn);
+	rc = EXIT_OK;
+out:
+	free(irqs);
+	free(added);
+	np_resolved_free(&res);
+	np_machine_free(&m);
+	return rc;
+}
+
+/* SIGHUP: the profile re-read; on a bad one the old one stays held. */
+static void reload(struct holder *hd, const struct np_command *self)
+{
+	struct np_profile p;
+	if (np_profile_open(hd->ctx, self, &hd->dirs, hd->name, &p) != EXIT_OK) {
+		logf_(hd, "error", NULL, "SIGHUP: cannot read the profile '%s': still holding %s", hd->name, hd->prof.name);
+		return;
+	}
+	np_profile_free(&hd->prof);
+	hd->prof = p;
+	/* A new profile may want what the old one's fights were about. */
+	np_hold_free(&hd->h);
+	logf_(hd, "reload", NULL, "SIGHUP: re-read %s", hd->name);
+	pass(hd, NULL, "SIGHUP reload");
+}
+
+/* Test hook lines: read what is there, one event per complete line. */
+struct linebuf {
+	char buf[4096];
+	size_t len;
+};
+
+static void handle_event(struct holder *hd, const struct np_event *ev)
+{
+	char cause[160];
+	snprintf(cause, sizeof(cause), "%s %s %s", ev->action, ev->subsystem, ev->device);
+	logf_(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
+						   "device", ev->device, NULL }, "event: %s", cause);
+	if (!strcmp(ev->action, "remove") || !strcmp(ev->action, "dellink") || !strcmp(ev->action, "unbind"))
+		return; /* nothing left to place; it is re-placed when it comes back */
+	pass(hd, ev->device, cause);
+}
+
+static int read_lines(struct holder *hd, int fd, struct linebuf *lb)
+{
+	ssize_t n = read(fd, lb->buf + lb->len, sizeof(lb->buf) - 1 - lb->len);
+	if (n <= 0)
+		return (int)n;
+	lb->len += (size_t)n;
+	lb->buf[lb->len] = '\0';
+	char *start = lb->buf, *nl;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		struct np_event ev;
+		if (np_event_line(start, &ev))
+			handle_event(hd, &ev);
+		else if (*start)
+			logf_(hd, "error", NULL, "test event line '%s' is not ACTION SUBSYSTEM DEVICE: ignored", start);
+		start = nl + 1;
+	}
+	lb->len -= (size_t)(start - lb->buf);
+	memmove(lb->buf, start, lb->len);
+	if (lb->len == sizeof(lb->buf) - 1)
+		lb->len = 0; /* a line too long for any event */
+	return (int)n;
+}
+
+static void read_netlink(struct holder *hd, int fd, bool rtnl)
+{
+	char buf[16384];
+	ssize_t n;
+	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		struct np_event evs[16];
+		size_t count = 0;
+		if (rtnl)
+			count = np_rtnl_parse(buf, (size_t)n, evs, 16);
+		else
+			count = (size_t)np_uevent_parse(buf, (size_t)n, &evs[0]);
+		for (size_t i = 0; i < count; i++)
+			handle_event(hd, &evs[i]);
+	}
+	if (n < 0 && errno == ENOBUFS)
+		/* Events were lost: only a check of everything is sure to see their devices. */
+		retry_add(hd, "", now_ms());
+}
+
+static int parse_interval(const char *arg, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 86400)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+enum { FD_SIGNAL, FD_UEVENT, FD_RTNL, FD_TEST, NFDS };
+
+static int hold_loop(struct holder *hd, const struct np_command *self, int interval)
+{
+	struct pollfd fds[NFDS];
+	struct linebuf lb = { .len = 0 };
+	int test_keep = -1, rc = EXIT_OK;
+	sigset_t set;
+	for (int i = 0; i < NFDS; i++)
+		fds[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fds[FD_SIGNAL].fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fds[FD_SIGNAL].fd < 0)
+		return np_error("cannot receive signals: %s", strerror(errno));
+	/* The kernel's events concern this machine only, not a copy under --root. */
+	if (!hd->ctx->root[0]) {
+		if ((fds[FD_UEVENT].fd = np_uevent_open(hd->ctx)) < 0 ||
+		    (fds[FD_RTNL].fd = np_rtnl_open(hd->ctx)) < 0) {
+			rc = np_error("%s", hd->ctx->err);
+			goto out;
+		}
+	}
+	const char *test = getenv(NP_HOLD_EVENTS_ENV);
+	if (test && *test) {
+		if ((fds[FD_TEST].fd = open(test, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			rc = np_error("cannot open '%s' (" NP_HOLD_EVENTS_ENV "): %s", test, strerror(errno));
+			goto out;
+		}
+		/* A writer of our own: a FIFO whose writers come and go never hangs up. */
+		struct stat sb;
+		if (!fstat(fds[FD_TEST].fd, &sb) && S_ISFIFO(sb.st_mode))
+			test_keep = open(test, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	}
+	logf_(hd, "holding", NULL, "holding %s: checking every %d s%s", hd->prof.name, interval,
+	      hd->h.report_only ? ", report only" : "");
+	long long next = now_ms() + interval * 1000LL;
+	for (;;) {
+		long long now = now_ms(), due = next;
+		for (size_t i = 0; i < hd->nretries; i++)
+			if (hd->retries[i].due < due)
+				due = hd->retries[i].due;
+		int timeout = due > now ? (int)(due - now) : 0;
+		if (poll(fds, NFDS, timeout) < 0 && errno != EINTR) {
+			rc = np_error("poll: %s", strerror(errno));
+			break;
+		}
+		if (fds[FD_SIGNAL].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(fds[FD_SIGNAL].fd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP) {
+					reload(hd, self);
+				} else {
+					logf_(hd, "exit", NULL, "%s: stopping; the values stay applied (undo with "
+					      "'numaplace revert')", strsignal((int)si.ssi_signo));
+					break;
+				}
+			}
+		}
+		if (fds[FD_UEVENT].revents & POLLIN)
+			read_netlink(hd, fds[FD_UEVENT].fd, false);
+		if (fds[FD_RTNL].revents & POLLIN)
+			read_netlink(hd, fds[FD_RTNL].fd, true);
+		if (fds[FD_TEST].revents & (POLLIN | POLLHUP)) {
+			if (read_lines(hd, fds[FD_TEST].fd, &lb) == 0 && test_keep < 0) {
+				close(fds[FD_TEST].fd); /* a plain file read to its end */
+				fds[FD_TEST].fd = -1;
+			}
+		}
+		now = now_ms();
+		for (size_t i = 0; i < hd->nretries;) {
+			if (hd->retries[i].due > now) {
+				i++;
+				continue;
+			}
+			char device[64];
+			memcpy(device, hd->retries[i].device, sizeof(device));
+			hd->retries[i] = hd->retries[--hd->nretries];
+			pass(hd, device[0] ? device : NULL, device[0] ? "retry after rate limit" : "check after lost events");
+		}
+		if (now_ms() >= next) {
+			pass(hd, NULL, "interval check");
+			next = now_ms() + interval * 1000LL;
+		}
+	}
+out:
+	for (int i = 0; i < NFDS; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	if (test_keep >= 0)
+		close(test_keep);
+	return rc;
+}
+
+int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
+{
+	const struct np_command *self = np_command_find("hold");
+	struct holder hd = { .ctx = ctx };
+	struct np_optparse st = { 0 };
+	const char *arg, *irqb = "default";
+	bool boot = false;
+	int opt, rc = EXIT_OK, interval = DEFAULT_INTERVAL;
+	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		const char *name = self->options[opt].name;
+		if (!strcmp(name, "interval") && parse_interval(arg, &interval))
+			rc = np_usage_error(self, "--interval takes whole seconds from 1 to 86400, not '%s'", arg);
+		else if (!strcmp(name, "report-only"))
+			hd.h.report_only = true;
+		else if (!strcmp(name, "json"))
+			hd.json = true;
+		else if (!strcmp(name, "profile-dir"))
+			rc = np_dirs_add(&hd.dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+		else if (!strcmp(name, "state-dir"))
+			hd.h.txn.state_dir = arg;
+		else if (!strcmp(name, "boot"))
+			boot = true;
+		else if (!strcmp(name, "irqbalance") && strcmp(arg, "ban") && strcmp(arg, "warn") && strcmp(arg, "ignore"))
+			rc = np_usage_error(self, "--irqbalance takes ban, warn or ignore, not '%s'", arg);
+		else if (!strcmp(name, "irqbalance"))
+			irqb = arg;
+	}
+	if (rc == EXIT_OK && opt != NP_OPT_END)
+		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	else if (rc == EXIT_OK && boot && argc - st.index != 0)
+		rc = np_usage_error(self, "--boot holds " NP_BOOT_PROFILE " and takes no PROFILE");
+	else if (rc == EXIT_OK && !boot && argc - st.index != 1)
+		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
+	if (rc != EXIT_OK || opt != NP_OPT_END) {
+		np_dirs_free(&hd.dirs);
+		return rc;
+	}
+	/* Default ban: irqbalance would otherwise be the fight hold reports every minute. */
+	if (!strcmp(irqb, "default"))
+		irqb = "ban";
+
+	char bootpath[PATH_MAX];
+	hd.name = boot ? bootpath : argv[st.index];
+	if (boot && np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
+		np_dirs_free(&hd.dirs);
+		return np_error("%s", ctx->err);
+	}
+	if (boot && access(bootpath, F_OK) < 0 && errno == ENOENT) {
+		np_dirs_free(&hd.dirs);
+		puts("no boot profile enabled");
+		return EXIT_OK;
+	}
+	if (np_profile_dirs_finish(&hd.dirs)) {
+		np_dirs_free(&hd.dirs);
+		return np_error("%s", strerror(ENOMEM));
+	}
+	rc = np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
+	if (rc == EXIT_OK) {
+		rc = first_apply(&hd, self, irqb);
+		if (rc == EXIT_OK && hd.h.report_only)
+			pass(&hd, NULL, "start");
+		if (rc == EXIT_OK)
+			rc = hold_loop(&hd, self, interval);
+		np_profile_free(&hd.prof);
+	}
+	np_hold_free(&hd.h);
+	np_dirs_free(&hd.dirs);
+	return rc;
+}
