@@ -182,6 +182,9 @@ static int first_apply(struct holder *hd, const struct np_command *self, const c
 	if (nirqs && (m.irqbalance || config) && strcmp(irqb, "ban") && strcmp(irqb, "ignore"))
 		logf_(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
 		      m.irqbalance ? "is running" : "is installed");
+	if (nirqs && m.irqbalance && !config && !strcmp(irqb, "ban"))
+		logf_(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
+		      " is missing: cannot ban the IRQs placed");
 	if (nirqs && config && !strcmp(irqb, "ban") &&
 	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
 		struct np_change *more = realloc(res.changes, (res.n + 1) * sizeof(*more));

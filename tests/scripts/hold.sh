@@ -243,3 +243,23 @@ test_live_hold_veth_pair() {
 	"$NUMAPLACE" revert --state-dir "$dir/state" >/dev/null
 	expect_eq 0 "$(mask_of "$f")" "rps_cpus after revert"
 }
+
+test_hold_fight_over_an_irq_names_irqbalance() {
+	hold_root
+	# irqbalance runs (as a process listing shows it), with no ban.
+	mkdir -p "$ROOT/proc/4242" && echo irqbalance >"$ROOT/proc/4242/comm"
+	cat >"$WORK/hold/p.json" <<-EOF
+	{"format": "numaplace-profile/1", "name": "hold-irq", "settings": [
+	 {"kind": "irq_affinity", "device": "eth4", "queue": 0, "cpus": "2"}]}
+	EOF
+	start_hold --interval 1 --irqbalance warn "$WORK/hold/p.json"
+	grep -q "irqbalance is running" "$HOLD_LOG" || die "no warning about irqbalance at the first apply"
+	(while :; do echo 0 >"$ROOT/proc/irq/40/smp_affinity_list"; sleep 0.2; done) &
+	fighter=$!
+	trap 'kill $HOLD_PID $fighter 2>/dev/null || true' EXIT
+	wait_log "giving up on 0000:23:00.0 irq 40" 150
+	grep -q "likely culprit: irqbalance is running and IRQ 40 is not banned" "$HOLD_LOG" ||
+		die "the give-up line does not name irqbalance: $(grep 'giving up' "$HOLD_LOG")"
+	kill $fighter
+	stop_hold
+}
