@@ -24,7 +24,10 @@
 #include "cmd.h"
 
 #define DEFAULT_INTERVAL 30
-#define MAX_RETRIES 64
+#define MAX_PENDING 64
+/* A NIC coming up sends an event per queue and link change, within
+ * milliseconds: waiting this long after an event makes them one pass. */
+#define EVENT_SETTLE_MS 50
 
 const struct np_option hold_options[] = {
 	{ "interval", 'i', "SECONDS", "check every value against the profile this often (default 30)", NULL },
@@ -45,11 +48,13 @@ struct holder {
 	struct np_dirlist dirs;
 	const char *name;        /* the PROFILE argument, re-read on SIGHUP */
 	bool json;
-	struct retry {
+	/* Passes to make: after events settle, or once a rate limit allows. */
+	struct pending {
 		char device[64]; /* "" for every device */
+		char cause[160];
 		long long due;
-	} retries[MAX_RETRIES];
-	size_t nretries;
+	} pending[MAX_PENDING];
+	size_t npending;
 };
 
 static long long now_ms(void)
@@ -89,18 +94,24 @@ static void logf_(const struct holder *hd, const char *event, const char *const 
 	cJSON_Delete(o);
 }
 
-static void retry_add(struct holder *hd, const char *device, long long due)
+/* Schedules a pass over device ("": all) at due; one already pending for
+ * it keeps its cause and takes the earlier time. */
+static void pending_add(struct holder *hd, const char *device, const char *cause, long long due)
 {
-	for (size_t i = 0; i < hd->nretries; i++)
-		if (!strcmp(hd->retries[i].device, device)) {
-			if (due < hd->retries[i].due)
-				hd->retries[i].due = due;
+	for (size_t i = 0; i < hd->npending; i++)
+		if (!strcmp(hd->pending[i].device, device)) {
+			if (due < hd->pending[i].due)
+				hd->pending[i].due = due;
 			return;
 		}
-	if (hd->nretries == MAX_RETRIES) /* many at once: one check of everything covers them */
-		device = "", hd->nretries = 0;
-	snprintf(hd->retries[hd->nretries].device, sizeof(hd->retries[0].device), "%s", device);
-	hd->retries[hd->nretries++].due = due;
+	if (hd->npending == MAX_PENDING) { /* many at once: one check of everything covers them */
+		device = "", cause = "check after many events";
+		hd->npending = 0;
+	}
+	struct pending *p = &hd->pending[hd->npending++];
+	snprintf(p->device, sizeof(p->device), "%s", device);
+	snprintf(p->cause, sizeof(p->cause), "%s", cause);
+	p->due = due;
 }
 
 /* One pass over device (NULL: all), logged; cause names it in the journal. */
@@ -147,7 +158,7 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 			      "giving up on %s: it drifted back after each of %d re-applies within a minute; "
 			      "likely culprit: %s", r.drift[i].subject, NP_HOLD_FIGHT_TRIES, r.drift[i].culprit);
 	if (r.retry_ms > 0)
-		retry_add(hd, device ? device : "", now_ms() + r.retry_ms);
+		pending_add(hd, device ? device : "", cause, now_ms() + r.retry_ms);
 	np_hold_result_free(&r);
 }
 
@@ -249,7 +260,7 @@ static void handle_event(struct holder *hd, const struct np_event *ev)
 						   "device", ev->device, NULL }, "event: %s", cause);
 	if (!strcmp(ev->action, "remove") || !strcmp(ev->action, "dellink") || !strcmp(ev->action, "unbind"))
 		return; /* nothing left to place; it is re-placed when it comes back */
-	pass(hd, ev->device, cause);
+	pending_add(hd, ev->device, cause, now_ms() + EVENT_SETTLE_MS);
 }
 
 static int read_lines(struct holder *hd, int fd, struct linebuf *lb)
@@ -292,7 +303,7 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 	}
 	if (n < 0 && errno == ENOBUFS)
 		/* Events were lost: only a check of everything is sure to see their devices. */
-		retry_add(hd, "", now_ms());
+		pending_add(hd, "", "check after lost events", now_ms());
 }
 
 static int parse_interval(const char *arg, int *out)
@@ -348,9 +359,9 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 	long long next = now_ms() + interval * 1000LL;
 	for (;;) {
 		long long now = now_ms(), due = next;
-		for (size_t i = 0; i < hd->nretries; i++)
-			if (hd->retries[i].due < due)
-				due = hd->retries[i].due;
+		for (size_t i = 0; i < hd->npending; i++)
+			if (hd->pending[i].due < due)
+				due = hd->pending[i].due;
 		int timeout = due > now ? (int)(due - now) : 0;
 		if (poll(fds, NFDS, timeout) < 0 && errno != EINTR) {
 			rc = np_error("poll: %s", strerror(errno));
@@ -379,15 +390,14 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 			}
 		}
 		now = now_ms();
-		for (size_t i = 0; i < hd->nretries;) {
-			if (hd->retries[i].due > now) {
+		for (size_t i = 0; i < hd->npending;) {
+			if (hd->pending[i].due > now) {
 				i++;
 				continue;
 			}
-			char device[64];
-			memcpy(device, hd->retries[i].device, sizeof(device));
-			hd->retries[i] = hd->retries[--hd->nretries];
-			pass(hd, device[0] ? device : NULL, device[0] ? "retry after rate limit" : "check after lost events");
+			struct pending p = hd->pending[i];
+			hd->pending[i] = hd->pending[--hd->npending];
+			pass(hd, p.device[0] ? p.device : NULL, p.cause);
 		}
 		if (now_ms() >= next) {
 			pass(hd, NULL, "interval check");

@@ -263,3 +263,20 @@ test_hold_fight_over_an_irq_names_irqbalance() {
 	kill $fighter
 	stop_hold
 }
+
+test_hold_burst_of_events_is_one_pass() {
+	hold_root
+	# Report only: every pass over eth4 logs its drift, so the lines count passes.
+	echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"
+	start_hold --interval 3600 --report-only "$WORK/hold/p.json"
+	# A NIC coming up: an event per queue, and its link, at once.
+	local i lines=""
+	for ((i = 0; i < 16; i++)); do lines+="add net eth4"$'\n'; done
+	printf '%slink net eth4\n' "$lines" >"$WORK/hold/ev"
+	wait_log "event: link net eth4" 50
+	wait_log "drift (add net eth4)" 50
+	sleep 0.3
+	expect_eq 17 "$(grep -c "event: " "$HOLD_LOG")" "events logged"
+	expect_eq 1 "$(grep -c "drift (add net eth4)" "$HOLD_LOG")" "passes over eth4"
+	stop_hold
+}
