@@ -66,9 +66,9 @@ static long long now_ms(void)
 
 /* One line on stderr: text, or a JSON object with event and message and
  * the given string fields (name, value pairs, NULL-terminated). */
-static void logf_(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
+static void hold_log(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void logf_(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
+static void hold_log(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
 {
 	char msg[2048];
 	va_list ap;
@@ -124,7 +124,7 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, label, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
 	for (size_t i = 0; i < r.nmissing; i++)
-		logf_(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
+		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
 		      "skipped (%s): %s: gone from the machine", cause, r.missing[i]);
 	for (size_t i = 0; i < r.ndrift; i++) {
 		const struct np_hold_drift *d = &r.drift[i];
@@ -134,27 +134,27 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 				: d->what == NP_HOLD_FIX ? "re-applying"
 				: d->what == NP_HOLD_WAIT ? "written less than a second ago: again shortly"
 				: "left alone: someone else keeps rewriting it";
-		logf_(hd, "drift", (const char *const[]){ "subject", d->subject, "path", d->path, "current", d->current,
+		hold_log(hd, "drift", (const char *const[]){ "subject", d->subject, "path", d->path, "current", d->current,
 							  "wanted", d->wanted, "action", what, "cause", cause, NULL },
 		      "drift (%s): %s (%s) is '%s', the profile wants '%s': %s", cause, d->subject, d->path,
 		      d->current ? d->current : "?", d->wanted, say);
 	}
 	if (rc == -EINVAL) {
-		logf_(hd, "error", (const char *const[]){ "cause", cause, NULL },
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
 	} else if (rc) {
-		logf_(hd, "error", (const char *const[]){ "cause", cause, NULL },
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
 	} else if (r.txn.nchanges) {
 		snprintf(n, sizeof(n), "%zu", r.txn.nchanges);
-		logf_(hd, "reapplied", (const char *const[]){ "transaction", r.txn.id, "changes", n, "cause", cause,
+		hold_log(hd, "reapplied", (const char *const[]){ "transaction", r.txn.id, "changes", n, "cause", cause,
 							      "ms", ms, NULL },
 		      "re-applied %zu value%s (transaction %s, %s) in %s ms", r.txn.nchanges,
 		      r.txn.nchanges == 1 ? "" : "s", r.txn.id, cause, ms);
 	}
 	for (size_t i = 0; i < r.ndrift; i++)
 		if (r.drift[i].culprit)
-			logf_(hd, "gave-up", (const char *const[]){ "path", r.drift[i].path, "culprit", r.drift[i].culprit, NULL },
+			hold_log(hd, "gave-up", (const char *const[]){ "path", r.drift[i].path, "culprit", r.drift[i].culprit, NULL },
 			      "giving up on %s: it drifted back after each of %d re-applies within a minute; "
 			      "likely culprit: %s", r.drift[i].subject, NP_HOLD_FIGHT_TRIES, r.drift[i].culprit);
 	if (r.retry_ms > 0)
@@ -180,7 +180,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, const c
 		return rc == -EINVAL ? np_usage_error(self, "%s", hd->ctx->err) : np_error("%s", hd->ctx->err);
 	}
 	for (size_t i = 0; i < res.nwarnings; i++)
-		logf_(hd, "note", NULL, "note: %s", res.warnings[i]);
+		hold_log(hd, "note", NULL, "note: %s", res.warnings[i]);
 	if (hd->h.report_only) {
 		rc = EXIT_OK;
 		goto out;
@@ -191,10 +191,10 @@ static int first_apply(struct holder *hd, const struct np_command *self, const c
 		goto out;
 	}
 	if (nirqs && (m.irqbalance || config) && strcmp(irqb, "ban") && strcmp(irqb, "ignore"))
-		logf_(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
+		hold_log(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
 		      m.irqbalance ? "is running" : "is installed");
 	if (nirqs && m.irqbalance && !config && !strcmp(irqb, "ban"))
-		logf_(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
+		hold_log(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
 		      " is missing: cannot ban the IRQs placed");
 	if (nirqs && config && !strcmp(irqb, "ban") &&
 	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
@@ -213,13 +213,13 @@ static int first_apply(struct holder *hd, const struct np_command *self, const c
 		goto out;
 	}
 	if (txn.nchanges)
-		logf_(hd, "applied", (const char *const[]){ "transaction", txn.id, NULL },
+		hold_log(hd, "applied", (const char *const[]){ "transaction", txn.id, NULL },
 		      "applied %s: %zu change%s (transaction %s)", hd->prof.name, txn.nchanges,
 		      txn.nchanges == 1 ? "" : "s", txn.id);
 	else
-		logf_(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
+		hold_log(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
 	if (nadded && m.irqbalance)
-		logf_(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
+		hold_log(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
 	np_txn_free(&txn);
 	rc = EXIT_OK;
 out:
@@ -235,14 +235,14 @@ static void reload(struct holder *hd, const struct np_command *self)
 {
 	struct np_profile p;
 	if (np_profile_open(hd->ctx, self, &hd->dirs, hd->name, &p) != EXIT_OK) {
-		logf_(hd, "error", NULL, "SIGHUP: cannot read the profile '%s': still holding %s", hd->name, hd->prof.name);
+		hold_log(hd, "error", NULL, "SIGHUP: cannot read the profile '%s': still holding %s", hd->name, hd->prof.name);
 		return;
 	}
 	np_profile_free(&hd->prof);
 	hd->prof = p;
 	/* A new profile may want what the old one's fights were about. */
 	np_hold_free(&hd->h);
-	logf_(hd, "reload", NULL, "SIGHUP: re-read %s", hd->name);
+	hold_log(hd, "reload", NULL, "SIGHUP: re-read %s", hd->name);
 	pass(hd, NULL, "SIGHUP reload");
 }
 
@@ -256,7 +256,7 @@ static void handle_event(struct holder *hd, const struct np_event *ev)
 {
 	char cause[160];
 	snprintf(cause, sizeof(cause), "%s %s %s", ev->action, ev->subsystem, ev->device);
-	logf_(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
+	hold_log(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
 						   "device", ev->device, NULL }, "event: %s", cause);
 	if (!strcmp(ev->action, "remove") || !strcmp(ev->action, "dellink") || !strcmp(ev->action, "unbind"))
 		return; /* nothing left to place; it is re-placed when it comes back */
@@ -277,7 +277,7 @@ static int read_lines(struct holder *hd, int fd, struct linebuf *lb)
 		if (np_event_line(start, &ev))
 			handle_event(hd, &ev);
 		else if (*start)
-			logf_(hd, "error", NULL, "test event line '%s' is not ACTION SUBSYSTEM DEVICE: ignored", start);
+			hold_log(hd, "error", NULL, "test event line '%s' is not ACTION SUBSYSTEM DEVICE: ignored", start);
 		start = nl + 1;
 	}
 	lb->len -= (size_t)(start - lb->buf);
@@ -354,7 +354,7 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 		if (!fstat(fds[FD_TEST].fd, &sb) && S_ISFIFO(sb.st_mode))
 			test_keep = open(test, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	}
-	logf_(hd, "holding", NULL, "holding %s: checking every %d s%s", hd->prof.name, interval,
+	hold_log(hd, "holding", NULL, "holding %s: checking every %d s%s", hd->prof.name, interval,
 	      hd->h.report_only ? ", report only" : "");
 	long long next = now_ms() + interval * 1000LL;
 	for (;;) {
@@ -373,7 +373,7 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 				if (si.ssi_signo == SIGHUP) {
 					reload(hd, self);
 				} else {
-					logf_(hd, "exit", NULL, "%s: stopping; the values stay applied (undo with "
+					hold_log(hd, "exit", NULL, "%s: stopping; the values stay applied (undo with "
 					      "'numaplace revert')", strsignal((int)si.ssi_signo));
 					break;
 				}

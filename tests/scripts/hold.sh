@@ -280,3 +280,16 @@ test_hold_burst_of_events_is_one_pass() {
 	expect_eq 1 "$(grep -c "drift (add net eth4)" "$HOLD_LOG")" "passes over eth4"
 	stop_hold
 }
+
+test_hold_boot_holds_the_enabled_profile() {
+	hold_root
+	local out
+	out=$(np hold --boot --state-dir "$WORK/hold/state")
+	expect_eq "no boot profile enabled" "$out" "hold --boot with none enabled"
+	out=$(np enable --hold "$WORK/hold/p.json")
+	[[ $out == *"numaplace-hold.service"* ]] || die "enable --hold does not name numaplace-hold.service: $out"
+	start_hold --boot
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 held from boot.json"
+	stop_hold
+	[[ $(np disable) == *"numaplace-hold.service"* ]] || die "disable does not say the hold unit stops too"
+}
