@@ -29,16 +29,55 @@
  * milliseconds: waiting this long after an event makes them one pass. */
 #define EVENT_SETTLE_MS 50
 
+enum irqb_mode { IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
+
+struct hold_opts {
+	int interval;
+	bool report_only, json, boot;
+	struct np_dirlist dirs;
+	const char *state_dir;
+	enum irqb_mode irqbalance;
+};
+
+static int parse_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	static const char *const modes[] = { [IRQB_BAN] = "ban", [IRQB_WARN] = "warn", [IRQB_IGNORE] = "ignore" };
+	for (int m = IRQB_BAN; m <= IRQB_IGNORE; m++)
+		if (!strcmp(arg, modes[m])) {
+			*(enum irqb_mode *)field = (enum irqb_mode)m;
+			return EXIT_OK;
+		}
+	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
+}
+
+static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 86400)
+		return np_usage_error(cmd, "--%s takes whole seconds from 1 to 86400, not '%s'", o->name, arg);
+	*(int *)field = (int)v;
+	return EXIT_OK;
+}
+
 const struct np_option hold_options[] = {
-	{ "interval", 'i', "SECONDS", "check every value against the profile this often (default 30)", NULL },
-	{ "report-only", 0, NULL, "log drift and device events, change nothing", NULL },
-	{ "json", 'j', NULL, "log one JSON object per line", NULL },
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ "state-dir", 0, "DIR", "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir" },
-	{ "irqbalance", 0, "MODE", "ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-				   " at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL },
-	{ "boot", 0, NULL, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_CALLBACK('i', "interval", struct hold_opts, interval, int, "SECONDS",
+			"check every value against the profile this often (default 30)", NULL, parse_interval),
+	NP_OPT_BOOL(0, "report-only", struct hold_opts, report_only, "log drift and device events, change nothing"),
+	NP_OPT_BOOL('j', "json", struct hold_opts, json, "log one JSON object per line"),
+	NP_OPT_CALLBACK(0, "profile-dir", struct hold_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
+		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
+	/* Ban by default, unlike apply only when irqbalance is there: hold runs
+	 * for long, and an IRQ irqbalance moves would be a fight every minute. */
+	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum irqb_mode, "MODE",
+			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+			" at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
+			parse_irqbalance),
+	NP_OPT_BOOL(0, "boot", struct hold_opts, boot, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')"),
+	NP_OPT_END,
 };
 
 struct holder {
@@ -164,7 +203,7 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 
 /* The first apply: all of the profile as one transaction, as apply does,
  * with the irqbalance ban when asked. Returns an exit status. */
-static int first_apply(struct holder *hd, const struct np_command *self, const char *irqb)
+static int first_apply(struct holder *hd, const struct np_command *self, enum irqb_mode irqb)
 {
 	struct np_machine m;
 	struct np_resolved res;
@@ -190,13 +229,13 @@ static int first_apply(struct holder *hd, const struct np_command *self, const c
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
-	if (nirqs && (m.irqbalance || config) && strcmp(irqb, "ban") && strcmp(irqb, "ignore"))
+	if (nirqs && (m.irqbalance || config) && irqb == IRQB_WARN)
 		hold_log(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
 		      m.irqbalance ? "is running" : "is installed");
-	if (nirqs && m.irqbalance && !config && !strcmp(irqb, "ban"))
+	if (nirqs && m.irqbalance && !config && irqb == IRQB_BAN)
 		hold_log(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
 		      " is missing: cannot ban the IRQs placed");
-	if (nirqs && config && !strcmp(irqb, "ban") &&
+	if (nirqs && config && irqb == IRQB_BAN &&
 	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
 		struct np_change *more = realloc(res.changes, (res.n + 1) * sizeof(*more));
 		if (!more) {
@@ -306,17 +345,6 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 		pending_add(hd, "", "check after lost events", now_ms());
 }
 
-static int parse_interval(const char *arg, int *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 1 || v > 86400)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 enum { FD_SIGNAL, FD_UEVENT, FD_RTNL, FD_TEST, NFDS };
 
 static int hold_loop(struct holder *hd, const struct np_command *self, int interval)
@@ -416,51 +444,27 @@ out:
 int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("hold");
-	struct holder hd = { .ctx = ctx };
-	struct np_optparse st = { 0 };
-	const char *arg, *irqb = "default";
-	bool boot = false;
-	int opt, rc = EXIT_OK, interval = DEFAULT_INTERVAL;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "interval") && parse_interval(arg, &interval))
-			rc = np_usage_error(self, "--interval takes whole seconds from 1 to 86400, not '%s'", arg);
-		else if (!strcmp(name, "report-only"))
-			hd.h.report_only = true;
-		else if (!strcmp(name, "json"))
-			hd.json = true;
-		else if (!strcmp(name, "profile-dir"))
-			rc = np_dirs_add(&hd.dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
-		else if (!strcmp(name, "state-dir"))
-			hd.h.txn.state_dir = arg;
-		else if (!strcmp(name, "boot"))
-			boot = true;
-		else if (!strcmp(name, "irqbalance") && strcmp(arg, "ban") && strcmp(arg, "warn") && strcmp(arg, "ignore"))
-			rc = np_usage_error(self, "--irqbalance takes ban, warn or ignore, not '%s'", arg);
-		else if (!strcmp(name, "irqbalance"))
-			irqb = arg;
-	}
-	if (rc == EXIT_OK && opt != NP_OPT_END)
-		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && boot && argc - st.index != 0)
+	struct hold_opts o = { .interval = DEFAULT_INTERVAL };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc == NP_CONTINUE && o.boot && argc - first != 0)
 		rc = np_usage_error(self, "--boot holds " NP_BOOT_PROFILE " and takes no PROFILE");
-	else if (rc == EXIT_OK && !boot && argc - st.index != 1)
+	else if (rc == NP_CONTINUE && !o.boot && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
-		np_dirs_free(&hd.dirs);
+	if (rc != NP_CONTINUE) {
+		np_dirs_free(&o.dirs);
 		return rc;
 	}
-	/* Default ban: irqbalance would otherwise be the fight hold reports every minute. */
-	if (!strcmp(irqb, "default"))
-		irqb = "ban";
+	struct holder hd = { .ctx = ctx, .dirs = o.dirs, .json = o.json };
+	hd.h.report_only = o.report_only;
+	hd.h.txn.state_dir = o.state_dir;
 
 	char bootpath[PATH_MAX];
-	hd.name = boot ? bootpath : argv[st.index];
-	if (boot && np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
+	hd.name = o.boot ? bootpath : argv[first];
+	if (o.boot && np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
 		np_dirs_free(&hd.dirs);
 		return np_error("%s", ctx->err);
 	}
-	if (boot && access(bootpath, F_OK) < 0 && errno == ENOENT) {
+	if (o.boot && access(bootpath, F_OK) < 0 && errno == ENOENT) {
 		np_dirs_free(&hd.dirs);
 		puts("no boot profile enabled");
 		return EXIT_OK;
@@ -471,11 +475,11 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	}
 	rc = np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
 	if (rc == EXIT_OK) {
-		rc = first_apply(&hd, self, irqb);
+		rc = first_apply(&hd, self, o.irqbalance);
 		if (rc == EXIT_OK && hd.h.report_only)
 			pass(&hd, NULL, "start");
 		if (rc == EXIT_OK)
-			rc = hold_loop(&hd, self, interval);
+			rc = hold_loop(&hd, self, o.interval);
 		np_profile_free(&hd.prof);
 	}
 	np_hold_free(&hd.h);
