@@ -22,6 +22,7 @@
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
 #include "cmd.h"
+#include "output.h"
 
 #define DEFAULT_INTERVAL 30
 #define MAX_PENDING 64
@@ -65,7 +66,7 @@ const struct np_option hold_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct hold_opts, interval, int, "SECONDS",
 			"check every value against the profile this often (default 30)", NULL, parse_interval),
 	NP_OPT_BOOL(0, "report-only", struct hold_opts, report_only, "log drift and device events, change nothing"),
-	NP_OPT_BOOL('j', "json", struct hold_opts, json, "log one JSON object per line"),
+	NP_OPT_JSON(struct hold_opts, json, "log one JSON object per line"),
 	NP_OPT_CALLBACK(0, "profile-dir", struct hold_opts, dirs, struct np_dirlist, "DIR",
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
