@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../lib/advise.h"
+#include "../lib/appdev.h"
 #include "cmd.h"
 #include "table.h"
 
@@ -13,8 +14,8 @@ const struct np_option advise_options[] = {
 	{ "policy", 'p', "POLICY", "local (IRQs on the device's node, default), app, or spread", "policy" },
 	{ "app-cpus", 0, "LIST", "the application runs on these CPUs (for --policy app)", NULL },
 	{ "app-node", 0, "NODE", "the application runs on this node (for --policy app)", NULL },
-	{ "app-pid", 0, "PID", "the application is this process: use the CPUs it may run on", "pid" },
-	{ "device", 'd', "FILTER", "plan only for matching devices (repeatable)", "device" },
+	{ "app-pid", 0, "PID", "the application is this process: its CPUs, and (for --policy app) its devices", "pid" },
+	{ "device", 'd', "FILTER", "plan only for matching devices (repeatable); with --policy app, the application's devices", "device" },
 	{ "exclude-cpus", 'x', "LIST", "keep these CPUs free of IRQs", NULL },
 	{ "output", 'o', "FILE", "also write the plan as a profile for 'numaplace apply'", "file" },
 	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
@@ -72,6 +73,37 @@ static void target_text(const struct np_machine *m, const struct np_rec *r, char
 	case NP_REC_XPS_CPUS:
 		snprintf(buf, size, "%s tx-%d xps_cpus", r->net, r->queue);
 		break;
+	case NP_REC_CHANNELS:
+		snprintf(buf, size, "%s channels", r->net);
+		break;
+	}
+}
+
+/* "48.2M" */
+static void count_text(unsigned long long n, char *buf, size_t size)
+{
+	if (n >= 10000000ULL)
+		snprintf(buf, size, "%.0fM", (double)n / 1e6);
+	else if (n >= 1000000ULL)
+		snprintf(buf, size, "%.1fM", (double)n / 1e6);
+	else if (n >= 10000ULL)
+		snprintf(buf, size, "%.0fk", (double)n / 1e3);
+	else
+		snprintf(buf, size, "%llu", n);
+}
+
+/* What a recommendation moves: interrupts since boot and their share off the
+ * recommended CPUs' nodes today; the command to run for advice-only kinds. */
+static void volume_text(const struct np_rec *r, char *buf, size_t size)
+{
+	char n[32];
+	if (r->kind == NP_REC_CHANNELS) {
+		snprintf(buf, size, "ethtool -L %s combined %s", r->net, r->recommended);
+	} else if (r->kind == NP_REC_IRQ_AFFINITY) {
+		count_text(r->interrupts, n, sizeof(n));
+		snprintf(buf, size, "%s, %.0f%% remote", n, r->remote * 100);
+	} else {
+		snprintf(buf, size, "-");
 	}
 }
 
@@ -94,9 +126,35 @@ static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *pla
 		cJSON_AddItemToObject(o, "net", r->net ? cJSON_CreateString(r->net) : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "current", r->current ? cJSON_CreateString(r->current) : cJSON_CreateNull());
 		cJSON_AddStringToObject(o, "recommended", r->recommended);
+		if (r->kind == NP_REC_IRQ_AFFINITY) {
+			cJSON_AddNumberToObject(o, "interrupts", (double)r->interrupts);
+			cJSON_AddNumberToObject(o, "remote_share", (double)(long)(r->remote * 1000 + 0.5) / 1000);
+		}
+		if (r->kind == NP_REC_CHANNELS) {
+			char cmd[160];
+			volume_text(r, cmd, sizeof(cmd));
+			cJSON_AddStringToObject(o, "command", cmd);
+			cJSON_AddBoolToObject(o, "advice_only", true);
+		}
 		cJSON_AddStringToObject(o, "reason", r->reason);
 		cJSON_AddItemToArray(recs, o);
 	}
+	cJSON *kept = cJSON_AddArrayToObject(doc, "kept");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->change || r->kind != NP_REC_IRQ_AFFINITY)
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
+		cJSON_AddNumberToObject(o, "irq", r->irq);
+		cJSON_AddStringToObject(o, "vector", r->vector);
+		cJSON_AddStringToObject(o, "cpus", r->recommended);
+		cJSON_AddStringToObject(o, "reason", r->reason);
+		cJSON_AddItemToArray(kept, o);
+	}
+	cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
+	for (size_t i = 0; i < plan->nnotes; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(plan->notes[i]));
 	cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
 	for (size_t i = 0; i < plan->nwarnings; i++)
 		cJSON_AddItemToArray(warnings, cJSON_CreateString(plan->warnings[i]));
@@ -105,24 +163,31 @@ static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *pla
 
 static void plan_print(const struct np_machine *m, const struct np_plan *plan, const char *policy)
 {
-	static const char *const head[] = { "TARGET", "CURRENT", "RECOMMENDED", "REASON", NULL };
+	static const char *const head[] = { "TARGET", "CURRENT", "RECOMMENDED", "VOLUME", "REASON", NULL };
 	struct np_table *t = np_table_new(head);
-	size_t n = 0;
+	size_t n = 0, kept = 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct np_rec *r = &plan->v[i];
+		kept += !r->change && r->kind == NP_REC_IRQ_AFFINITY;
 		if (!r->change)
 			continue;
-		char target[160];
+		char target[160], volume[160];
 		target_text(m, r, target, sizeof(target));
+		volume_text(r, volume, sizeof(volume));
 		bool is_set = r->kind == NP_REC_RPS_CPUS || r->kind == NP_REC_XPS_CPUS;
 		np_table_cell(t, "%s", target);
 		np_table_cell(t, "%s", !r->current ? "?" : is_set && !*r->current ? "off" : r->current);
 		np_table_cell(t, "%s", is_set && !*r->recommended ? "off" : r->recommended);
+		np_table_cell(t, "%s", volume);
 		np_table_cell(t, "%s", r->reason);
 		n++;
 	}
-	printf("Policy %s: %zu change%s recommended%s\n", policy, n, n == 1 ? "" : "s",
-	       n ? "" : " (the machine already follows this plan)");
+	printf("Policy %s: %zu change%s recommended", policy, n, n == 1 ? "" : "s");
+	if (kept)
+		printf(", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s", kept == 1 ? "it is" : "they are");
+	printf("%s\n", n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "");
+	for (size_t i = 0; i < plan->nnotes; i++)
+		printf("note: %s\n", plan->notes[i]);
 	if (n) {
 		putchar('\n');
 		np_table_print(t, stdout);
@@ -192,6 +257,9 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid");
 	else if (irqs == NP_IRQS_APP && napp == 0)
 		rc = np_usage_error(self, "--policy app needs --app-cpus, --app-node or --app-pid");
+	else if (irqs == NP_IRQS_APP && nfilters == 0 && app_pid < 0)
+		rc = np_usage_error(self, "--policy app moves only the application's devices: name them with --device "
+				    "FILTER (repeatable) or let --app-pid PID infer them");
 	if (rc != EXIT_OK) {
 		free(filters);
 		return rc;
@@ -211,8 +279,20 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_app_cpus(ctx, &m.topo, self, app_cpus, app_node, app_pid, &o.app_cpus);
 	if (rc == EXIT_OK && exclude)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
-	if (rc == EXIT_OK)
+	/* Bound to a set of CPUs, not merely allowed everywhere: what makes
+	 * forcing completions on the submitters pay (seed 004). */
+	o.app_pinned = app_cpus || app_node >= 0 || (app_pid >= 0 && !np_cpuset_subset(&m.topo.online, &o.app_cpus));
+	char **inferred = NULL;
+	size_t ninferred = 0;
+	if (rc == EXIT_OK && irqs == NP_IRQS_APP && nfilters == 0) {
+		if (np_app_devices(ctx, &m, app_pid, selected, &inferred, &ninferred))
+			rc = np_error("%s", ctx->err);
+		else if (ninferred == 0 || !memchr(selected, true, m.pci.ndevs))
+			rc = np_error("--app-pid %d: no device inferred from its open files, working directory, memory maps "
+				      "or sockets: name the application's devices with --device", app_pid);
+	} else if (rc == EXIT_OK) {
 		rc = np_select_devices(&m, nfilters, (char **)filters, false, selected);
+	}
 	for (size_t i = 0; rc == EXIT_OK && i < m.pci.ndevs; i++)
 		o.devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							  .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
@@ -220,6 +300,23 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	struct np_plan plan = { 0 };
 	if (rc == EXIT_OK && np_advise(&m, &o, &plan))
 		rc = np_error("planning: %s", strerror(ENOMEM));
+	/* What --app-pid inferred leads the notes: the plan follows from it. */
+	for (size_t i = 0; rc == EXIT_OK && i < ninferred; i++) {
+		char **more = realloc(plan.notes, (plan.nnotes + 1) * sizeof(*more));
+		if (!more) {
+			rc = np_error("%s", strerror(ENOMEM));
+			break;
+		}
+		plan.notes = more;
+		memmove(plan.notes + i + 1, plan.notes + i, (plan.nnotes - i) * sizeof(*more));
+		if (asprintf(&plan.notes[i], "--app-pid %d: %s", app_pid, inferred[i]) < 0)
+			plan.notes[i] = NULL, rc = np_error("%s", strerror(ENOMEM));
+		else
+			plan.nnotes++;
+	}
+	for (size_t i = 0; i < ninferred; i++)
+		free(inferred[i]);
+	free(inferred);
 	if (rc == EXIT_OK && output) {
 		struct np_profile prof;
 		char desc[256];

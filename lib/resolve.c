@@ -309,6 +309,8 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 						    rps ? "rps_cpus" : "xps_cpus"));
 			break;
 		}
+		case NP_REC_CHANNELS:
+			break; /* advice only: never applied */
 		}
 		np_cpuset_free(&set);
 	}
