@@ -627,12 +627,12 @@ static int place_slots(struct planner *p)
 		np_cpuset_clear(&one);
 		if (p->cap[s->dev] > 1)
 			snprintf(why, sizeof(why), "%s; queue %d on a core it shares with at most %d of the device's "
-				 "queues (%d queues, %d cores)", move ? move : "not placed yet", s->queue,
-				 p->cap[s->dev] - 1, p->nqueues[s->dev], p->ncores[s->dev]);
+				 "queues (%d queues, %d core%s)", move ? move : "not placed yet", s->queue,
+				 p->cap[s->dev] - 1, p->nqueues[s->dev], p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
 		else
-			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d cores)",
+			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d core%s)",
 				 move ? move : "not placed yet", s->queue, p->nqueues[s->dev],
-				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev]);
+				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
 		if ((rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
 			rc = record(p, s, &one, false, why);
 	}
@@ -707,18 +707,18 @@ static int irq_warnings(struct planner *p)
 			}
 		}
 		if (rc == 0 && nmanaged && !np_cpuset_empty(&p->target[di]))
-			rc = warn(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
+			rc = note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
 				  d->addr, dev_label(d), nmanaged, nmanaged > 1 ? "s" : "");
 		if (rc == 0 && niso) {
 			np_cpuset_and(&hit, &iso);
 			char *cpus = list_text(&hit), *all = list_text(&iso);
 			if (m->managed_irq_isolation)
-				rc = warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPU %s although isolcpus= has "
+				rc = warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s although isolcpus= has "
 					  "managed_irq: their queues serve only isolated CPUs, so they fire only for I/O "
 					  "submitted there; keep the isolated application's I/O off this device or accept them",
 					  d->addr, dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?");
 			else
-				rc = warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPU %s: writing cannot move them; "
+				rc = warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s: writing cannot move them; "
 					  "boot with isolcpus=managed_irq,%s to keep them on housekeeping CPUs",
 					  d->addr, dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?", all ? all : "?");
 			free(cpus);
@@ -891,10 +891,10 @@ static int net_recs(struct planner *p, size_t di)
 				r.current = NULL;
 			if (asprintf(&r.recommended, "%d", p->ncores[di]) < 0)
 				r.recommended = NULL;
-			if (asprintf(&r.reason, "%d queues for %d usable cores (%s): queues share cores; seed 003 "
+			if (asprintf(&r.reason, "%d queues for %d usable core%s (%s): queues share cores; seed 003 "
 				     "measured 4 queues, one per socket, at 361862 transactions/s against 226722 with 16, "
 				     "one per CPU (advice only: run it yourself)", p->nqueues[di], p->ncores[di],
-				     p->target_why[di]) < 0)
+				     p->ncores[di] > 1 ? "s" : "", p->target_why[di]) < 0)
 				r.reason = NULL;
 			rc = add_rec(p->plan, &r);
 		}
@@ -1141,7 +1141,9 @@ int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
 	char *status;
 	int rc = np_read_text(ctx, &status, "/proc/%d/status", pid);
 	if (rc)
-		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d (%s)", pid, ctx->err) : rc;
+		/* ctx->err is the message's own buffer: say it anew. */
+		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d ('%s/proc/%d/status' is absent)", pid, ctx->root, pid)
+				     : rc;
 	const char *line = strstr(status, "\nCpus_allowed_list:");
 	if (line) {
 		line += strlen("\nCpus_allowed_list:");

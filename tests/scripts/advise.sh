@@ -112,7 +112,7 @@ test_managed_irqs_are_never_changed() {
 	json=$(adv smt-isolated --json --policy spread)
 	expect_eq 0 "$(jq '[.recommendations[] | select(.vector // "" | test("^nvme0q[1-9]"))] | length' <<<"$json")" \
 		"recommendations for managed NVMe queues"
-	jq -e '.warnings[] | select(test("managed"))' <<<"$json" >/dev/null || die "no warning about managed IRQs"
+	jq -e '.notes[] | select(test("managed"))' <<<"$json" >/dev/null || die "no note about managed IRQs"
 }
 
 test_device_on_cpuless_node_goes_to_nearest_node() {
@@ -161,12 +161,54 @@ test_irqbalance_running_is_warned_with_how_to_ban() {
 		die "no irqbalance warning with a ban recipe"
 }
 
+test_already_right_machines_get_no_changes() {
+	local f
+	for f in placed vm1; do
+		expect_eq 0 "$(adv $f --json | jq '.recommendations | length')" "$f: recommendations"
+		adv $f | head -1 | grep -q "already follows this plan" || die "$f: not said to follow the plan"
+	done
+	adv vm1 | grep -q "^note: one NUMA node and one L3 cache domain" || die "vm1: the one-node note is missing"
+	# The AHCI controller pinned on one CPU of its node stays pinned, not widened to the node.
+	expect_eq "2" "$(adv placed --json | jq -r '.kept[] | select(.vector | test("ahci")) | .cpus')" "AHCI kept on CPU 2"
+}
+
+test_isolated_worker() {
+	local json
+	json=$(adv rtworker --json)
+	# Busy queues pinned on isolated CPUs always move, to the housekeeping CPUs 0,4,8,12.
+	expect_eq "0 12 4 8" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity" and (.vector | test("ens2f0-TxRx"))) | .recommended] | unique | join(" ")' <<<"$json")" \
+		"CPUs of ens2f0's queues"
+	jq -e '.warnings[] | select(test("managed IRQs on isolated CPUs 1-3,5-7"))' <<<"$json" >/dev/null ||
+		die "managed IRQs on isolated CPUs not reported"
+	jq -e '.warnings[] | select(test("irq 45 .*affinity not honoured"))' <<<"$json" >/dev/null ||
+		die "the IRQ running outside its affinity is not reported"
+	# The application (CCX 1's isolated CPUs) gets its devices' IRQs on CCX 1's housekeeping core.
+	json=$(adv rtworker --json --policy app --app-pid 4242)
+	expect_eq "12 4" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity" and (.vector | test("TxRx"))) | .recommended] | unique | join(" ")' <<<"$json")" \
+		"CPUs of the application's NIC queues"
+	expect_eq 0 "$(jq '[.recommendations[] | select(.device == "0000:41:00.1")] | length' <<<"$json")" \
+		"recommendations for the NIC the application does not use"
+}
+
+test_app_pid_inference() {
+	local json
+	json=$(adv rtworker --json --policy app --app-pid 4242)
+	jq -e '.notes[] | select(test("nvme0n1 \\(0000:01:00.0\\): its open file /var/lib/rt/journal.dat"))' <<<"$json" >/dev/null ||
+		die "the block device behind the open file is not inferred"
+	jq -e '.notes[] | select(test("ens2f0 \\(0000:41:00.0\\): a tcp socket \\(port 8080\\)"))' <<<"$json" >/dev/null ||
+		die "the interface behind the TCP socket is not inferred"
+	jq -e '.notes[] | select(test("every address"))' <<<"$json" >/dev/null || die "the wildcard UDP socket is not said"
+	local status=0
+	adv rtworker --policy app --app-pid 999 >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "a process that does not exist"
+}
+
 # Applicable recommendations (channels are advice only: ethtool, never applied).
 applicable() { jq '[.recommendations[] | select(.kind != "channels")] | length'; }
 
 test_advise_is_idempotent_after_apply_on_every_fixture() {
 	local f np
-	for f in amd16 smt-isolated nonode offline; do
+	for f in amd16 smt-isolated nonode offline rtworker placed vm1; do
 		rm -rf "${WORK:?}/$f" && cp -a "$FIXTURES/$f" "$WORK/$f"
 		np=("$NUMAPLACE" --root "$WORK/$f")
 		"${np[@]}" advise -o "$WORK/$f.json" >/dev/null
