@@ -944,22 +944,33 @@ static int by_impact(const void *a, const void *b)
 
 static int general_warnings(struct planner *p)
 {
-	const struct np_machine *m = p->m;
 	int rc = 0;
 	if (np_cpuset_empty(&p->usable))
 		rc = warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
-	if (rc == 0 && m->irqbalance)
-		rc = warn(p->plan, "irqbalance is running and will undo this IRQ placement within seconds: ban the IRQs "
-			  "(IRQBALANCE_ARGS=\"--banirq=N ...\" in /etc/default/irqbalance, or /etc/sysconfig/irqbalance "
-			  "on the RHEL family, or a --policyscript printing ban=yes) or stop it");
-	else if (rc == 0 && !m->irqbalance_known)
-		rc = warn(p->plan, "irqbalance: state unknown (no process information here): if it runs, ban the "
-			  "placed IRQs (--banirq=N in IRQBALANCE_ARGS of /etc/default/irqbalance or "
-			  "/etc/sysconfig/irqbalance) or it will undo them");
 	if (rc == 0 && p->flat)
 		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
 			  "so IRQs stay where they are unless they may run on a CPU the plan forbids");
 	return rc;
+}
+
+/* irqbalance matters only to a plan that moves IRQs. */
+static int irqbalance_warning(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	bool moves = false;
+	for (size_t i = 0; i < p->plan->n && !moves; i++)
+		moves = p->plan->v[i].kind == NP_REC_IRQ_AFFINITY && p->plan->v[i].change;
+	if (!moves)
+		return 0;
+	if (m->irqbalance)
+		return warn(p->plan, "irqbalance is running and will undo this IRQ placement within seconds: ban the IRQs "
+			    "(IRQBALANCE_ARGS=\"--banirq=N ...\" in /etc/default/irqbalance, or /etc/sysconfig/irqbalance "
+			    "on the RHEL family, or a --policyscript printing ban=yes) or stop it");
+	if (!m->irqbalance_known)
+		return warn(p->plan, "irqbalance: state unknown (no process information here): if it runs, ban the "
+			    "placed IRQs (--banirq=N in IRQBALANCE_ARGS of /etc/default/irqbalance or "
+			    "/etc/sysconfig/irqbalance) or it will undo them");
+	return 0;
 }
 
 int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out)
@@ -1012,6 +1023,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = keep_slots(&p);
 	if (rc == 0)
 		rc = place_slots(&p);
+	if (rc == 0)
+		rc = irqbalance_warning(&p);
 	if (rc == 0)
 		rc = irq_warnings(&p);
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
