@@ -59,24 +59,14 @@ int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct
 
 static void target_text(const struct np_machine *m, const struct np_rec *r, char *buf, size_t size)
 {
-	const char *addr = m->pci.devs[r->dev].addr;
-	switch (r->kind) {
-	case NP_REC_IRQ_AFFINITY:
-		snprintf(buf, size, "irq %d %s (%s)", r->irq, r->vector, addr);
-		break;
-	case NP_REC_RQ_AFFINITY:
-		snprintf(buf, size, "%s rq_affinity", r->block);
-		break;
-	case NP_REC_RPS_CPUS:
-		snprintf(buf, size, "%s rx-%d rps_cpus", r->net, r->queue);
-		break;
-	case NP_REC_XPS_CPUS:
-		snprintf(buf, size, "%s tx-%d xps_cpus", r->net, r->queue);
-		break;
-	case NP_REC_CHANNELS:
-		snprintf(buf, size, "%s channels", r->net);
-		break;
+	if (r->kind == NP_ATTR_IRQ_AFFINITY) {
+		snprintf(buf, size, "irq %d %s (%s)", r->irq, r->vector, m->pci.devs[r->dev].addr);
+		return;
 	}
+	struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block };
+	char *subject = np_attr_subject(r->kind, &t);
+	snprintf(buf, size, "%s", subject ? subject : np_attr_name(r->kind));
+	free(subject);
 }
 
 /* "48.2M" */
@@ -92,14 +82,17 @@ static void count_text(unsigned long long n, char *buf, size_t size)
 		snprintf(buf, size, "%llu", n);
 }
 
-/* What a recommendation moves: interrupts since boot and their share off the
- * recommended CPUs' nodes today; the command to run for advice-only kinds. */
+/* What a recommendation moves: interrupts since boot and their share handled
+ * today off its target's nodes; for an advice-only kind, the command to run. */
 static void volume_text(const struct np_rec *r, char *buf, size_t size)
 {
 	char n[32];
-	if (r->kind == NP_REC_CHANNELS) {
-		snprintf(buf, size, "ethtool -L %s combined %s", r->net, r->recommended);
-	} else if (r->kind == NP_REC_IRQ_AFFINITY) {
+	if (np_attrs[r->kind].command) {
+		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block };
+		char *cmd = np_attr_command(r->kind, &t, r->recommended);
+		snprintf(buf, size, "%s", cmd ? cmd : "?");
+		free(cmd);
+	} else if (r->kind == NP_ATTR_IRQ_AFFINITY) {
 		count_text(r->interrupts, n, sizeof(n));
 		snprintf(buf, size, "%s, %.0f%% remote", n, r->remote * 100);
 	} else {
@@ -117,8 +110,9 @@ static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *pla
 		if (!r->change)
 			continue;
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "kind", np_rec_kind_name(r->kind));
-		cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
+		cJSON_AddStringToObject(o, "kind", np_attr_name(r->kind));
+		cJSON_AddItemToObject(o, "device", r->dev >= 0 ? cJSON_CreateString(m->pci.devs[r->dev].addr)
+							       : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "irq", r->irq >= 0 ? cJSON_CreateNumber(r->irq) : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "vector", r->vector ? cJSON_CreateString(r->vector) : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "queue", r->queue >= 0 ? cJSON_CreateNumber(r->queue) : cJSON_CreateNull());
@@ -126,11 +120,11 @@ static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *pla
 		cJSON_AddItemToObject(o, "net", r->net ? cJSON_CreateString(r->net) : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "current", r->current ? cJSON_CreateString(r->current) : cJSON_CreateNull());
 		cJSON_AddStringToObject(o, "recommended", r->recommended);
-		if (r->kind == NP_REC_IRQ_AFFINITY) {
+		if (r->kind == NP_ATTR_IRQ_AFFINITY) {
 			cJSON_AddNumberToObject(o, "interrupts", (double)r->interrupts);
 			cJSON_AddNumberToObject(o, "remote_share", (double)(long)(r->remote * 1000 + 0.5) / 1000);
 		}
-		if (r->kind == NP_REC_CHANNELS) {
+		if (np_attrs[r->kind].command) {
 			char cmd[160];
 			volume_text(r, cmd, sizeof(cmd));
 			cJSON_AddStringToObject(o, "command", cmd);
@@ -142,7 +136,7 @@ static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *pla
 	cJSON *kept = cJSON_AddArrayToObject(doc, "kept");
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct np_rec *r = &plan->v[i];
-		if (r->change || r->kind != NP_REC_IRQ_AFFINITY)
+		if (r->change || r->kind != NP_ATTR_IRQ_AFFINITY)
 			continue;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
@@ -168,13 +162,14 @@ static void plan_print(const struct np_machine *m, const struct np_plan *plan, c
 	size_t n = 0, kept = 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct np_rec *r = &plan->v[i];
-		kept += !r->change && r->kind == NP_REC_IRQ_AFFINITY;
+		kept += !r->change && r->kind == NP_ATTR_IRQ_AFFINITY;
 		if (!r->change)
 			continue;
 		char target[160], volume[160];
 		target_text(m, r, target, sizeof(target));
 		volume_text(r, volume, sizeof(volume));
-		bool is_set = r->kind == NP_REC_RPS_CPUS || r->kind == NP_REC_XPS_CPUS;
+		/* Where an empty set is a value, it turns the feature off. */
+		bool is_set = np_attrs[r->kind].empty_ok;
 		np_table_cell(t, "%s", target);
 		np_table_cell(t, "%s", !r->current ? "?" : is_set && !*r->current ? "off" : r->current);
 		np_table_cell(t, "%s", is_set && !*r->recommended ? "off" : r->recommended);

@@ -8,12 +8,6 @@
 
 #include "sysfs.h"
 
-const char *np_rec_kind_name(enum np_rec_kind kind)
-{
-	static const char *const names[] = { "irq_affinity", "rq_affinity", "rps_cpus", "xps_cpus", "channels" };
-	return names[kind];
-}
-
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
 {
 	int rc = np_cpuset_copy(out, &topo->online);
@@ -478,7 +472,7 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 	for (size_t k = 0; rc == 0 && k < s->n; k++) {
 		size_t ii = p->refs[s->first + k];
 		const struct np_irq *irq = &m->irqs.v[ii];
-		struct np_rec r = { .kind = NP_REC_IRQ_AFFINITY, .dev = s->dev, .irq = irq->irq, .queue = irq->queue,
+		struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = s->dev, .irq = irq->irq, .queue = irq->queue,
 				    .vector = irq->name, .interrupts = irq->total };
 		unsigned long long off = 0;
 		double weighted = 0;
@@ -790,7 +784,7 @@ static int block_recs(struct planner *p, size_t di)
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
-		struct np_rec r = { .kind = NP_REC_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
+		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
 		int want;
 		const char *why;
 		if (pol->rq_affinity >= 0) {
@@ -840,7 +834,7 @@ static int queue_irq(const struct planner *p, size_t di, int queue, bool tx)
 	return any;
 }
 
-static int net_rec(struct planner *p, enum np_rec_kind kind, size_t di, const struct np_netif *nif, int q,
+static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
 		   const struct np_cpuset *cur, const struct np_cpuset *want, const char *why)
 {
 	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name };
@@ -882,11 +876,11 @@ static int net_recs(struct planner *p, size_t di)
 			int ii = queue_irq(p, di, q, true);
 			if (!nif->xps_known[q] || ii < 0 || !p->has_plan[ii] || np_cpuset_count(&p->planned[ii]) != 1)
 				continue;
-			rc = net_rec(p, NP_REC_XPS_CPUS, di, nif, q, &nif->xps[q], &p->planned[ii],
+			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &p->planned[ii],
 				     "transmit from the CPU that serves this queue's interrupt in the plan");
 		}
 		if (rc == 0 && p->nqueues[di] && p->ncores[di] && p->nqueues[di] > p->ncores[di] && pol->auto_net) {
-			struct np_rec r = { .kind = NP_REC_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name };
+			struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name };
 			if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
 				r.current = NULL;
 			if (asprintf(&r.recommended, "%d", p->ncores[di]) < 0)
@@ -917,7 +911,7 @@ static int net_recs(struct planner *p, size_t di)
 		const struct np_cpuset *to = rps == NP_RPS_OFF ? &off : rps == NP_RPS_APP && pol->auto_net ? &rps_to
 													      : &p->opts->app_cpus;
 		for (int q = 0; q < nif->nrx && rc == 0 && rps != NP_RPS_KEEP; q++)
-			rc = net_rec(p, NP_REC_RPS_CPUS, di, nif, q, &nif->rps[q], to, why);
+			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q], to, why);
 	}
 	np_cpuset_free(&rps_to);
 	return rc;
@@ -959,7 +953,7 @@ static int irqbalance_warning(struct planner *p)
 	const struct np_machine *m = p->m;
 	bool moves = false;
 	for (size_t i = 0; i < p->plan->n && !moves; i++)
-		moves = p->plan->v[i].kind == NP_REC_IRQ_AFFINITY && p->plan->v[i].change;
+		moves = p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].change;
 	if (!moves)
 		return 0;
 	if (m->irqbalance)
@@ -1110,14 +1104,14 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 	bool oom = false;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct np_rec *r = &plan->v[i];
-		if (r->kind == NP_REC_CHANNELS)
+		if (np_attrs[r->kind].command)
 			continue; /* advice only: ethtool, not a profile setting */
 		struct np_setting *s = &out->settings[out->nsettings++];
 		s->queue = -1;
 		s->irq = -1;
+		s->kind = r->kind;
 		switch (r->kind) {
-		case NP_REC_IRQ_AFFINITY:
-			s->kind = NP_SET_IRQ_AFFINITY;
+		case NP_ATTR_IRQ_AFFINITY:
 			s->device = strdup(m->pci.devs[r->dev].addr);
 			if (r->queue >= 0 && queue_is_unique(m, r->dev, r->queue))
 				s->queue = r->queue;
@@ -1125,18 +1119,18 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 				oom |= !(s->vector = strdup(r->vector));
 			oom |= !s->device || !(s->cpus = strdup(r->recommended));
 			break;
-		case NP_REC_RQ_AFFINITY:
-			s->kind = NP_SET_RQ_AFFINITY;
+		case NP_ATTR_RQ_AFFINITY:
 			oom |= !(s->block = strdup(r->block));
 			s->value = atoi(r->recommended);
 			break;
-		case NP_REC_RPS_CPUS:
-		case NP_REC_XPS_CPUS:
-			s->kind = r->kind == NP_REC_RPS_CPUS ? NP_SET_RPS_CPUS : NP_SET_XPS_CPUS;
+		case NP_ATTR_RPS_CPUS:
+		case NP_ATTR_XPS_CPUS:
 			oom |= !(s->net = strdup(r->net)) || !(s->cpus = strdup(r->recommended));
 			s->queue = r->queue;
 			break;
-		case NP_REC_CHANNELS:
+		default:
+			/* Machine-wide: the value alone. */
+			oom |= !(s->cpus = strdup(r->recommended));
 			break;
 		}
 		if (asprintf(&s->where, "settings[%zu]", i) < 0)
