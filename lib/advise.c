@@ -619,7 +619,12 @@ static int place_slots(struct planner *p)
 		}
 		count_on(p, s, cpu, 1);
 		np_cpuset_clear(&one);
-		if (p->cap[s->dev] > 1)
+		int here = p->dcount[s->dev][core_of(p, cpu)];
+		if (here > p->cap[s->dev])
+			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
+				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
+				 s->queue, here);
+		else if (p->cap[s->dev] > 1)
 			snprintf(why, sizeof(why), "%s; queue %d on a core it shares with at most %d of the device's "
 				 "queues (%d queues, %d core%s)", move ? move : "not placed yet", s->queue,
 				 p->cap[s->dev] - 1, p->nqueues[s->dev], p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
@@ -630,6 +635,24 @@ static int place_slots(struct planner *p)
 		if ((rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
 			rc = record(p, s, &one, false, why);
 	}
+	/* Say where the budget kept queues away from. */
+	struct np_cpuset full = NP_CPUSET_INIT;
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		if (!p->nqueues[di])
+			continue;
+		np_cpuset_foreach(cpu, &p->target[di])
+			if (rc == 0 && p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+				rc = np_cpuset_set(&full, (unsigned)cpu);
+	}
+	if (rc == 0 && !np_cpuset_empty(&full)) {
+		char *list = list_text(&full);
+		rc = warn(p->plan, "CPU%s %s already hold%s %d vectors or more: an x86 CPU has about %d to give, so "
+			  "the plan puts no queue there while other CPUs of the target have room, and spreads instead",
+			  np_cpuset_count(&full) > 1 ? "s" : "", list ? list : "?", np_cpuset_count(&full) > 1 ? "" : "s",
+			  NP_VECTORS_PER_CPU, NP_VECTORS_PER_CPU);
+		free(list);
+	}
+	np_cpuset_free(&full);
 	/* The rest (a device's only IRQ, admin, config and misc vectors) keep
 	 * what they may of their CPUs, else take the whole target: they carry
 	 * little, and the kernel picks one CPU in the set. */

@@ -203,6 +203,28 @@ test_app_pid_inference() {
 	expect_eq 1 "$status" "a process that does not exist"
 }
 
+# x86 has about 200 vectors per CPU: a CPU that holds them gets no more queues.
+test_vector_budget() {
+	local root=$WORK/vectors n c counts
+	rm -rf "$root" && cp -a "$FIXTURES/amd16" "$root"
+	# 200 more IRQs (of a device numaplace does not list) pinned on CPU 4
+	for ((n = 100; n < 300; n++)); do
+		counts=""
+		for ((c = 0; c < 16; c++)); do counts+=$(printf '%10u ' $((c == 4 ? 5 : 0))); done
+		printf '%3d: %s PCI-MSIX-0000:99:00.0 %3d-edge  fake%d\n' $n "$counts" $((n - 100)) $n
+		mkdir -p "$root/proc/irq/$n"
+		echo 4 >"$root/proc/irq/$n/smp_affinity_list"
+		echo 4 >"$root/proc/irq/$n/effective_affinity_list"
+	done >"$WORK/more-irqs"
+	awk -v more="$WORK/more-irqs" '/^ *NMI:/ { while ((getline l < more) > 0) print l } { print }' \
+		"$FIXTURES/amd16/proc/interrupts" >"$root/proc/interrupts"
+	local json
+	json=$("$NUMAPLACE" --root "$root" advise --json)
+	expect_eq 0 "$(jq '[.recommendations[] | select(.kind == "irq_affinity" and .recommended == "4")] | length' <<<"$json")" \
+		"queues placed on the full CPU 4"
+	jq -e '.warnings[] | select(test("CPU 4 already holds 200 vectors"))' <<<"$json" >/dev/null || die "the budget is not said"
+}
+
 # Applicable recommendations (channels are advice only: ethtool, never applied).
 applicable() { jq '[.recommendations[] | select(.kind != "channels")] | length'; }
 
