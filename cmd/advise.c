@@ -17,6 +17,7 @@ const struct np_option advise_options[] = {
 	{ "app-pid", 0, "PID", "the application is this process: its CPUs, and (for --policy app) its devices", "pid" },
 	{ "device", 'd', "FILTER", "plan only for matching devices (repeatable); with --policy app, the application's devices", "device" },
 	{ "exclude-cpus", 'x', "LIST", "keep these CPUs free of IRQs", NULL },
+	{ "interval", 'i', "SEC", "weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL },
 	{ "output", 'o', "FILE", "also write the plan as a profile for 'numaplace apply'", "file" },
 	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -213,6 +214,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	const char *arg, *policy = "local", *app_cpus = NULL, *exclude = NULL, *output = NULL;
 	const char **filters = calloc((size_t)argc + 1, sizeof(char *));
 	int nfilters = 0, app_node = -1, app_pid = -1, opt, rc = EXIT_OK;
+	double interval = 0;
 	bool json = false;
 	if (!filters)
 		return np_error("%s", strerror(ENOMEM));
@@ -232,6 +234,12 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 			exclude = arg;
 		else if (!strcmp(name, "output"))
 			output = arg;
+		else if (!strcmp(name, "interval")) {
+			char *end;
+			interval = strtod(arg, &end);
+			if (*end || end == arg || !(interval > 0 && interval <= 3600))
+				rc = np_usage_error(self, "--interval needs seconds between 0 and 3600, not '%s'", arg);
+		}
 		else
 			json = true;
 	}
@@ -266,6 +274,13 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	}
 	np_print_warnings(&m);
+	/* Impact follows the recent rate when asked: counts since boot weigh a
+	 * device that was busy last month as much as one busy now. */
+	if (interval > 0 && np_sample_interval(ctx, &m, interval)) {
+		np_machine_free(&m);
+		free(filters);
+		return np_error("%s", ctx->err);
+	}
 	struct np_advise_opts o = { .policy_name = policy };
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	o.devices = calloc(m.pci.ndevs + 1, sizeof(*o.devices));
@@ -312,6 +327,16 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	for (size_t i = 0; i < ninferred; i++)
 		free(inferred[i]);
 	free(inferred);
+	if (rc == EXIT_OK && interval > 0) {
+		char **more = realloc(plan.notes, (plan.nnotes + 1) * sizeof(*more));
+		if (!more || asprintf(&more[plan.nnotes], "interrupts counted during %g s (--interval), not since boot",
+				      interval) < 0)
+			rc = np_error("%s", strerror(ENOMEM));
+		if (more)
+			plan.notes = more;
+		if (rc == EXIT_OK)
+			plan.nnotes++;
+	}
 	if (rc == EXIT_OK && output) {
 		struct np_profile prof;
 		char desc[256];

@@ -116,6 +116,8 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
 /* Rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
+/* Sleeps seconds, then replaces m's interrupt counts with what ran meanwhile. */
+int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
 /* Prints JSON and a newline to stdout; frees it. Returns an exit status. */
 int np_print_json(struct cJSON *json);

@@ -141,7 +141,7 @@ void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilte
 }
 
 /* Replaces each IRQ's counts by what it handled during the next `seconds`. */
-static int sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
+int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 {
 	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
@@ -204,7 +204,7 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			dev_filters[ndev_filters++] = filters[f];
 	if (selected && dev_filters)
 		rc = ndev_filters ? np_select_devices(&m, ndev_filters, dev_filters, false, selected) : EXIT_OK;
-	if (rc == EXIT_OK && interval > 0 && sample_interval(ctx, &m, interval))
+	if (rc == EXIT_OK && interval > 0 && np_sample_interval(ctx, &m, interval))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && json) {
 		cJSON *doc = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(doc, "irqs");

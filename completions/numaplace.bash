@@ -14,7 +14,7 @@ _numaplace_options()
 	topo) echo '--json -j --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --help -h' ;;
 	irqs) echo '--json -j --interval -i --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --help -h' ;;
 	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --profile-dir --help -h' ;;
 	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
@@ -42,6 +42,7 @@ _numaplace_argument()
 	advise:--app-pid) echo pid ;;
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
+	advise:--interval | advise:-i) echo none ;;
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;

@@ -1036,6 +1036,17 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = build_slots(&p);
 	if (rc == 0)
 		rc = size_devices(&p);
+	/* Queues the plan does not place (other devices', managed ones) still
+	 * load their CPUs: balance against them too. */
+	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		int cpu = home_cpu(irq);
+		if (irq->queue < 0 || cpu < 0 || (size_t)cpu >= ncpu ||
+		    (irq->dev >= 0 && !np_cpuset_empty(&p.target[irq->dev]) && irq->managed == NP_MANAGED_NO))
+			continue;
+		p.load[cpu]++;
+		p.core_load[core_of(&p, cpu)]++;
+	}
 	if (rc == 0)
 		rc = keep_slots(&p);
 	if (rc == 0)
