@@ -422,14 +422,16 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 				return "out of memory";
 			np_cpuset_andnot(&out, t);
 			char *list = list_text(&out);
+			/* Pinned to one CPU, it runs there; a wider affinity only allows. */
+			const char *verb = where == &irq->affinity && np_cpuset_count(where) > 1 ? "may run" : "runs";
 			struct np_cpuset nodes = NP_CPUSET_INIT;
 			if (np_nodes_of(&p->m->topo, &out, &nodes) == 0 && np_cpuset_count(&nodes) == 1)
-				snprintf(buf, size, "%s on CPU%s %s (node %d), outside its target",
-					 where == &irq->affinity ? "may run" : "runs", np_cpuset_count(&out) > 1 ? "s" : "",
+				snprintf(buf, size, "%s on CPU%s %s (node %d), outside its target", verb,
+					 np_cpuset_count(&out) > 1 ? "s" : "",
 					 list ? list : "?", np_cpuset_next(&nodes, 0));
 			else
-				snprintf(buf, size, "%s on CPU%s %s, outside its target",
-					 where == &irq->affinity ? "may run" : "runs", np_cpuset_count(&out) > 1 ? "s" : "",
+				snprintf(buf, size, "%s on CPU%s %s, outside its target", verb,
+					 np_cpuset_count(&out) > 1 ? "s" : "",
 					 list ? list : "?");
 			free(list);
 			np_cpuset_free(&out);
