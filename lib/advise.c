@@ -1027,6 +1027,10 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		}
 		p.flat = flat_machine(m);
 		rc = np_usable_cpus(&m->topo, &opts->exclude, &p.usable);
+		/* Every target is within usable: no CPU past the per-CPU arrays. */
+		for (int c = np_cpuset_next(&p.usable, m->topo.max_cpu + 1); rc == 0 && c >= 0;
+		     c = np_cpuset_next(&p.usable, c + 1))
+			np_cpuset_unset(&p.usable, (unsigned)c);
 	}
 	if (rc == 0)
 		rc = general_warnings(&p);
