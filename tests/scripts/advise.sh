@@ -82,7 +82,7 @@ test_channels_advice_for_more_queues_than_cores() {
 	json=$(adv amd16 --json)
 	expect_eq "eth0 16 4" "$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended)"' <<<"$json")" \
 		"channels for eth0 (16 queues, node 1 has 4 cores)"
-	jq -e '.recommendations[] | select(.kind == "channels") | .command == "ethtool -L eth0 combined 4" and (.reason | test("361862"))' \
+	jq -e '.recommendations[] | select(.kind == "channels") | .volume == "ethtool -L eth0 combined 4" and (.reason | test("361862"))' \
 		<<<"$json" >/dev/null || die "no ethtool command or seed 003 figures"
 	adv amd16 -o "$WORK/amd16.json" >/dev/null
 	expect_eq 0 "$(jq '[.settings[] | select(.kind == "channels")] | length' "$WORK/amd16.json")" "channels in the profile"
