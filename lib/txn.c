@@ -379,6 +379,7 @@ static void sync_parent(const char *path)
 	}
 }
 
+/* A state directory given by the caller is a path on this machine. */
 static int make_dirs(struct np_ctx *ctx, const char *path)
 {
 	char buf[PATH_MAX];
@@ -397,6 +398,28 @@ static int make_dirs(struct np_ctx *ctx, const char *path)
 			return 0;
 		*p = '/';
 	}
+}
+
+/* The state directory: the caller's, or NP_STATE_DIR resolved inside the
+ * root (lib/sysfs), so that a link in a copied tree ("var -> /elsewhere")
+ * cannot put the journals and the lock outside it. */
+static int open_state_dir(struct np_ctx *ctx, const struct np_txn_opts *opts, bool create,
+			  struct state *st)
+{
+	if (opts && opts->state_dir && *opts->state_dir) {
+		int rc = create ? make_dirs(ctx, st->dir) : 0;
+		return rc ? rc : open_dir_at(ctx, AT_FDCWD, st->dir, st->dir, &st->dirfd);
+	}
+	const char *base;
+	int rc = create ? np_mkdirs(ctx, NP_STATE_DIR, 0700) : 0;
+	if (rc)
+		return rc;
+	int pfd = np_open_parent(ctx, NP_STATE_DIR, &base);
+	if (pfd < 0)
+		return np_fail(ctx, pfd, "state directory '%s': %s", st->dir, strerror(-pfd));
+	rc = open_dir_at(ctx, pfd, base, st->dir, &st->dirfd);
+	close(pfd);
+	return rc;
 }
 
 static void state_close(struct state *st)
@@ -434,9 +457,7 @@ static int state_open(struct np_ctx *ctx, const struct np_txn_opts *opts, bool c
 			       strerror(ENAMETOOLONG));
 	snprintf(st->txndir, sizeof(st->txndir), "%s/%s", st->dir, TXN_SUBDIR);
 
-	if (create && (rc = make_dirs(ctx, st->dir)))
-		return rc;
-	rc = open_dir_at(ctx, AT_FDCWD, st->dir, st->dir, &st->dirfd);
+	rc = open_state_dir(ctx, opts, create, st);
 	if (rc == -ENOENT && !create) {
 		ctx->err[0] = '\0';
 		return 0;

@@ -366,13 +366,14 @@ static void test_mask_malformed(void **state)
 static void test_mask_out_of_range(void **state)
 {
 	(void)state;
-	/* A "1" just above NP_CPUSET_MAX_CPU zero bits away: in range; "2": not. */
-	size_t groups = NP_CPUSET_MAX_CPU / 32;
-	char *mask = malloc(2 + groups * 9 + 1);
+	/* The top bit of the first group is NP_CPUSET_MAX_CPU: in range; one
+	 * group more puts a bit past it. */
+	size_t groups = (NP_CPUSET_MAX_CPU + 1) / 32;
+	char *mask = malloc(9 + groups * 9 + 1);
 	assert_non_null(mask);
 	char *p = mask;
-	*p++ = '1';
-	for (size_t g = 0; g < groups; g++)
+	p += sprintf(p, "80000000");
+	for (size_t g = 1; g < groups; g++)
 		p += sprintf(p, ",%08x", 0u);
 
 	struct np_cpuset set = NP_CPUSET_INIT;
@@ -380,7 +381,10 @@ static void test_mask_out_of_range(void **state)
 	assert_int_equal(np_cpuset_count(&set), 1);
 	assert_int_equal(np_cpuset_last(&set), NP_CPUSET_MAX_CPU);
 
-	mask[0] = '2';
+	sprintf(p, ",%08x", 0u);
+	mask[0] = '1';
+	mask[1] = ',';
+	memmove(mask + 2, mask + 9, strlen(mask + 9) + 1);
 	assert_int_equal(np_cpuset_parse_mask(&set, mask), -ERANGE);
 	assert_true(np_cpuset_empty(&set));
 	assert_in_range(set.nwords, 0, MAX_WORDS);
