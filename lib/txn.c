@@ -150,23 +150,63 @@ static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
 	return buf;
 }
 
-/* A configuration file is read whole, so that a revert restores it byte
- * for byte; a kernel value is read as the line it is. */
+/* Every value is read whole, byte for byte, so that a revert restores
+ * exactly what was there ("0-15" without a newline stays so). */
 static int read_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path, char **out)
 {
+	size_t len;
 	if (kind == NP_VALUE_TEXT)
 		return np_conf_read(ctx, path, out);
-	return np_read_text(ctx, out, "%s", path);
+	return np_read_bytes(ctx, out, &len, "%s", path);
 }
 
 /* A configuration file is replaced by a rename, never truncated and
- * rewritten: a crash leaves the old text or the new, both in the journal. */
+ * rewritten: a crash leaves the old text or the new, both in the journal.
+ * exact: the bytes read before (a revert or an undo); else a value of the
+ * profile, newline-terminated as the kernel prints it. */
 static int write_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path,
-		       const char *value)
+		       const char *value, bool exact)
 {
 	if (kind == NP_VALUE_TEXT)
 		return np_conf_write(ctx, path, value, 0, false);
+	if (exact)
+		return np_write_bytes(ctx, value, strlen(value), "%s", path);
 	return np_write_text(ctx, value, "%s", path);
+}
+
+/* A value quoted in a message: np_excerpt without the trailing newlines. */
+static const char *show(const char *value, char *buf, size_t size)
+{
+	size_t len = strlen(value);
+	while (len && value[len - 1] == '\n')
+		len--;
+	return np_excerpt_n(value, len, buf, size);
+}
+
+/* A value as the user sees it: without the newlines a file ends in. */
+static char *trimmed(const char *value)
+{
+	size_t len = strlen(value);
+	while (len && value[len - 1] == '\n')
+		len--;
+	return strndup(value, len);
+}
+
+/* The values handed back to callers are for showing; the exact bytes stay
+ * in the journal. */
+static int trim_olds(struct np_txn *txn)
+{
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		struct np_change *c = &txn->changes[i];
+		if (c->kind == NP_VALUE_TEXT || !c->old_value)
+			continue;
+		char *t = trimmed(c->old_value);
+		if (!t)
+			return -ENOMEM;
+		free(c->old_value);
+		c->old_value = t;
+	}
+	return 0;
 }
 
 /* Reads the value at path; 1 when it equals value once both are normalized,
@@ -194,7 +234,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 	if (!have) {
 		rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
 			     full_path(ctx, path, fp), kind_name(kind),
-			     np_excerpt(cur, ex, sizeof(ex)));
+			     show(cur, ex, sizeof(ex)));
 		goto out;
 	}
 	rc = strcmp(want, have) == 0;
@@ -912,6 +952,9 @@ int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_tx
 	if (rc)
 		return rc;
 	rc = load_all(ctx, &st, txns, count);
+	for (size_t i = 0; !rc && i < *count; i++)
+		if (trim_olds(&(*txns)[i]))
+			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	state_close(&st);
 	return rc;
 }
@@ -992,13 +1035,13 @@ static long fault_after(void)
 /* One write and its read-back. *written tells the caller whether the file
  * may have changed, so that a mismatching value is undone too. */
 static int write_checked(struct np_ctx *ctx, const struct np_change *c, const char *value,
-			 bool *written)
+			 bool exact, bool *written)
 {
 	char fp[PATH_MAX], ex[64], ex2[64];
 	char *cur;
 
 	*written = false;
-	int rc = write_value(ctx, c->kind, c->path, value);
+	int rc = write_value(ctx, c->kind, c->path, value, exact);
 	if (rc)
 		return with_subject(ctx, rc, c);
 	*written = true;
@@ -1007,8 +1050,8 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 		rc = np_fail(
 			ctx, -EIO,
 			"wrote '%s' to '%s' but it reads back '%s': the kernel did not take the value",
-			np_excerpt(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
-			np_excerpt(cur, ex2, sizeof(ex2)));
+			show(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
+			show(cur, ex2, sizeof(ex2)));
 	free(cur);
 	if (rc == 1)
 		return 0;
@@ -1024,7 +1067,7 @@ static int undo_writes(struct np_ctx *ctx, const struct np_change *changes, char
 	int first = 0;
 	for (size_t j = ndone; j-- > 0;) {
 		bool written;
-		int rc = write_checked(ctx, &changes[done[j]], values[done[j]], &written);
+		int rc = write_checked(ctx, &changes[done[j]], values[done[j]], true, &written);
 		if (rc && !first) {
 			first = rc;
 			snprintf(err, errsize, "%s", ctx->err);
@@ -1152,18 +1195,22 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 		if (!norm) {
 			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
 				     full_path(ctx, c->path, fp), kind_name(c->kind),
-				     np_excerpt(old, ex, sizeof(ex)));
+				     show(old, ex, sizeof(ex)));
 			free(old);
 			return with_subject(ctx, rc, c);
 		}
 		free(norm);
 		free(c->old_value);
 		c->old_value = old;
-		if (same_value(c->kind, old, c->new_value))
-			continue;
-		if (change_copy(&txn->changes[txn->nchanges], c))
+		bool same = same_value(c->kind, old, c->new_value);
+		if (!same && change_copy(&txn->changes[txn->nchanges++], c))
 			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
-		txn->nchanges++;
+		/* The journal keeps the bytes; the caller gets the value. */
+		if (c->kind != NP_VALUE_TEXT && !(c->old_value = trimmed(old)))
+			rc = -ENOMEM;
+		free(c->kind != NP_VALUE_TEXT ? old : NULL);
+		if (rc)
+			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
 	return 0;
 }
@@ -1212,7 +1259,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		bool written;
-		rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, &written);
+		rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, false, &written);
 		if (written)
 			done[ndone++] = i;
 		if (rc)
@@ -1255,7 +1302,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 			undo_err);
 		goto out;
 	}
-	if (txn_out) {
+	if (txn_out && trim_olds(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
 	}
@@ -1369,7 +1416,7 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
 			 np_excerpt(c->new_value, exn, sizeof(exn)),
-			 np_excerpt(c->old_value, exo, sizeof(exo)));
+			 show(c->old_value, exo, sizeof(exo)));
 	else
 		snprintf(expected, sizeof(expected), "'%s'",
 			 np_excerpt(c->new_value, exn, sizeof(exn)));
@@ -1377,7 +1424,7 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		       "'%s' (%s) changed since transaction %s: it is '%s', expected %s%s; "
 		       "use --force to revert anyway",
 		       full_path(ctx, c->path, fp), display_name(c), txn->id,
-		       np_excerpt(before[first], ex, sizeof(ex)), expected, more);
+		       show(before[first], ex, sizeof(ex)), expected, more);
 }
 
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
@@ -1447,7 +1494,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		bool written;
 		if ((stale && !survives_reboot(c)) || same_value(c->kind, before[i], c->old_value))
 			continue;
-		rc = write_checked(ctx, c, c->old_value, &written);
+		rc = write_checked(ctx, c, c->old_value, true, &written);
 		if (written)
 			done[ndone++] = i;
 		if (rc)
@@ -1493,7 +1540,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 			     any ? ", which a reboot keeps," : "");
 		goto out;
 	}
-	if (txn_out) {
+	if (txn_out && trim_olds(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
 	}
