@@ -16,6 +16,7 @@
 
 #include "conffile.h"
 #include "cpuset.h"
+#include "irqbalance.h"
 #include "sysfs.h"
 
 #define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
@@ -287,16 +288,64 @@ static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
 	return np_fail(ctx, rc, "%s (%s)", detail, c->subject);
 }
 
-/* Only /sys and /proc, and no way out of them: the paths come back from a
- * journal file, and a revert writes wherever they point. */
-static bool path_allowed(const char *path)
+/* A name the kernel gives a block device or an interface: no '/', not "."
+ * or "..", nothing a shell or a path would read twice. */
+static const char *kernel_name(const char *p, char end)
 {
-	if (!path || (strncmp(path, "/sys/", 5) && strncmp(path, "/proc/", 6)))
+	const char *start = p;
+	while (*p && *p != end) {
+		if (!isalnum((unsigned char)*p) && !strchr("_.:@+-", *p))
+			return NULL;
+		p++;
+	}
+	if (*p != end || p == start || (p - start <= 2 && start[0] == '.' && (p - start == 1 || start[1] == '.')))
+		return NULL;
+	return p;
+}
+
+static const char *number(const char *p)
+{
+	const char *start = p;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return p > start && p - start <= 9 ? p : NULL;
+}
+
+static const char *prefix(const char *p, const char *lit)
+{
+	size_t n = strlen(lit);
+	return p && !strncmp(p, lit, n) ? p + n : NULL;
+}
+
+/* The four tunable kinds and nothing else, each by its own path: the paths
+ * come back from a journal file, and a revert writes wherever they point.
+ * (One home for this table once the kinds have their descriptors.) */
+static bool kind_path_ok(const char *path, enum np_value_kind kind)
+{
+	const char *p;
+	if (!path)
 		return false;
-	for (const char *p = path; (p = strstr(p, "/..")); p += 3)
-		if (p[3] == '/' || p[3] == '\0')
+	switch (kind) {
+	case NP_VALUE_CPULIST: /* /proc/irq/N/smp_affinity_list */
+		p = number(prefix(path, "/proc/irq/") ? path + 10 : "");
+		return p && !strcmp(p, "/smp_affinity_list");
+	case NP_VALUE_CPUMASK: /* /sys/class/net/IF/queues/{rx-N/rps,tx-N/xps}_cpus */
+		p = prefix(path, "/sys/class/net/");
+		p = p ? kernel_name(p, '/') : NULL;
+		p = prefix(p, "/queues/");
+		if (!p)
 			return false;
-	return true;
+		bool rx = !strncmp(p, "rx-", 3);
+		p = (rx || !strncmp(p, "tx-", 3)) ? number(p + 3) : NULL;
+		return p && !strcmp(p, rx ? "/rps_cpus" : "/xps_cpus");
+	case NP_VALUE_INT: /* /sys/block/DEV/queue/rq_affinity */
+		p = prefix(path, "/sys/block/");
+		p = p ? kernel_name(p, '/') : NULL;
+		return p && !strcmp(p, "/queue/rq_affinity");
+	case NP_VALUE_TEXT:
+		return !strcmp(path, NP_IRQBALANCE_CONFIG);
+	}
+	return false;
 }
 
 /* Besides kernel values, exactly one file, and only as whole text: irqbalance's
@@ -306,9 +355,138 @@ static bool is_config(const char *path)
 	return path && !strcmp(path, NP_IRQBALANCE_CONFIG);
 }
 
-static bool change_allowed(const char *path, enum np_value_kind kind)
+/* The line of text starting at *p (advanced past it); false at the end. */
+static bool next_line(const char **p, const char **line, size_t *len)
 {
-	return kind == NP_VALUE_TEXT ? is_config(path) : path_allowed(path);
+	if (!**p)
+		return false;
+	const char *nl = strchr(*p, '\n');
+	*line = *p;
+	*len = nl ? (size_t)(nl - *p) : strlen(*p);
+	*p += *len + (nl != NULL);
+	return true;
+}
+
+#define ARGS_KEY "IRQBALANCE_ARGS="
+#define BAN_MARK NP_IRQBALANCE_MARK
+
+static bool starts(const char *line, size_t len, const char *lit)
+{
+	return len >= strlen(lit) && !strncmp(line, lit, strlen(lit));
+}
+
+/* numaplace's comment: one line of printable text, which the shell and
+ * systemd both skip. */
+static bool mark_line_ok(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] < 0x20 || line[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/* Whether n is o plus only "--banirq=N" words. */
+static bool adds_only_bans(const char *o, size_t olen, const char *n, size_t nlen)
+{
+	size_t i = 0, j = 0;
+	while (j < nlen) {
+		if (i < olen && o[i] == n[j]) {
+			i++, j++;
+			continue;
+		}
+		j += n[j] == ' ';
+		if (nlen - j < 9 || strncmp(n + j, "--banirq=", 9))
+			return false;
+		size_t d = j += 9;
+		while (j < nlen && isdigit((unsigned char)n[j]))
+			j++;
+		if (j == d)
+			return false;
+	}
+	return i == olen;
+}
+
+/* Whether the assignment line l is, in other, an assignment with bans added
+ * (want_more: other's line is l plus bans; else l is other's plus bans). */
+static bool args_match(const char *l, size_t len, const char *other, bool want_more)
+{
+	const char *q = other, *m;
+	size_t mlen;
+	while (next_line(&q, &m, &mlen))
+		if (starts(m, mlen, ARGS_KEY) &&
+		    (want_more ? adds_only_bans(l, len, m, mlen) : adds_only_bans(m, mlen, l, len)))
+			return true;
+	/* A new assignment holding only bans. */
+	return !want_more && (adds_only_bans(ARGS_KEY "\"\"", 18, l, len) ||
+			      adds_only_bans(ARGS_KEY, 16, l, len));
+}
+
+/* Checks the banned-IRQ lines of text against other's; false when one is
+ * more than the irqbalance kind writes. */
+static bool ban_lines_ok(const char *text, const char *other, bool is_old)
+{
+	const char *p = text, *l;
+	size_t len;
+	while (next_line(&p, &l, &len)) {
+		if (starts(l, len, BAN_MARK) && !mark_line_ok(l, len))
+			return false;
+		if (starts(l, len, ARGS_KEY) && !args_match(l, len, other, is_old))
+			return false;
+	}
+	return true;
+}
+
+/* The next line that is not a banned-IRQ line. */
+static bool next_kept(const char **p, const char **line, size_t *len)
+{
+	while (next_line(p, line, len))
+		if (!starts(*line, *len, BAN_MARK) && !starts(*line, *len, ARGS_KEY))
+			return true;
+	return false;
+}
+
+static bool only_blank(const char *p)
+{
+	const char *l;
+	size_t len;
+	while (next_kept(&p, &l, &len))
+		if (len)
+			return false;
+	return true;
+}
+
+/* What a journal may say the irqbalance kind did: the same text but for
+ * the banned-IRQ lines (IRQBALANCE_ARGS gaining --banirq=N words, or a new
+ * one made of them, and numaplace's comment above it), blank lines at the
+ * end aside. A revert then writes no text but the file's own. */
+static bool text_change_ok(const char *old, const char *new)
+{
+	if (!ban_lines_ok(old, new, true) || !ban_lines_ok(new, old, false))
+		return false;
+	const char *po = old, *pn = new, *lo, *ln;
+	size_t no, nn;
+	for (;;) {
+		bool ho = next_kept(&po, &lo, &no), hn = next_kept(&pn, &ln, &nn);
+		if (!ho || !hn)
+			return ho ? !no && only_blank(po) : !hn || (!nn && only_blank(pn));
+		if (no != nn || memcmp(lo, ln, no))
+			return false;
+	}
+}
+
+/* A journal's change: a path of its kind, and values of its kind's form. */
+static const char *change_refused(const struct np_change *c)
+{
+	if (!kind_path_ok(c->path, c->kind))
+		return "its path is not one of its kind's";
+	if (c->kind == NP_VALUE_TEXT)
+		return text_change_ok(c->old_value, c->new_value)
+			       ? NULL
+			       : "its text differs in more than irqbalance's banned IRQs";
+	return same_value(c->kind, c->old_value, c->old_value) &&
+			       same_value(c->kind, c->new_value, c->new_value)
+		       ? NULL
+		       : "a value is not of its kind's form";
 }
 
 static void change_free(struct np_change *c)
@@ -719,6 +897,7 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 			 size_t len, struct np_txn *txn, char **error)
 {
 	const char *why = "not a JSON object";
+	char whybuf[256], ex[96];
 	cJSON *root = cJSON_ParseWithLength(text, len);
 	int rc = -EINVAL;
 
@@ -765,12 +944,6 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 		why = "a change has an unknown kind";
 		if (kind_parse(kind, &c->kind))
 			goto bad;
-		why = "a change's path is outside /sys and /proc";
-		if (!path_allowed(cpath) && !is_config(cpath))
-			goto bad;
-		why = "a change's kind does not fit its path";
-		if (!change_allowed(cpath, c->kind))
-			goto bad;
 		c->path = strdup(cpath);
 		c->subject = strdup(subject);
 		c->old_value = strdup(old);
@@ -778,6 +951,12 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 		txn->nchanges++;
 		if (!c->path || !c->subject || !c->old_value || !c->new_value)
 			goto nomem;
+		if ((why = change_refused(c))) {
+			snprintf(whybuf, sizeof(whybuf), "change %zu ('%s'): %s", txn->nchanges,
+				 np_excerpt(cpath, ex, sizeof(ex)), why);
+			why = whybuf;
+			goto bad;
+		}
 	}
 	if (error) {
 		*error = dup_or_null(json_string(root, "error"));
@@ -1119,13 +1298,13 @@ static int validate_changes(struct np_ctx *ctx, const struct np_change *changes,
 		if (c->kind != NP_VALUE_TEXT && is_config(c->path))
 			return np_fail(ctx, -EINVAL, "%s: '%s' takes a text value, not a %s value",
 				       display_name(c), c->path, kind_name(c->kind));
-		if (!change_allowed(c->path, c->kind))
-			return np_fail(ctx, -EINVAL, "%s: '%s' is not a path under /sys or /proc",
-				       c->subject && *c->subject ? c->subject : "change",
-				       c->path ? c->path : "(null)");
 		if (!kind_valid(c->kind))
 			return np_fail(ctx, -EINVAL, "%s: unknown value kind %d for '%s'",
 				       display_name(c), (int)c->kind, c->path);
+		if (!kind_path_ok(c->path, c->kind))
+			return np_fail(ctx, -EINVAL, "%s: '%s' is not a path of a %s setting",
+				       c->subject && *c->subject ? c->subject : "change",
+				       c->path ? c->path : "(null)", kind_name(c->kind));
 		char *norm = np_value_normalize(c->kind, c->new_value);
 		if (!norm)
 			return np_fail(

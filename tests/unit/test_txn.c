@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../../lib/context.h"
+#include "../../lib/irqbalance.h"
 #include "../../lib/txn.h"
 #include "tmproot.h"
 
@@ -386,7 +387,7 @@ static void test_apply_invalid(void **state)
 	set_changes(c);
 	c[1].path = "/etc/passwd";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
-	assert_err_has(&f->ctx, "'/etc/passwd' is not a path under /sys or /proc");
+	assert_err_has(&f->ctx, "'/etc/passwd' is not a path of a cpulist setting");
 
 	set_changes(c);
 	c[1].path = "/proc/irq/../../etc/passwd";
@@ -899,7 +900,7 @@ static void test_list_oldest_first(void **state)
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
 	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "outside /sys and /proc");
+	assert_err_has(&f->ctx, "its path is not one of its kind's");
 	/* A pending check reads the journals too, so a broken one blocks apply. */
 	set_changes(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "d", c, NCHANGES, NULL), -EINVAL);
@@ -1071,21 +1072,47 @@ static void test_text_only_for_the_config_file(void **state)
 	struct np_txn *txns;
 	size_t n;
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "kind does not fit its path");
+	assert_err_has(&f->ctx, "its path is not one of its kind's");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
 	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "outside /sys and /proc");
+	assert_err_has(&f->ctx, "its path is not one of its kind's");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
 	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"a\\n\", \"new\": \"b\\n\"}]}");
+	/* Free text: a revert would write it into a file init scripts source. */
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "its text differs in more than irqbalance's banned IRQs");
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
+	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"A=1\\nIRQBALANCE_ARGS=\\\"-x; rm\\\"\\n\", "
+	    "\"new\": \"A=1\\nIRQBALANCE_ARGS=\\\"-x --banirq=3\\\"\\n\"}]}");
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+	assert_err_has(&f->ctx, "its text differs in more than irqbalance's banned IRQs");
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
+	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"A=1\\nIRQBALANCE_ARGS=\\\"-x\\\"\\n\", "
+	    "\"new\": \"A=1\\n" NP_IRQBALANCE_MARK " 3\\nIRQBALANCE_ARGS=\\\"-x --banirq=3\\\"\\n\"}]}");
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
 	assert_int_equal(n, 1);
-	assert_string_equal(txns[0].changes[0].old_value, "a\n");
+	assert_string_equal(txns[0].changes[0].old_value, "A=1\nIRQBALANCE_ARGS=\"-x\"\n");
 	np_txns_free(txns, n);
+
+	/* A kernel setting that no kind writes, as a tampered journal named it. */
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/proc/sys/kernel/panic\", "
+	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"0\"}]}");
+	put(f, "/proc/sys/kernel/panic", "0");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, "20000101-000000-1", true, NULL), -EINVAL);
+	assert_err_has(&f->ctx, "20000101-000000-1.json' is malformed: change 1 ('/proc/sys/kernel/panic'): "
+				"its path is not one of its kind's");
+	assert_file(f, "/proc/sys/kernel/panic", "0");
 }
 
 static void test_text_file_must_be_a_plain_existing_file(void **state)
