@@ -45,6 +45,8 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 			cJSON_AddStringToObject(o, "profile", txns[i].profile);
 			cJSON_AddStringToObject(o, "state", np_txn_state_name(txns[i].state));
 			cJSON_AddNumberToObject(o, "changes", (double)txns[i].nchanges);
+			if (txns[i].unreadable)
+				cJSON_AddStringToObject(o, "error", txns[i].unreadable);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -68,6 +70,10 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		np_table_print(t, stdout);
 		np_table_free(t);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (txns[i].unreadable)
+			fprintf(stderr, "numaplace: history: transaction %s is unreadable: %s\n", txns[i].id,
+				txns[i].unreadable);
 	np_txns_free(txns, n);
 	return rc;
 }

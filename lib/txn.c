@@ -44,6 +44,7 @@ static const char *const state_names[] = {
 	[NP_TXN_ROLLED_BACK] = "rolled_back",
 	[NP_TXN_REVERTED] = "reverted",
 	[NP_TXN_STALE] = "stale",
+	[NP_TXN_UNREADABLE] = "unreadable",
 };
 
 static const char *const kind_names[] = {
@@ -62,7 +63,8 @@ const char *np_txn_state_name(enum np_txn_state state)
 
 static int state_parse(const char *name, enum np_txn_state *out)
 {
-	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++) {
+	/* "unreadable" is what we say of a file, never what a file may say. */
+	for (size_t i = 0; i < NP_TXN_UNREADABLE; i++) {
 		if (!strcmp(name, state_names[i])) {
 			*out = (enum np_txn_state)i;
 			return 0;
@@ -505,6 +507,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->id);
 	free(txn->profile);
 	free(txn->boot_id);
+	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
 		change_free(&txn->changes[i]);
 	free(txn->changes);
@@ -1067,6 +1070,24 @@ static void ids_free(char **ids, size_t count)
 	free(ids);
 }
 
+/* One bad journal (tampered, a link, torn by a disk) must not hide or block
+ * the others: it is listed with its reason, and only its revert refuses. */
+static int unreadable_entry(struct np_ctx *ctx, const char *id, struct np_txn *txn)
+{
+	memset(txn, 0, sizeof(*txn));
+	txn->state = NP_TXN_UNREADABLE;
+	txn->id = strdup(id);
+	txn->profile = strdup("");
+	txn->boot_id = strdup(UNKNOWN_BOOT);
+	txn->unreadable = strdup(ctx->err);
+	ctx->err[0] = '\0';
+	if (!txn->id || !txn->profile || !txn->boot_id || !txn->unreadable) {
+		np_txn_free(txn);
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	return 0;
+}
+
 static int load_all(struct np_ctx *ctx, struct state *st, struct np_txn **txns, size_t *count)
 {
 	char **ids;
@@ -1089,6 +1110,8 @@ static int load_all(struct np_ctx *ctx, struct state *st, struct np_txn **txns, 
 			kept++;
 		else if (rc == -ENOENT)
 			rc = 0; /* listed, then gone: nothing to report about it */
+		else if (rc != -ENOMEM && !(rc = unreadable_entry(ctx, ids[i], &list[kept])))
+			kept++;
 	}
 	ids_free(ids, n);
 	if (rc) {

@@ -887,24 +887,50 @@ static void test_list_oldest_first(void **state)
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
 	assert_int_equal(n, 3);
 	np_txns_free(txns, n);
-	put(f, STATE "/txn/20000101-000000-1.json", "{\"id\": 3}");
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "20000101-000000-1.json' is malformed");
-	put(f, STATE "/txn/20000101-000000-1.json",
-	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
-	    "\"time\": 1e300, \"state\": \"applied\", \"changes\": []}");
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "time out of range");
-	put(f, STATE "/txn/20000101-000000-1.json",
-	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
-	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
-	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "its path is not one of its kind's");
-	/* A pending check reads the journals too, so a broken one blocks apply. */
+	/* A broken journal is listed as unreadable, with the file and why; the
+	 * others keep working, and only its own revert refuses. */
+	static const struct {
+		const char *text, *why;
+	} broken[] = {
+		{ "{\"id\": 3}", "20000101-000000-1.json' is malformed" },
+		{ "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+		  "\"time\": 1e300, \"state\": \"applied\", \"changes\": []}", "time out of range" },
+		{ "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+		  "\"time\": 1, \"state\": \"unreadable\", \"changes\": []}", "unknown state" },
+		{ "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
+		  "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
+		  "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}",
+		  "its path is not one of its kind's" },
+	};
+	for (size_t b = 0; b < sizeof(broken) / sizeof(broken[0]); b++) {
+		put(f, STATE "/txn/20000101-000000-1.json", broken[b].text);
+		assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+		assert_int_equal(n, 4);
+		assert_int_equal(txns[0].state, NP_TXN_UNREADABLE);
+		assert_string_equal(txns[0].id, "20000101-000000-1");
+		assert_non_null(strstr(txns[0].unreadable, broken[b].why));
+		assert_string_equal(txns[3].profile, "c");
+		np_txns_free(txns, n);
+		assert_int_equal(np_txn_revert(&f->ctx, &f->opts, "20000101-000000-1", true, NULL), -EINVAL);
+		assert_err_has(&f->ctx, broken[b].why);
+	}
+	/* A journal that is a link is read from nowhere. */
+	char path[PATH_MAX], target[PATH_MAX + 8];
+	snprintf(target, sizeof(target), "%s.json", ids[0]);
+	tmproot_path(f->root, path, STATE "/txn/20000101-000000-1.json");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(txns[0].state, NP_TXN_UNREADABLE);
+	assert_non_null(strstr(txns[0].unreadable, path));
+	np_txns_free(txns, n);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, "20000101-000000-1", false, NULL), -ELOOP);
+	/* Neither blocks apply nor the revert of a good transaction. */
 	set_changes(c);
-	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "d", c, NCHANGES, NULL), -EINVAL);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "d", c, NCHANGES, NULL), 0);
 	free_olds(c, NCHANGES);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
 	assert_file(f, IRQ46, "0-1");
 
 	assert_string_equal(np_txn_state_name(NP_TXN_PENDING), "pending");
@@ -1030,6 +1056,19 @@ static void test_text_rolled_back_with_the_rest(void **state)
 	np_txns_free(txns, n);
 }
 
+/* The one journal in the state directory is listed as unreadable, for why. */
+static void assert_unreadable(const struct fixture *f, const char *why)
+{
+	struct np_txn *txns;
+	size_t n;
+	assert_int_equal(np_txn_list((struct np_ctx *)&f->ctx, &f->opts, &txns, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(txns[0].state, NP_TXN_UNREADABLE);
+	if (!strstr(txns[0].unreadable, why))
+		fail_msg("'%s' lacks '%s'", txns[0].unreadable, why);
+	np_txns_free(txns, n);
+}
+
 static void test_text_only_for_the_config_file(void **state)
 {
 	struct fixture *f = *state;
@@ -1071,28 +1110,24 @@ static void test_text_only_for_the_config_file(void **state)
 	assert_int_equal(chmod(path, 0700), 0);
 	struct np_txn *txns;
 	size_t n;
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "its path is not one of its kind's");
+	assert_unreadable(f, "its path is not one of its kind's");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
 	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "its path is not one of its kind's");
+	assert_unreadable(f, "its path is not one of its kind's");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
 	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"a\\n\", \"new\": \"b\\n\"}]}");
 	/* Free text: a revert would write it into a file init scripts source. */
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "its text differs in more than irqbalance's banned IRQs");
+	assert_unreadable(f, "its text differs in more than irqbalance's banned IRQs");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
 	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"A=1\\nIRQBALANCE_ARGS=\\\"-x; rm\\\"\\n\", "
 	    "\"new\": \"A=1\\nIRQBALANCE_ARGS=\\\"-x --banirq=3\\\"\\n\"}]}");
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "its text differs in more than irqbalance's banned IRQs");
+	assert_unreadable(f, "its text differs in more than irqbalance's banned IRQs");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
