@@ -1598,9 +1598,12 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		const struct np_change *c = &txn->changes[i];
 		if (stale && !survives_reboot(c))
 			continue;
-		int rc = current_matches(ctx, c->path, c->kind, c->new_value, &before[i]);
+		/* A value that does not parse (a file emptied by hand, a foreign
+		 * write) is drift like any other: --force restores over it. */
+		int rc = read_value(ctx, c->kind, c->path, &before[i]);
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
+		rc = same_value(c->kind, before[i], c->new_value);
 		/* A crashed apply may have stopped before this write. */
 		if (rc == 1 ||
 		    (txn->state == NP_TXN_PENDING && same_value(c->kind, before[i], c->old_value)))

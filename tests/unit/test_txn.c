@@ -1056,6 +1056,27 @@ static void test_text_rolled_back_with_the_rest(void **state)
 	np_txns_free(txns, n);
 }
 
+/* A torn or emptied value: drift without --force, restored with it, and
+ * the exact old bytes come back ("0-15" without a newline, "1\n\n"). */
+static void test_revert_force_over_garbage_byte_exact(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+
+	tmproot_put(f->root, IRQ45, "0-15");
+	tmproot_put(f->root, RQ, "1\n\n");
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), 0);
+	free_olds(c, NCHANGES);
+	tmproot_put(f->root, RPS, "");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
+	assert_err_has(&f->ctx, "use --force");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, true, NULL), 0);
+	assert_raw(f, IRQ45, "0-15");
+	assert_raw(f, RQ, "1\n\n");
+	assert_raw(f, RPS, "00000000\n");
+}
+
 /* The one journal in the state directory is listed as unreadable, for why. */
 static void assert_unreadable(const struct fixture *f, const char *why)
 {
@@ -1331,6 +1352,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_revert_refuses_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_restored_by_a_stale_revert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_wait_is_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_force_over_garbage_byte_exact, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
