@@ -8,12 +8,6 @@
 
 #include "sysfs.h"
 
-const char *np_rec_kind_name(enum np_rec_kind kind)
-{
-	static const char *const names[] = { "irq_affinity", "rq_affinity", "rps_cpus", "xps_cpus" };
-	return names[kind];
-}
-
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
 {
 	int rc = np_cpuset_copy(out, &topo->online);
@@ -238,7 +232,7 @@ static int irq_rec(struct planner *p, size_t ii, const struct np_cpuset *cpus, c
 {
 	const struct np_irq *irq = &p->m->irqs.v[ii];
 	int di = irq->dev;
-	struct np_rec r = { .kind = NP_REC_IRQ_AFFINITY, .dev = di, .irq = irq->irq, .queue = irq->queue,
+	struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = di, .irq = irq->irq, .queue = irq->queue,
 			    .vector = irq->name };
 	r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
 	r.recommended = list_text(cpus);
@@ -349,7 +343,7 @@ static int block_recs(struct planner *p, size_t di)
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
-		struct np_rec r = { .kind = NP_REC_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
+		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
 		int want;
 		const char *why;
 		if (pol->rq_affinity >= 0) {
@@ -398,7 +392,7 @@ static int queue_irq(const struct planner *p, size_t di, int queue, bool tx)
 	return any;
 }
 
-static int net_rec(struct planner *p, enum np_rec_kind kind, size_t di, const struct np_netif *nif, int q,
+static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
 		   const struct np_cpuset *cur, const struct np_cpuset *want, const char *why)
 {
 	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name };
@@ -427,7 +421,7 @@ static int net_recs(struct planner *p, size_t di)
 			int ii = queue_irq(p, di, q, true);
 			if (!nif->xps_known[q] || ii < 0 || np_cpuset_empty(irq_cpus_after(p, (size_t)ii)))
 				continue;
-			rc = net_rec(p, NP_REC_XPS_CPUS, di, nif, q, &nif->xps[q], irq_cpus_after(p, (size_t)ii),
+			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], irq_cpus_after(p, (size_t)ii),
 				     "transmit from the CPUs that serve this queue's interrupt");
 		}
 		enum np_rps_policy rps = pol->rps;
@@ -450,10 +444,46 @@ static int net_recs(struct planner *p, size_t di)
 					"application's CPUs";
 		}
 		for (int q = 0; q < nif->nrx && rc == 0 && rps != NP_RPS_KEEP; q++)
-			rc = net_rec(p, NP_REC_RPS_CPUS, di, nif, q, &nif->rps[q],
+			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q],
 				     rps == NP_RPS_OFF ? &off : &p->opts->app_cpus, why);
 	}
 	np_cpuset_free(&nodes);
+	return rc;
+}
+
+/* Every IRQ requested from now on (a driver loaded, a device hot-plugged,
+ * a queue added) starts on default_smp_affinity. When that includes CPUs
+ * the plan keeps free of IRQs, they get interrupts until someone notices:
+ * recommend the usable (housekeeping) CPUs. Otherwise nothing. */
+static int default_irq_rec(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	const struct np_irqs *irqs = &m->irqs;
+	struct np_cpuset bad = NP_CPUSET_INIT;
+	if (!irqs->has_default_affinity || np_cpuset_empty(&p->usable))
+		return 0;
+	int rc = np_cpuset_copy(&bad, &irqs->default_affinity);
+	np_cpuset_and(&bad, &m->topo.online);
+	np_cpuset_andnot(&bad, &p->usable);
+	if (rc == 0 && !np_cpuset_empty(&bad)) {
+		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1 };
+		const struct np_cpuset *why_set[] = { &m->topo.isolated, &m->topo.nohz_full, &p->opts->exclude };
+		static const char *const why_name[] = { "isolated", "nohz_full", "excluded" };
+		char why[48] = "";
+		for (size_t i = 0; i < 3; i++)
+			if (np_cpuset_intersects(&bad, why_set[i]))
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", *why ? ", " : "",
+					 why_name[i]);
+		char *list = list_text(&bad);
+		r.current = list_text(&irqs->default_affinity);
+		r.recommended = list_text(&p->usable);
+		if (!list || asprintf(&r.reason, "new IRQs would start on CPUs %s (%s): start them on the usable CPUs",
+				      list, why) < 0)
+			r.reason = NULL;
+		free(list);
+		rc = add_rec(p->plan, &r);
+	}
+	np_cpuset_free(&bad);
 	return rc;
 }
 
@@ -493,6 +523,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		if ((rc = block_recs(&p, di)) == 0)
 			rc = net_recs(&p, di);
 	}
+	if (rc == 0 && !opts->devices_only)
+		rc = default_irq_rec(&p);
 	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
 		np_cpuset_free(&p.target[i]);
 		free(p.target_why[i]);
@@ -553,9 +585,9 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 		struct np_setting *s = &out->settings[out->nsettings++];
 		s->queue = -1;
 		s->irq = -1;
+		s->kind = r->kind;
 		switch (r->kind) {
-		case NP_REC_IRQ_AFFINITY:
-			s->kind = NP_SET_IRQ_AFFINITY;
+		case NP_ATTR_IRQ_AFFINITY:
 			s->device = strdup(m->pci.devs[r->dev].addr);
 			if (r->queue >= 0 && queue_is_unique(m, r->dev, r->queue))
 				s->queue = r->queue;
@@ -563,16 +595,18 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 				oom |= !(s->vector = strdup(r->vector));
 			oom |= !s->device || !(s->cpus = strdup(r->recommended));
 			break;
-		case NP_REC_RQ_AFFINITY:
-			s->kind = NP_SET_RQ_AFFINITY;
+		case NP_ATTR_RQ_AFFINITY:
 			oom |= !(s->block = strdup(r->block));
 			s->value = atoi(r->recommended);
 			break;
-		case NP_REC_RPS_CPUS:
-		case NP_REC_XPS_CPUS:
-			s->kind = r->kind == NP_REC_RPS_CPUS ? NP_SET_RPS_CPUS : NP_SET_XPS_CPUS;
+		case NP_ATTR_RPS_CPUS:
+		case NP_ATTR_XPS_CPUS:
 			oom |= !(s->net = strdup(r->net)) || !(s->cpus = strdup(r->recommended));
 			s->queue = r->queue;
+			break;
+		default:
+			/* Machine-wide: the value alone. */
+			oom |= !(s->cpus = strdup(r->recommended));
 			break;
 		}
 		if (asprintf(&s->where, "settings[%zu]", i) < 0)

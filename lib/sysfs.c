@@ -200,7 +200,12 @@ static int read_path(struct np_ctx *ctx, const char *mpath, const char *shown, s
 				     np_size_name(max, sz, sizeof(sz)));
 	}
 	close(fd);
-	if (!rc && memchr(buf, '\0', len))
+	/* Copies of sysfs (hwloc's gathered dumps) may pad a value with NULs after
+	 * its newline ("0-31\n\0"); a NUL inside the value is still corruption. */
+	size_t vlen = rc ? 0 : len;
+	while (vlen && (buf[vlen - 1] == '\n' || buf[vlen - 1] == '\0'))
+		vlen--;
+	if (!rc && memchr(buf, '\0', vlen))
 		rc = np_fail(ctx, -EINVAL, "'%s': unexpected binary content", shown);
 	if (rc) {
 		free(buf);
@@ -218,7 +223,7 @@ static int read_line(struct np_ctx *ctx, const char *mpath, const char *shown, c
 	int rc = read_path(ctx, mpath, shown, NP_ATTR_MAX_BYTES, out, &len);
 	if (rc)
 		return rc;
-	while (len && (*out)[len - 1] == '\n')
+	while (len && ((*out)[len - 1] == '\n' || (*out)[len - 1] == '\0'))
 		len--;
 	(*out)[len] = '\0';
 	return 0;

@@ -45,7 +45,8 @@ bool np_sysfs_exists(struct np_ctx *ctx, const char *fmt, ...) NP_FMT(2);
 /* Reads accept only a regular file (which sysfs and procfs attributes are)
  * of at most NP_ATTR_MAX_BYTES (-EFBIG), opened without blocking: a FIFO or a
  * device is refused (-EINVAL). */
-/* Whole file, trailing newlines removed; *out is malloc'd. */
+/* Whole file, trailing newlines and NULs removed (a NUL before the end is
+ * -EINVAL); *out is malloc'd. */
 int np_read_text(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);
 /* Whole file as it is, *len bytes (NUL-terminated too). */
 int np_read_bytes(struct np_ctx *ctx, char **out, size_t *len, const char *fmt, ...) NP_FMT(4);

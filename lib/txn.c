@@ -47,13 +47,6 @@ static const char *const state_names[] = {
 	[NP_TXN_UNREADABLE] = "unreadable",
 };
 
-static const char *const kind_names[] = {
-	[NP_VALUE_CPULIST] = "cpulist",
-	[NP_VALUE_CPUMASK] = "cpumask",
-	[NP_VALUE_INT] = "int",
-	[NP_VALUE_TEXT] = "text",
-};
-
 const char *np_txn_state_name(enum np_txn_state state)
 {
 	if ((size_t)state < sizeof(state_names) / sizeof(state_names[0]))
@@ -73,73 +66,18 @@ static int state_parse(const char *name, enum np_txn_state *out)
 	return -EINVAL;
 }
 
-static bool kind_valid(enum np_value_kind kind)
+static bool attr_valid(enum np_attr attr)
 {
-	return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]);
+	return (unsigned)attr < NP_ATTR_COUNT;
 }
 
-static const char *kind_name(enum np_value_kind kind)
+/* How a change's value is read, written and compared. */
+static enum np_value_kind kind_of(const struct np_change *c)
 {
-	return kind_valid(kind) ? kind_names[kind] : "unknown";
-}
-
-static int kind_parse(const char *name, enum np_value_kind *out)
-{
-	for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
-		if (!strcmp(name, kind_names[i])) {
-			*out = (enum np_value_kind)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return np_attrs[c->attr].value;
 }
 
 /* ---- values ---- */
-
-static char *normalize_int(const char *value)
-{
-	const char *p = value;
-	while (isspace((unsigned char)*p))
-		p++;
-	const char *digits = p + (*p == '-' || *p == '+');
-	if (!isdigit((unsigned char)*digits))
-		return NULL;
-	char *end;
-	errno = 0;
-	long long v = strtoll(p, &end, 10);
-	if (errno)
-		return NULL;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
-		return NULL;
-	char *out;
-	return asprintf(&out, "%lld", v) < 0 ? NULL : out;
-}
-
-char *np_value_normalize(enum np_value_kind kind, const char *value)
-{
-	if (!value)
-		return NULL;
-	switch (kind) {
-	case NP_VALUE_CPULIST:
-	case NP_VALUE_CPUMASK: {
-		struct np_cpuset set = NP_CPUSET_INIT;
-		int rc = kind == NP_VALUE_CPULIST ? np_cpuset_parse_list(&set, value)
-						  : np_cpuset_parse_mask(&set, value);
-		/* Masks compare as lists, so that the width never matters:
-		 * "3" and "00000000,00000003" are the same CPUs. */
-		char *out = rc ? NULL : np_cpuset_format_list(&set);
-		np_cpuset_free(&set);
-		return out;
-	}
-	case NP_VALUE_INT:
-		return normalize_int(value);
-	case NP_VALUE_TEXT:
-		return strdup(value);
-	}
-	return NULL;
-}
 
 /* ROOT + path for messages, so the user sees the file really touched. */
 static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
@@ -201,7 +139,7 @@ static int trim_olds(struct np_txn *txn)
 {
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		struct np_change *c = &txn->changes[i];
-		if (c->kind == NP_VALUE_TEXT || !c->old_value)
+		if (kind_of(c) == NP_VALUE_TEXT || !c->old_value)
 			continue;
 		char *t = trimmed(c->old_value);
 		if (!t)
@@ -226,7 +164,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 		*current = NULL;
 	if (!want) {
 		rc = np_fail(ctx, -EINVAL, "'%s' is not a valid %s value for '%s'",
-			     np_excerpt(value ? value : "", ex, sizeof(ex)), kind_name(kind),
+			     np_excerpt(value ? value : "", ex, sizeof(ex)), np_value_kind_name(kind),
 			     full_path(ctx, path, fp));
 		goto out;
 	}
@@ -236,7 +174,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 	have = np_value_normalize(kind, cur);
 	if (!have) {
 		rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
-			     full_path(ctx, path, fp), kind_name(kind),
+			     full_path(ctx, path, fp), np_value_kind_name(kind),
 			     show(cur, ex, sizeof(ex)));
 		goto out;
 	}
@@ -288,73 +226,6 @@ static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
 		return rc;
 	memcpy(detail, ctx->err, sizeof(detail));
 	return np_fail(ctx, rc, "%s (%s)", detail, c->subject);
-}
-
-/* A name the kernel gives a block device or an interface: no '/', not "."
- * or "..", nothing a shell or a path would read twice. */
-static const char *kernel_name(const char *p, char end)
-{
-	const char *start = p;
-	while (*p && *p != end) {
-		if (!isalnum((unsigned char)*p) && !strchr("_.:@+-", *p))
-			return NULL;
-		p++;
-	}
-	if (*p != end || p == start || (p - start <= 2 && start[0] == '.' && (p - start == 1 || start[1] == '.')))
-		return NULL;
-	return p;
-}
-
-static const char *number(const char *p)
-{
-	const char *start = p;
-	while (isdigit((unsigned char)*p))
-		p++;
-	return p > start && p - start <= 9 ? p : NULL;
-}
-
-static const char *prefix(const char *p, const char *lit)
-{
-	size_t n = strlen(lit);
-	return p && !strncmp(p, lit, n) ? p + n : NULL;
-}
-
-/* The four tunable kinds and nothing else, each by its own path: the paths
- * come back from a journal file, and a revert writes wherever they point.
- * (One home for this table once the kinds have their descriptors.) */
-static bool kind_path_ok(const char *path, enum np_value_kind kind)
-{
-	const char *p;
-	if (!path)
-		return false;
-	switch (kind) {
-	case NP_VALUE_CPULIST: /* /proc/irq/N/smp_affinity_list */
-		p = number(prefix(path, "/proc/irq/") ? path + 10 : "");
-		return p && !strcmp(p, "/smp_affinity_list");
-	case NP_VALUE_CPUMASK: /* /sys/class/net/IF/queues/{rx-N/rps,tx-N/xps}_cpus */
-		p = prefix(path, "/sys/class/net/");
-		p = p ? kernel_name(p, '/') : NULL;
-		p = prefix(p, "/queues/");
-		if (!p)
-			return false;
-		bool rx = !strncmp(p, "rx-", 3);
-		p = (rx || !strncmp(p, "tx-", 3)) ? number(p + 3) : NULL;
-		return p && !strcmp(p, rx ? "/rps_cpus" : "/xps_cpus");
-	case NP_VALUE_INT: /* /sys/block/DEV/queue/rq_affinity */
-		p = prefix(path, "/sys/block/");
-		p = p ? kernel_name(p, '/') : NULL;
-		return p && !strcmp(p, "/queue/rq_affinity");
-	case NP_VALUE_TEXT:
-		return !strcmp(path, NP_IRQBALANCE_CONFIG);
-	}
-	return false;
-}
-
-/* Besides kernel values, exactly one file, and only as whole text: irqbalance's
- * settings, where the IRQs a transaction places are banned. */
-static bool is_config(const char *path)
-{
-	return path && !strcmp(path, NP_IRQBALANCE_CONFIG);
 }
 
 /* The line of text starting at *p (advanced past it); false at the end. */
@@ -476,28 +347,24 @@ static bool text_change_ok(const char *old, const char *new)
 	}
 }
 
-/* A journal's change: a path of its kind, and values of its kind's form. */
+/* A journal's change (its path checked against its kind's): values of its kind's form. */
 static const char *change_refused(const struct np_change *c)
 {
-	if (!kind_path_ok(c->path, c->kind))
-		return "its path is not one of its kind's";
-	if (c->kind == NP_VALUE_TEXT)
+	if (kind_of(c) == NP_VALUE_TEXT)
 		return text_change_ok(c->old_value, c->new_value)
 			       ? NULL
 			       : "its text differs in more than irqbalance's banned IRQs";
-	return same_value(c->kind, c->old_value, c->old_value) &&
-			       same_value(c->kind, c->new_value, c->new_value)
+	return same_value(kind_of(c), c->old_value, c->old_value) &&
+			       same_value(kind_of(c), c->new_value, c->new_value)
 		       ? NULL
 		       : "a value is not of its kind's form";
 }
 
-static void change_free(struct np_change *c)
+/* A change writes only its kind's own path: the paths come back from a
+ * journal file, and a revert writes wherever they point. */
+static bool path_fits(const char *path, enum np_attr attr)
 {
-	free(c->path);
-	free(c->subject);
-	free(c->old_value);
-	free(c->new_value);
-	memset(c, 0, sizeof(*c));
+	return attr_valid(attr) && np_attr_match(path, NULL) == (int)attr;
 }
 
 void np_txn_free(struct np_txn *txn)
@@ -509,7 +376,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->boot_id);
 	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
-		change_free(&txn->changes[i]);
+		np_change_free(&txn->changes[i]);
 	free(txn->changes);
 	memset(txn, 0, sizeof(*txn));
 }
@@ -521,15 +388,18 @@ void np_txns_free(struct np_txn *txns, size_t count)
 	free(txns);
 }
 
+/* The copy's target is read from its (validated) path, as a journal's is:
+ * a transaction never holds a target its path does not say. */
 static int change_copy(struct np_change *dst, const struct np_change *src)
 {
-	dst->kind = src->kind;
+	dst->attr = src->attr;
 	dst->path = strdup(src->path);
 	dst->subject = strdup(subject_of(src));
 	dst->old_value = strdup(src->old_value);
 	dst->new_value = strdup(src->new_value);
-	if (!dst->path || !dst->subject || !dst->old_value || !dst->new_value) {
-		change_free(dst);
+	if (!dst->path || !dst->subject || !dst->old_value || !dst->new_value ||
+	    np_attr_match(dst->path, &dst->target) != (int)dst->attr) {
+		np_change_free(dst);
 		return -ENOMEM;
 	}
 	return 0;
@@ -779,8 +649,11 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 		if (!o)
 			goto fail;
 		cJSON_AddItemToArray(changes, o);
+		/* "kind" too: a numaplace from before the attr table can still
+		 * revert this journal after a downgrade. */
 		if (!cJSON_AddStringToObject(o, "path", c->path) ||
-		    !cJSON_AddStringToObject(o, "kind", kind_name(c->kind)) ||
+		    !cJSON_AddStringToObject(o, "attr", np_attr_name(c->attr)) ||
+		    !cJSON_AddStringToObject(o, "kind", np_value_kind_name(kind_of(c))) ||
 		    !cJSON_AddStringToObject(o, "subject", subject_of(c)) ||
 		    !cJSON_AddStringToObject(o, "old", c->old_value) ||
 		    !cJSON_AddStringToObject(o, "new", c->new_value))
@@ -939,20 +812,32 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	cJSON_ArrayForEach(item, changes) {
 		struct np_change *c = &txn->changes[txn->nchanges];
 		const char *cpath = json_string(item, "path"), *kind = json_string(item, "kind");
-		const char *subject = json_string(item, "subject");
+		const char *attr = json_string(item, "attr"), *subject = json_string(item, "subject");
 		const char *old = json_string(item, "old"), *new = json_string(item, "new");
+		enum np_value_kind vkind = NP_VALUE_TEXT;
 		why = "a change lacks path, kind, subject, old or new";
-		if (!cpath || !kind || !subject || !old || !new)
+		if (!cpath || (!kind && !attr) || !subject || !old || !new)
 			goto bad;
 		why = "a change has an unknown kind";
-		if (kind_parse(kind, &c->kind))
+		if ((kind && np_value_kind_parse(kind, &vkind)) || (attr && np_attr_by_name(attr, false) < 0))
 			goto bad;
+		/* Journals from before the attr table say only the value kind: the
+		 * path tells which attr it is, as it would had the table existed. */
+		int a = attr ? np_attr_by_name(attr, false) : np_attr_match(cpath, NULL);
+		why = "a change's path is not the path of a tunable kind";
+		if (a < 0)
+			goto bad;
+		why = "a change's kind does not fit its path";
+		if (!path_fits(cpath, (enum np_attr)a) || (kind && vkind != np_attrs[a].value))
+			goto bad;
+		c->attr = (enum np_attr)a;
 		c->path = strdup(cpath);
 		c->subject = strdup(subject);
 		c->old_value = strdup(old);
 		c->new_value = strdup(new);
 		txn->nchanges++;
-		if (!c->path || !c->subject || !c->old_value || !c->new_value)
+		if (!c->path || !c->subject || !c->old_value || !c->new_value ||
+		    np_attr_match(cpath, &c->target) < 0)
 			goto nomem;
 		if ((why = change_refused(c))) {
 			snprintf(whybuf, sizeof(whybuf), "change %zu ('%s'): %s", txn->nchanges,
@@ -1189,6 +1074,9 @@ static unsigned journal_count(struct state *st)
 			close(fd);
 		return 0;
 	}
+	/* The dup shares its offset with txnfd, which the pending check has
+	 * read to the end: without this, every count after it was 0. */
+	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		size_t len = strlen(de->d_name);
 		n += len > strlen(JOURNAL_EXT) && !strcmp(de->d_name + len - strlen(JOURNAL_EXT), JOURNAL_EXT);
@@ -1243,11 +1131,11 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 	char *cur;
 
 	*written = false;
-	int rc = write_value(ctx, c->kind, c->path, value, exact);
+	int rc = write_value(ctx, kind_of(c), c->path, value, exact);
 	if (rc)
 		return with_subject(ctx, rc, c);
 	*written = true;
-	rc = current_matches(ctx, c->path, c->kind, value, &cur);
+	rc = current_matches(ctx, c->path, kind_of(c), value, &cur);
 	if (rc == 0)
 		rc = np_fail(
 			ctx, -EIO,
@@ -1312,30 +1200,20 @@ static int validate_changes(struct np_ctx *ctx, const struct np_change *changes,
 		return np_fail(ctx, -EINVAL, "no changes given");
 	for (size_t i = 0; i < n; i++) {
 		const struct np_change *c = &changes[i];
-		if (c->kind == NP_VALUE_TEXT && !is_config(c->path))
-			return np_fail(ctx, -EINVAL,
-				       "%s: '%s' is not '" NP_IRQBALANCE_CONFIG
-				       "', the one file that takes a text value",
+		if (!attr_valid(c->attr))
+			return np_fail(ctx, -EINVAL, "%s: unknown kind %d for '%s'",
+				       display_name(c), (int)c->attr, c->path ? c->path : "(null)");
+		if (!path_fits(c->path, c->attr))
+			return np_fail(ctx, -EINVAL, "%s: '%s' is not the path of %s (%s)",
 				       c->subject && *c->subject ? c->subject : "change",
-				       c->path ? c->path : "(null)");
-		if (c->kind != NP_VALUE_TEXT && is_config(c->path))
-			return np_fail(ctx, -EINVAL, "%s: '%s' takes a text value, not a %s value",
-				       display_name(c), c->path, kind_name(c->kind));
-		if (!kind_valid(c->kind))
-			return np_fail(ctx, -EINVAL, "%s: unknown value kind %d for '%s'",
-				       display_name(c), (int)c->kind, c->path);
-		if (!kind_path_ok(c->path, c->kind))
-			return np_fail(ctx, -EINVAL, "%s: '%s' is not a path of a %s setting",
-				       c->subject && *c->subject ? c->subject : "change",
-				       c->path ? c->path : "(null)", kind_name(c->kind));
-		char *norm = np_value_normalize(c->kind, c->new_value);
-		if (!norm)
+				       c->path ? c->path : "(null)", np_attr_name(c->attr),
+				       np_attrs[c->attr].path);
+		if (!np_attr_value_ok(c->attr, c->new_value))
 			return np_fail(
 				ctx, -EINVAL, "%s: '%s' is not a valid %s value for '%s'",
 				display_name(c),
 				np_excerpt(c->new_value ? c->new_value : "(null)", ex, sizeof(ex)),
-				kind_name(c->kind), c->path);
-		free(norm);
+				np_attr_name(c->attr), c->path);
 	}
 	/* Two changes of one file would journal the same old value twice and
 	 * make the first one's "new" look changed by someone else at revert. */
@@ -1380,12 +1258,12 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 	for (size_t i = 0; i < n; i++) {
 		struct np_change *c = &changes[i];
 		char *old;
-		int rc = read_value(ctx, c->kind, c->path, &old);
+		int rc = read_value(ctx, kind_of(c), c->path, &old);
 		if (rc)
 			return with_subject(ctx, rc, c);
 		/* Made from another text than is there now: someone wrote the file
 		 * since; writing ours would drop what they wrote. */
-		if (c->kind == NP_VALUE_TEXT && c->old_value && strcmp(c->old_value, old)) {
+		if (kind_of(c) == NP_VALUE_TEXT && c->old_value && strcmp(c->old_value, old)) {
 			free(old);
 			rc = np_fail(ctx, -EAGAIN,
 				     "'%s' changed while numaplace prepared its change; run it again",
@@ -1393,10 +1271,10 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 			return with_subject(ctx, rc, c);
 		}
 		/* An old value we could not compare could not be checked at revert either. */
-		char *norm = np_value_normalize(c->kind, old);
+		char *norm = np_value_normalize(kind_of(c), old);
 		if (!norm) {
 			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
-				     full_path(ctx, c->path, fp), kind_name(c->kind),
+				     full_path(ctx, c->path, fp), np_value_kind_name(kind_of(c)),
 				     show(old, ex, sizeof(ex)));
 			free(old);
 			return with_subject(ctx, rc, c);
@@ -1404,13 +1282,13 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 		free(norm);
 		free(c->old_value);
 		c->old_value = old;
-		bool same = same_value(c->kind, old, c->new_value);
+		bool same = same_value(kind_of(c), old, c->new_value);
 		if (!same && change_copy(&txn->changes[txn->nchanges++], c))
 			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		/* The journal keeps the bytes; the caller gets the value. */
-		if (c->kind != NP_VALUE_TEXT && !(c->old_value = trimmed(old)))
+		if (kind_of(c) != NP_VALUE_TEXT && !(c->old_value = trimmed(old)))
 			rc = -ENOMEM;
-		free(c->kind != NP_VALUE_TEXT ? old : NULL);
+		free(kind_of(c) != NP_VALUE_TEXT ? old : NULL);
 		if (rc)
 			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
@@ -1574,10 +1452,10 @@ static int refuse_finished(struct np_ctx *ctx, const struct np_txn *txn)
  * configuration files, which a reboot leaves as the transaction wrote them. */
 static bool survives_reboot(const struct np_change *c)
 {
-	return c->kind == NP_VALUE_TEXT;
+	return np_attrs[c->attr].survives_reboot;
 }
 
-static bool has_config(const struct np_txn *txn)
+static bool has_survivor(const struct np_txn *txn)
 {
 	for (size_t i = 0; i < txn->nchanges; i++)
 		if (survives_reboot(&txn->changes[i]))
@@ -1600,13 +1478,13 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 			continue;
 		/* A value that does not parse (a file emptied by hand, a foreign
 		 * write) is drift like any other: --force restores over it. */
-		int rc = read_value(ctx, c->kind, c->path, &before[i]);
+		int rc = read_value(ctx, kind_of(c), c->path, &before[i]);
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
-		rc = same_value(c->kind, before[i], c->new_value);
+		rc = same_value(kind_of(c), before[i], c->new_value);
 		/* A crashed apply may have stopped before this write. */
 		if (rc == 1 ||
-		    (txn->state == NP_TXN_PENDING && same_value(c->kind, before[i], c->old_value)))
+		    (txn->state == NP_TXN_PENDING && same_value(kind_of(c), before[i], c->old_value)))
 			continue;
 		if (!ndrift++)
 			first = i;
@@ -1660,7 +1538,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 
 	stale = boot_differs(txn.boot_id, boot);
-	if (stale && !has_config(&txn)) {
+	if (stale && !has_survivor(&txn)) {
 		txn.state = NP_TXN_STALE;
 		rc = write_journal(ctx, &st, &txn, error);
 		if (!rc)
@@ -1687,7 +1565,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	was = txn.state;
 	for (size_t i = 0; i < txn.nchanges && !any; i++)
 		any = (!stale || survives_reboot(&txn.changes[i])) &&
-		      !same_value(txn.changes[i].kind, before[i], txn.changes[i].old_value);
+		      !same_value(kind_of(&txn.changes[i]), before[i], txn.changes[i].old_value);
 	if (any && was != NP_TXN_PENDING) {
 		txn.state = NP_TXN_PENDING;
 		if ((rc = write_journal(ctx, &st, &txn, error)))
@@ -1697,7 +1575,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	for (size_t i = txn.nchanges; i-- > 0;) {
 		const struct np_change *c = &txn.changes[i];
 		bool written;
-		if ((stale && !survives_reboot(c)) || same_value(c->kind, before[i], c->old_value))
+		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value))
 			continue;
 		rc = write_checked(ctx, c, c->old_value, true, &written);
 		if (written)
@@ -1737,7 +1615,11 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	}
 	if (stale) {
 		char fp[PATH_MAX];
-		full_path(ctx, NP_IRQBALANCE_CONFIG, fp);
+		const char *kept = "";
+		for (size_t i = txn.nchanges; i-- > 0;)
+			if (survives_reboot(&txn.changes[i]))
+				kept = txn.changes[i].path;
+		full_path(ctx, kept, fp);
 		rc = np_fail(ctx, -ESTALE,
 			     "transaction %s was applied during an earlier boot (boot id %s, now %s): "
 			     "the reboot already reset its kernel values; %s '%s'%s and marked it stale",
