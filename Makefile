@@ -12,7 +12,7 @@ VERSION := 0.1
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 # hwloc is used by the tests as the independent reading of the same roots.
-LIB_PKGS := libcjson libpci numa
+LIB_PKGS := libcjson libpci numa smartcols
 TEST_PKGS := cmocka hwloc
 
 CFLAGS ?= -O2 -g
@@ -28,7 +28,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 HEADERS := $(wildcard lib/*.h cmd/*.h)
 
 # Debian packages: what building needs, and what the tests also compare against.
-BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
+BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev libsmartcols-dev pciutils
 CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
@@ -133,6 +133,9 @@ install: numaplace
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
 	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
 	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace-hold.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp
+	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service
 
 # Removes what install put there, and the directories that are left empty.
 .PHONY: uninstall
@@ -144,7 +147,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_numaplace \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/numaplace.fish \
 		$(addprefix $(DESTDIR)$(DATADIR)/profiles/,$(notdir $(wildcard profiles/*.json))) \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service
 	rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:

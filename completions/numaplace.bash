@@ -3,27 +3,30 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs advise apply hold verify revert enable disable history profile run snapshot completion help'
+# Their options end at the first operand (a command line follows).
+_numaplace_options_end='run'
 
 # The options of command $1 ('' for the global ones, before the command).
 _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --help -h' ;;
-	topo) echo '--json -j --cpus -c --help -h' ;;
-	devices) echo '--all -a --json -j --help -h' ;;
-	irqs) echo '--json -j --interval -i --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
-	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
-	verify) echo '--json -j --profile-dir --help -h' ;;
-	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
-	enable) echo '--profile-dir --help -h' ;;
-	disable) echo '--help -h' ;;
-	history) echo '--json -j --state-dir --help -h' ;;
-	profile) echo '--profile-dir --help -h' ;;
-	run) echo '--near --print --help -h' ;;
-	snapshot) echo '--help -h' ;;
+	report) echo '--json -j --pretty --help -h' ;;
+	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
+	devices) echo '--all -a --json -j --pretty --help -h' ;;
+	irqs) echo '--json -j --pretty --interval -i --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
+	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
+	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
+	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
+	revert) echo '--force -f --state-dir --no-wait --json -j --pretty --help -h' ;;
+	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
+	disable) echo '--json -j --pretty --help -h' ;;
+	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	run) echo '--near --print --json -j --pretty --help -h' ;;
+	snapshot) echo '--json -j --pretty --help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
 	esac
@@ -36,21 +39,29 @@ _numaplace_argument()
 	case $1:$2 in
 	:--root) echo dir ;;
 	irqs:--interval | irqs:-i) echo none ;;
+	irqs:--output | irqs:-o) echo none ;;
 	advise:--policy | advise:-p) echo policy ;;
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;
 	advise:--app-pid) echo pid ;;
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
+	advise:--interval | advise:-i) echo none ;;
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
 	apply:--irqbalance) echo none ;;
+	hold:--interval | hold:-i) echo none ;;
+	hold:--profile-dir) echo dir ;;
+	hold:--state-dir) echo dir ;;
+	hold:--irqbalance) echo none ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
+	history:--output | history:-o) echo none ;;
 	profile:--profile-dir) echo dir ;;
+	profile:--output | profile:-o) echo none ;;
 	run:--near) echo device ;;
 	esac
 }
@@ -65,6 +76,7 @@ _numaplace_operands()
 	irqs) echo device many ;;
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
+	hold) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
 	enable) echo profile-name one ;;
@@ -101,17 +113,11 @@ _numaplace_values()
 	esac
 }
 
-# The profile names: the first column of "$@ list" (numaplace [--root DIR]
-# profile [--profile-dir DIR...]), under its header.
+# The profile names, one a line: "$@ list -n -o name" (numaplace [--root DIR]
+# profile [--profile-dir DIR...]).
 _numaplace_profiles()
 {
-	local name rest
-	"$@" list 2>/dev/null | {
-		read -r rest
-		while read -r name rest; do
-			echo "$name"
-		done
-	}
+	"$@" list -n -o name 2>/dev/null
 }
 
 _numaplace()
@@ -136,8 +142,8 @@ _numaplace()
 	done
 
 	# The global --root, the command, its --profile-dir options and its
-	# operands. Options end at the first operand (np_opt_next), except for
-	# profile, which takes them after its subcommand too.
+	# operands. Options may follow operands (getopt_long permutes), except
+	# after "--" and for the commands of $_numaplace_options_end.
 	local last=$((${#words[@]} - 1)) root='' cmd='' opt='' only='' operands=() dirs=()
 	for ((i = 1; i < last; i++)); do
 		w=${words[i]}
@@ -148,7 +154,7 @@ _numaplace()
 				cmd=$w
 			else
 				operands+=("$w")
-				[[ $cmd == profile ]] || only=1
+				[[ " $_numaplace_options_end " == *" $cmd "* ]] && only=1
 			fi
 			continue
 		elif [[ $w == -- ]]; then

@@ -12,6 +12,8 @@ function __numaplace_argument
             echo dir
         case 'irqs:--interval' 'irqs:-i'
             echo none
+        case 'irqs:--output' 'irqs:-o'
+            echo none
         case 'advise:--policy' 'advise:-p'
             echo policy
         case 'advise:--app-cpus'
@@ -24,6 +26,8 @@ function __numaplace_argument
             echo device
         case 'advise:--exclude-cpus' 'advise:-x'
             echo none
+        case 'advise:--interval' 'advise:-i'
+            echo none
         case 'advise:--output' 'advise:-o'
             echo file
         case 'apply:--profile-dir'
@@ -31,6 +35,14 @@ function __numaplace_argument
         case 'apply:--state-dir'
             echo dir
         case 'apply:--irqbalance'
+            echo none
+        case 'hold:--interval' 'hold:-i'
+            echo none
+        case 'hold:--profile-dir'
+            echo dir
+        case 'hold:--state-dir'
+            echo dir
+        case 'hold:--irqbalance'
             echo none
         case 'verify:--profile-dir'
             echo dir
@@ -40,8 +52,12 @@ function __numaplace_argument
             echo dir
         case 'history:--state-dir'
             echo dir
+        case 'history:--output' 'history:-o'
+            echo none
         case 'profile:--profile-dir'
             echo dir
+        case 'profile:--output' 'profile:-o'
+            echo none
         case 'run:--near'
             echo device
     end
@@ -56,10 +72,11 @@ function __numaplace_commands
         irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
+        hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
-        disable 'Stop applying a profile at boot (remove /etc/numaplace/boot.json).' \
+        disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
         history 'List the transactions: id, time, profile, state, number of changes.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
@@ -68,11 +85,14 @@ function __numaplace_commands
         help 'Show the commands, or the help of one command.'
 end
 
+# Their options end at the first operand (a command line follows).
+set -g __numaplace_options_end run
+
 # One part of the line before the cursor: "root" (the global --root),
 # "command", "operands", "profile-dirs" (as --profile-dir=DIR), "pending"
 # (an option waiting for its argument) or "options" (the command, while
-# options may come). Options end at the first operand (np_opt_next), except
-# for profile, which takes them after its subcommand too.
+# options may come). Options may follow operands (getopt_long permutes),
+# except after "--" and for the commands of $__numaplace_options_end.
 function __numaplace_words --argument-names what
     set -l words (commandline -opc)
     set -e words[1]
@@ -91,7 +111,7 @@ function __numaplace_words --argument-names what
                 set cmd $w
             else
                 set -a operands $w
-                test "$cmd" = profile; or set only 1
+                contains -- $cmd $__numaplace_options_end; and set only 1
             end
             continue
         else if test "$w" = --
@@ -159,7 +179,7 @@ function __numaplace_list --argument-names dir desc
     end
 end
 
-# The profile names: the first column of 'numaplace profile list', under its header.
+# The profile names: 'numaplace profile list -n -o name'.
 function __numaplace_profiles
     set -l prog (commandline -opc)[1]
     set -l root (__numaplace_words root)
@@ -167,11 +187,7 @@ function __numaplace_profiles
     if test -n "$root"
         set args --root=$root
     end
-    set -l lines (command $prog $args profile (__numaplace_words profile-dirs) list 2>/dev/null)
-    set -q lines[1]; and set -e lines[1]
-    for line in $lines
-        string replace -r -- ' .*' '' $line
-    end
+    command $prog $args profile (__numaplace_words profile-dirs) list -n -o name 2>/dev/null
 end
 
 # The values of kind $kind on the machine under the global --root.
@@ -220,28 +236,36 @@ end
 
 complete -c numaplace -f
 complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
-complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR instead of this machine'
+complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT'
 complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
 complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
 
 # report
 complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
+complete -c numaplace -n '__numaplace_option report' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo
 complete -c numaplace -n '__numaplace_option topo' -s j -l json -d 'print JSON instead of tables'
+complete -c numaplace -n '__numaplace_option topo' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option topo' -s c -l cpus -d 'also list every CPU with its node, package, core and siblings'
 complete -c numaplace -n '__numaplace_option topo' -s h -l help -d 'show this help'
 
 # devices
 complete -c numaplace -n '__numaplace_option devices' -s a -l all -d 'list every PCI function, not only the ones that matter'
 complete -c numaplace -n '__numaplace_option devices' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option devices' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option devices' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand devices many' -a '(__numaplace_values device)'
 
 # irqs
 complete -c numaplace -n '__numaplace_option irqs' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option irqs' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between'
+complete -c numaplace -n '__numaplace_option irqs' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option irqs' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option irqs' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option irqs' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
 
@@ -249,16 +273,19 @@ complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values
 complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__numaplace_values policy)' -d 'local (IRQs on the device\'s node, default), app, or spread'
 complete -c numaplace -n '__numaplace_option advise' -l app-cpus -x -d 'the application runs on these CPUs (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-node -x -d 'the application runs on this node (for --policy app)'
-complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: use the CPUs it may run on'
-complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable)'
+complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: its CPUs, and (for --policy app) its devices'
+complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
+complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'also write the plan as a profile for \'numaplace apply\''
 complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
 
 # apply
 complete -c numaplace -n '__numaplace_option apply' -s n -l dry-run -d 'print the plan (file, current, new) and write nothing'
 complete -c numaplace -n '__numaplace_option apply' -s j -l json -d 'print JSON: {"changed": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option apply' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
@@ -267,8 +294,20 @@ complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numap
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
 
+# hold
+complete -c numaplace -n '__numaplace_option hold' -s i -l interval -x -d 'check every value against the profile this often (default 30)'
+complete -c numaplace -n '__numaplace_option hold' -l report-only -d 'log drift and device events, change nothing'
+complete -c numaplace -n '__numaplace_option hold' -s j -l json -d 'log one JSON object per line'
+complete -c numaplace -n '__numaplace_option hold' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option hold' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance at the first apply (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
+complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
+
 # verify
 complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
+complete -c numaplace -n '__numaplace_option verify' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option verify' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option verify' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_values profile-name)'
@@ -277,33 +316,55 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
+complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option revert' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this help'
 
 # enable
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "profile": NAME, ...}'
+complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option enable' -l hold -d 'keep it applied too: numaplace-hold.service (\'numaplace hold --boot\') instead of numaplace.service'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
 
 # disable
+complete -c numaplace -n '__numaplace_option disable' -s j -l json -d 'print JSON: {"disabled": true|false, "file": PATH}'
+complete -c numaplace -n '__numaplace_option disable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this help'
 
 # history
 complete -c numaplace -n '__numaplace_option history' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option history' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option history' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile
 complete -c numaplace -n '__numaplace_option profile' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option profile' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option profile' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option profile' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option profile' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option profile' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option profile' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_values profile)'
 
 # run
 complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
 complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
+complete -c numaplace -n '__numaplace_option run' -s j -l json -d 'with --print, print JSON: {"device": ADDR, "cpus": LIST, "memory_nodes": LIST}'
+complete -c numaplace -n '__numaplace_option run' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'
 
 # snapshot
+complete -c numaplace -n '__numaplace_option snapshot' -s j -l json -d 'print JSON: {"output": OUT, "files": N, ...}'
+complete -c numaplace -n '__numaplace_option snapshot' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option snapshot' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand snapshot many' -F
 

@@ -4,15 +4,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sysfs.h"
 
 /* irqbalance rewrites IRQ affinities every 10 s: a report must say so. */
-static int irqbalance_running(struct np_ctx *ctx, bool *running)
+static int irqbalance_running(struct np_ctx *ctx, bool *running, bool *known)
 {
 	char **names;
 	size_t n;
-	*running = false;
+	*running = *known = false;
 	int rc = np_list_dir(ctx, &names, &n, "/proc");
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
@@ -20,6 +21,7 @@ static int irqbalance_running(struct np_ctx *ctx, bool *running)
 		char *comm;
 		if (!isdigit((unsigned char)names[i][0]))
 			continue;
+		*known = true;
 		/* A process may exit between the listing and the read. */
 		if (np_read_text(ctx, &comm, "/proc/%s/comm", names[i]) == 0) {
 			*running = !strcmp(comm, "irqbalance");
@@ -28,6 +30,21 @@ static int irqbalance_running(struct np_ctx *ctx, bool *running)
 	}
 	np_names_free(names, n);
 	return 0;
+}
+
+/* Whether isolcpus= carries the managed_irq flag, which keeps managed IRQs
+ * off isolated CPUs whenever their queue has a housekeeping CPU. */
+static bool isolcpus_managed_irq(struct np_ctx *ctx)
+{
+	char *cmdline;
+	if (np_read_text(ctx, &cmdline, "/proc/cmdline"))
+		return false;
+	bool found = false;
+	for (const char *p = cmdline; (p = strstr(p, "isolcpus=")) && !found; p++)
+		if (p == cmdline || p[-1] == ' ')
+			found = strstr(p, "managed_irq") && strstr(p, "managed_irq") < p + strcspn(p, " ");
+	free(cmdline);
+	return found;
 }
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
@@ -40,7 +57,13 @@ int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
 	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
 	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
 		rc = 0;
-	if (rc || (rc = irqbalance_running(ctx, &m->irqbalance))) {
+	if (rc == 0)
+		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
+	if (rc == 0)
+		rc = np_l3_read(ctx, &m->topo, &m->l3);
+	if (rc == 0)
+		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
+	if (rc) {
 		np_machine_free(m);
 		return rc;
 	}
@@ -50,6 +73,7 @@ int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
 
 void np_machine_free(struct np_machine *m)
 {
+	np_l3_free(&m->l3);
 	np_irqs_free(&m->irqs);
 	np_pci_free(&m->pci);
 	np_topology_free(&m->topo);
@@ -117,4 +141,56 @@ int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, st
 		}
 	}
 	return 0;
+}
+
+static bool device_has_irqs(const struct np_machine *m, size_t di)
+{
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)di)
+			return true;
+	return false;
+}
+
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected)
+{
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
+	for (int f = 0; f < nfilters; f++) {
+		bool any = false;
+		for (size_t i = 0; i < m->pci.ndevs; i++)
+			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
+				selected[i] = any = true;
+		if (!any)
+			return np_fail(ctx, -ENOENT,
+				       "no PCI function matches '%s' (an address, interface, block device or driver)",
+				       filters[f]);
+	}
+	return 0;
+}
+
+int np_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	struct np_irqs after;
+	int rc = np_irqs_read_counts(ctx, &m->topo, &after);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		struct np_irq *irq = &m->irqs.v[i];
+		const struct np_irq *later = np_irqs_find(&after, irq->irq);
+		/* An IRQ freed in between, or reused (counts went down), ran nothing we can measure. */
+		bool same = later && later->total >= irq->total;
+		irq->total = same ? later->total - irq->total : 0;
+		irq->unknown_node = same ? later->unknown_node - irq->unknown_node : 0;
+		for (int n = 0; n < m->topo.nnodes; n++)
+			irq->per_node[n] = same && later->per_node[n] >= irq->per_node[n] ? later->per_node[n] - irq->per_node[n] : 0;
+		np_cpuset_clear(&irq->ran_on);
+		if (same && (rc = np_cpuset_copy(&irq->ran_on, &later->ran_on)))
+			break;
+	}
+	np_irqs_free(&after);
+	return rc;
 }

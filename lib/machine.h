@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cache.h"
 #include "irq.h"
 #include "pci.h"
 #include "topology.h"
@@ -13,7 +14,10 @@ struct np_machine {
 	struct np_topology topo;
 	struct np_pci pci;
 	struct np_irqs irqs;
+	struct np_l3 l3;
 	bool irqbalance;   /* an irqbalance process is running */
+	bool irqbalance_known; /* false: no process information (a snapshot without /proc/PID) */
+	bool managed_irq_isolation; /* isolcpus= has the managed_irq flag */
 };
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
@@ -42,5 +46,15 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 
 /* Nodes of the CPUs in set, as a set of node ids. */
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes);
+
+/* Marks the devices a command shows (selected: one per PCI function): those
+ * matching any filter, else those that matter (every one with all).
+ * Returns 0, or -ENOENT when a filter matches nothing. */
+struct np_ctx;
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected);
+/* Replaces each IRQ's counts with what it handled during the next seconds:
+ * /proc/interrupts read again then, less what m has. Returns 0 or -errno. */
+int np_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
 #endif
