@@ -33,7 +33,7 @@ CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numa
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
-.PHONY: all run check check-live deps check-deps install clean bench
+.PHONY: all run check check-live deps check-deps install clean bench fuzz
 all: numaplace
 
 # Installs only what is missing, and only when it can (root with apt-get).
@@ -79,9 +79,29 @@ run:
 	./numaplace report
 
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=build/san/tests/unit/%)
+# Fuzz harnesses (tests/fuzz/fuzz_NAME.c, corpus in tests/fuzz/corpus/NAME/):
+# make check replays the corpus under the sanitizers with a small main; make
+# fuzz runs each under libFuzzer (clang) for FUZZ_SECONDS.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=build/san/tests/fuzz/%-replay)
+FUZZ_SECONDS ?= 10
+build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libnumaplace.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $<"
+	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< tests/fuzz/replay.c \
+		build/san/libnumaplace.a $(PKG_LIBS)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
+fuzz: SHELL := /bin/bash
+fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+	@set -e; for f in $^; do n=$${f##*/fuzz_}; mkdir -p build/fuzz/corpus-$$n; \
+		echo "  FUZZ    $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 build/fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | grep -E '^Done|ERROR|SUMMARY' ; \
+		test $${PIPESTATUS[0]} -eq 0; done
 check:
 	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree
+	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY)
 	@bash tests/run.sh
 
 # The live tests write this machine's IRQ affinities, rq_affinity, RPS and

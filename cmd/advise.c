@@ -398,7 +398,11 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	for (size_t i = 0; i < ninferred; i++)
 		free(inferred[i]);
 	free(inferred);
-	if (rc == EXIT_OK && output) {
+	/* A profile without a setting is one apply and validate reject: write
+	 * none, and leave whatever the file holds alone. */
+	if (rc == EXIT_OK && output && plan.n == 0) {
+		fprintf(stderr, "numaplace: advise: nothing to write to '%s': no setting to plan\n", output);
+	} else if (rc == EXIT_OK && output) {
 		struct np_profile prof;
 		char desc[256];
 		snprintf(desc, sizeof(desc), "Written by 'numaplace advise --policy %s': concrete settings for this machine.",

@@ -91,6 +91,10 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_table_print(&t, stdout);
 	}
 	np_table_free(&t);
+	for (size_t i = 0; i < n; i++)
+		if (txns[i].unreadable)
+			fprintf(stderr, "numaplace: history: transaction %s is unreadable: %s\n", txns[i].id,
+				txns[i].unreadable);
 	np_txns_free(txns, n);
 	return rc;
 }

@@ -30,7 +30,4 @@ int np_conf_write(struct np_ctx *ctx, const char *path, const char *content, mod
 /* Removes the file, durably; -ENOENT when it is absent. */
 int np_conf_remove(struct np_ctx *ctx, const char *path);
 
-/* Writes all of buf, retrying short writes and EINTR. Returns 0 or -errno. */
-int np_write_all(int fd, const char *buf, size_t len);
-
 #endif

@@ -20,6 +20,8 @@ enum np_txn_state {
 	NP_TXN_ROLLED_BACK, /* a write failed and the earlier ones were undone */
 	NP_TXN_REVERTED,
 	NP_TXN_STALE,       /* from an earlier boot: the reboot reset the values */
+	NP_TXN_UNREADABLE,  /* a journal file that is malformed, a link or unreadable:
+			     * listed with the reason, never reverted */
 };
 
 struct np_txn {
@@ -30,6 +32,7 @@ struct np_txn {
 	enum np_txn_state state;
 	struct np_change *changes;
 	size_t nchanges;
+	char *unreadable;   /* NP_TXN_UNREADABLE: the file and why, else NULL */
 };
 
 struct np_txn_opts {
@@ -67,7 +70,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
 
-/* Every transaction in the state directory, oldest first. */
+/* Every transaction in the state directory, oldest first; a journal that
+ * cannot be read is listed as NP_TXN_UNREADABLE, the others as they are. */
 int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn **txns, size_t *count);
 /* The id of an unfinished (pending) journal, if any: the caller must tell the
  * user to run revert before writing again. Returns 0 and *id NULL when none. */
