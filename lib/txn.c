@@ -923,6 +923,8 @@ static unsigned journal_count(struct state *st)
 			close(fd);
 		return 0;
 	}
+	/* The dup shares the offset with txnfd, which journal_ids has read to its end. */
+	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		size_t len = strlen(de->d_name);
 		n += len > strlen(JOURNAL_EXT) && !strcmp(de->d_name + len - strlen(JOURNAL_EXT), JOURNAL_EXT);

@@ -917,6 +917,21 @@ static void test_list_oldest_first(void **state)
 		free(ids[i]);
 }
 
+/* The sequence number counts every journal, not only this second's: a journal
+ * from an earlier second makes the next one "-2". (The count once read a
+ * directory stream that the pending check had already read to its end.) */
+static void test_sequence_counts_earlier_journals(void **state)
+{
+	struct fixture *f = *state;
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"old\", \"boot_id\": \"x\", "
+	    "\"time\": 946684800, \"state\": \"reverted\", \"changes\": []}");
+	char *id = apply_standard(f), seq[16];
+	snprintf(seq, sizeof(seq), "%s", id + 15);
+	free(id);
+	assert_string_equal(seq, "-2");
+}
+
 /* ---- the one configuration file: irqbalance's, as whole text ---- */
 
 #define CONF "/etc/default/irqbalance"
@@ -1265,6 +1280,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_dir_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_dir_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_counts_earlier_journals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_apply_revert_byte_identical, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_rolled_back_with_the_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_only_for_the_config_file, setup, teardown),
