@@ -27,9 +27,11 @@ CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 HEADERS := $(wildcard lib/*.h cmd/*.h)
 
-# Debian packages: what building needs, and what the tests also compare against.
+# Debian packages: what building needs, and what the tests also compare against
+# (systemd: systemd-analyze checks the unit; zsh, fish: their completions run).
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
-CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux
+CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux \
+	systemd zsh fish
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
 

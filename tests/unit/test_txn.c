@@ -496,11 +496,13 @@ static void test_apply_mismatch_rolls_back(void **state)
 	tmproot_path(f->root, path, IRQ46);
 	assert_int_equal(unlink(path), 0);
 	if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) < 0) {
+		print_message("cannot make a /dev/null node (needs root): %s\n", strerror(errno));
 		put(f, IRQ46, "0-1");
 		skip();
 	}
 	int fd = open(path, O_WRONLY);
 	if (fd < 0) {
+		print_message("cannot open the /dev/null node (nodev mount?): %s\n", strerror(errno));
 		unlink(path);
 		put(f, IRQ46, "0-1");
 		skip();
