@@ -12,10 +12,6 @@
 #include "cmd.h"
 #include "table.h"
 
-#ifndef NUMAPLACE_DATADIR
-#define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
-#endif
-
 const struct np_option profile_options[] = {
 	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -82,7 +78,10 @@ static int add_source_tree(struct np_dirlist *d)
 
 int np_profile_dirs_finish(struct np_dirlist *d)
 {
-	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, NUMAPLACE_DATADIR "/profiles"))
+	const char *data = getenv(NP_DATADIR_ENV);
+	char shipped[PATH_MAX];
+	snprintf(shipped, sizeof(shipped), "%s/profiles", data && *data ? data : NUMAPLACE_DATADIR);
+	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, shipped))
 		return -ENOMEM;
 	return add_source_tree(d);
 }

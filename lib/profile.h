@@ -9,9 +9,10 @@
 #include <stddef.h>
 
 #include "context.h"
+#include "paths.h"
 
 #define NP_PROFILE_FORMAT "numaplace-profile/1"
-#define NP_PROFILE_SYSTEM_DIR "/etc/numaplace/profiles"
+#define NP_PROFILE_SYSTEM_DIR NUMAPLACE_CONFDIR "/profiles"
 
 enum np_setting_kind {
 	NP_SET_IRQ_AFFINITY, /* "irq_affinity" */

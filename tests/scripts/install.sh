@@ -21,12 +21,13 @@ installed() {
 test_install_into_destdir() {
 	install_into
 	local p=$INSTALL_PREFIX f
-	installed $p/bin/numaplace 755
-	for f in "$TOP"/man/*.8; do
-		[ -e "$f" ] && installed $p/share/man/man8/"${f##*/}" 644 "$f"
-	done
-	for f in "$TOP"/man/*.5; do
-		[ -e "$f" ] && installed $p/share/man/man5/"${f##*/}" 644 "$f"
+	installed $p/sbin/numaplace 755
+	for f in "$TOP"/man/*.in; do
+		f=${f##*/} f=${f%.in}
+		installed $p/share/man/man"${f##*.}"/"$f" 644 "$TOP/build/man/$f"
+		! grep -q '@[A-Z]*@' "$DEST$p/share/man/man${f##*.}/$f" || die "a placeholder is left in $f"
+		grep -qF "$p/share/numaplace/profiles" "$DEST$p/share/man/man${f##*.}/$f" ||
+			die "$f does not name $p/share/numaplace/profiles"
 	done
 	installed $p/share/bash-completion/completions/numaplace 644 "$TOP/completions/numaplace.bash"
 	installed $p/share/zsh/site-functions/_numaplace 644 "$TOP/completions/_numaplace"
@@ -38,20 +39,22 @@ test_install_into_destdir() {
 	# Nothing group- or world-writable, no directory others may write to.
 	[ -z "$(find "$DEST" -perm /022)" ] || die "writable by others: $(find "$DEST" -perm /022)"
 
-	expect_eq "numaplace 0.1" "$("$DEST$p/bin/numaplace" --version)" "the installed binary's --version"
+	expect_eq "numaplace 0.1" "$("$DEST$p/sbin/numaplace" --version)" "the installed binary's --version"
 	local unit=$DEST$p/lib/systemd/system/numaplace.service
 	! grep -q @BINDIR@ "$unit" || die "@BINDIR@ left in the unit"
-	expect_eq "ExecStart=$p/bin/numaplace apply --boot" "$(grep '^ExecStart=' "$unit")" "the unit's ExecStart"
+	expect_eq "ExecStart=$p/sbin/numaplace apply --boot" "$(grep '^ExecStart=' "$unit")" "the unit's ExecStart"
 	grep -qx 'Type=oneshot' "$unit" || die "the unit is not oneshot"
 	grep -qx 'ConditionPathExists=/etc/numaplace/boot.json' "$unit" || die "the unit has no boot.json condition"
 
 	# The profile directory is compiled in: it must be where they landed.
-	grep -qaF "$p/share/numaplace" "$DEST$p/bin/numaplace" || die "the binary does not look in $p/share/numaplace"
+	grep -qaF "$p/share/numaplace" "$DEST$p/sbin/numaplace" || die "the binary does not look in $p/share/numaplace"
 	local listed
-	listed=$("$DEST$p/bin/numaplace" profile list --profile-dir "$DEST$p/share/numaplace/profiles")
+	# NUMAPLACE_DATADIR stands for it, to run the tree where it is.
+	listed=$(NUMAPLACE_DATADIR="$DEST$p/share/numaplace" "$DEST$p/sbin/numaplace" profile list)
 	for f in "$TOP"/profiles/*.json; do
 		f=${f##*/}
-		grep -q "^${f%.json}\b" <<<"$listed" || die "profile list lacks ${f%.json}: $listed"
+		grep -qE "^${f%.json} .* $DEST$p/share/numaplace/profiles/$f\$" <<<"$listed" ||
+			die "profile list lacks the installed ${f%.json}: $listed"
 	done
 
 	make -C "$TOP" --no-print-directory uninstall PREFIX=$INSTALL_PREFIX DESTDIR="$DEST" >>"$WORK/install.log" 2>&1 ||
