@@ -59,7 +59,7 @@ LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
 MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.in))
 
-.PHONY: all run check check-live deps check-deps install clean bench
+.PHONY: all run check check-live check-package deps check-deps install clean bench
 all: numaplace $(MAN_PAGES) build/numaplace.service
 
 # Installs only what is missing, and only when it can (root with apt-get).
@@ -71,9 +71,10 @@ check-deps:
 # build/config and build/san/config hold the flags and paths each build was
 # made with, rewritten only when they change (FORCE runs the check every
 # time): a build with other flags or another PREFIX remakes what they touch.
-BUILD_CONFIG = $(CC) $(BUILD_CFLAGS) $(BUILD_LDFLAGS) $(PKG_LIBS) \
-	$(BINDIR) $(DATADIR) $(SYSCONFDIR) $(SYSTEMDUNITDIR) $(VERSION)
-SAN_CONFIG = $(CC) $(SAN_CFLAGS) $(PKG_LIBS)
+# -Werror is left out: a build that compiled without warnings stays good.
+BUILD_CONFIG = $(filter-out -Werror,$(CC) $(BUILD_CFLAGS) $(BUILD_LDFLAGS) $(PKG_LIBS) \
+	$(BINDIR) $(DATADIR) $(SYSCONFDIR) $(SYSTEMDUNITDIR) $(VERSION))
+SAN_CONFIG = $(filter-out -Werror,$(CC) $(SAN_CFLAGS) $(PKG_LIBS))
 quote = '$(subst ','\'',$(1))'
 build/config: FORCE
 	@mkdir -p $(@D)
@@ -152,6 +153,15 @@ check-live:
 	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS)
 	@bash tests/run.sh --live
 
+# The Debian package, built from a copy of the tree and inspected (lintian,
+# contents, the unpacked binary finding its profiles). Its build
+# dependencies are debian/control's; CI runs it after check and check-live.
+PACKAGE_DEBS := dpkg-dev debhelper lintian fakeroot binutils
+check-package: export WERROR := 1
+check-package:
+	@sh tests/install-deps.sh $(CHECK_DEBS) $(PACKAGE_DEBS)
+	@bash tests/run.sh --package
+
 # The profiles are installed as found (a wildcard), so a tree without one
 # still installs. Debian's zsh searches /usr/share/zsh/vendor-completions
 # (debian/rules sets ZSHCOMPDIR).
@@ -169,6 +179,12 @@ install: all
 	install -d -m 0755 $(DESTDIR)$(DATADIR)/profiles
 	$(if $(wildcard profiles/*.json),install -m 0644 $(wildcard profiles/*.json) $(DESTDIR)$(DATADIR)/profiles/)
 	install -D -m 0644 build/numaplace.service $(DESTDIR)$(SYSTEMDUNITDIR)/numaplace.service
+
+# The install paths as shell assignments, for scripts (the install test).
+INSTALL_VARS := PREFIX BINDIR MANDIR DATADIR SYSCONFDIR SYSTEMDUNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR
+.PHONY: paths
+paths:
+	@printf '%s\n' $(foreach v,$(INSTALL_VARS),$(call quote,$(v)=$(call quote,$($(v)))))
 
 # Removes what install put there, and the directories that are left empty.
 .PHONY: uninstall

@@ -4,24 +4,26 @@
 # tests (snapshots, hwloc agreement). Ends with "N passed, N failed, N skipped"
 # and exits non-zero on any failure.
 #
-#   tests/run.sh [--regen] [--live] [PATTERN]
+#   tests/run.sh [--regen] [--live | --package] [PATTERN]
 # --regen rewrites the expected output of the command tests from what the
 # binary prints now (review the diff before committing it).
 # --live runs only the live tests instead: those named *live* (unit binaries
 # test_live_*, script functions test_*live*), which read and write this
 # machine's kernel (IRQ affinities, rq_affinity, RPS, /etc/default/irqbalance)
 # and restore it. Without --live they never run, so `make check` leaves the
-# machine alone.
+# machine alone. --package runs only the tests named *package* (make
+# check-package: the Debian package is built and inspected).
 set -u
 cd "$(dirname "$0")/.."
 TOP=$PWD
 REGEN=${REGEN:-0}
-LIVE=0
+MODE=check
 PATTERN=
 for a in "$@"; do
 	case $a in
 	--regen) REGEN=1 ;;
-	--live) LIVE=1 ;;
+	--live) MODE=live ;;
+	--package) MODE=package ;;
 	*) PATTERN=$a ;;
 	esac
 done
@@ -42,7 +44,8 @@ fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
 skip() { skipped=$((skipped + 1)); echo "SKIP: $1${2:+ ($2)}"; }
 wanted() { [ -z "$PATTERN" ] || [[ $1 == *$PATTERN* ]]; }
 # A test is live when its name says so; each mode runs only its own kind.
-in_mode() { if [[ $1 == *live* ]]; then [ "$LIVE" = 1 ]; else [ "$LIVE" = 0 ]; fi; }
+mode_of() { case $1 in *live*) echo live ;; *package*) echo package ;; *) echo check ;; esac; }
+in_mode() { [ "$(mode_of "$1")" = "$MODE" ]; }
 
 # What the tests must leave alone on this machine: every IRQ's affinity, the
 # block queues' rq_affinity, the network queues' RPS/XPS masks, and
@@ -60,7 +63,7 @@ host_state() {
 		echo "/etc/default/irqbalance absent"
 	fi
 }
-[ "$LIVE" = 1 ] || host_state >"$WORK/host-before"
+[ "$MODE" = live ] || host_state >"$WORK/host-before"
 
 # --- unit tests (cmocka, TAP output)
 for bin in build/san/tests/unit/test_*; do
@@ -97,7 +100,7 @@ run_case() {
 	(cd "$WORK" && eval "\"\$NUMAPLACE\" $args" 2>&1; echo "[exit $?]")
 }
 for cmdfile in tests/cases/*.cmd; do
-	[ -f "$cmdfile" ] && [ "$LIVE" = 0 ] || continue
+	[ -f "$cmdfile" ] && [ "$MODE" = check ] || continue
 	name=${cmdfile##*/}
 	name=${name%.cmd}
 	wanted "$name" || continue
@@ -140,7 +143,7 @@ for script in tests/scripts/*.sh; do
 	done
 done
 
-if [ "$LIVE" = 0 ]; then
+if [ "$MODE" != live ]; then
 	if diff -u "$WORK/host-before" <(host_state) >"$WORK/host.diff"; then
 		pass
 	else
