@@ -58,21 +58,14 @@ int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct
 
 static void target_text(const struct np_machine *m, const struct np_rec *r, char *buf, size_t size)
 {
-	const char *addr = m->pci.devs[r->dev].addr;
-	switch (r->kind) {
-	case NP_REC_IRQ_AFFINITY:
-		snprintf(buf, size, "irq %d %s (%s)", r->irq, r->vector, addr);
-		break;
-	case NP_REC_RQ_AFFINITY:
-		snprintf(buf, size, "%s rq_affinity", r->block);
-		break;
-	case NP_REC_RPS_CPUS:
-		snprintf(buf, size, "%s rx-%d rps_cpus", r->net, r->queue);
-		break;
-	case NP_REC_XPS_CPUS:
-		snprintf(buf, size, "%s tx-%d xps_cpus", r->net, r->queue);
-		break;
+	if (r->kind == NP_ATTR_IRQ_AFFINITY) {
+		snprintf(buf, size, "irq %d %s (%s)", r->irq, r->vector, m->pci.devs[r->dev].addr);
+		return;
 	}
+	struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block };
+	char *subject = np_attr_subject(r->kind, &t);
+	snprintf(buf, size, "%s", subject ? subject : np_attr_name(r->kind));
+	free(subject);
 }
 
 static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *plan, const char *policy)
@@ -85,8 +78,9 @@ static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *pla
 		if (!r->change)
 			continue;
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "kind", np_rec_kind_name(r->kind));
-		cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
+		cJSON_AddStringToObject(o, "kind", np_attr_name(r->kind));
+		cJSON_AddItemToObject(o, "device", r->dev >= 0 ? cJSON_CreateString(m->pci.devs[r->dev].addr)
+							       : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "irq", r->irq >= 0 ? cJSON_CreateNumber(r->irq) : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "vector", r->vector ? cJSON_CreateString(r->vector) : cJSON_CreateNull());
 		cJSON_AddItemToObject(o, "queue", r->queue >= 0 ? cJSON_CreateNumber(r->queue) : cJSON_CreateNull());
@@ -114,7 +108,8 @@ static void plan_print(const struct np_machine *m, const struct np_plan *plan, c
 			continue;
 		char target[160];
 		target_text(m, r, target, sizeof(target));
-		bool is_set = r->kind == NP_REC_RPS_CPUS || r->kind == NP_REC_XPS_CPUS;
+		/* Where an empty set is a value, it turns the feature off. */
+		bool is_set = np_attrs[r->kind].empty_ok;
 		np_table_cell(t, "%s", target);
 		np_table_cell(t, "%s", !r->current ? "?" : is_set && !*r->current ? "off" : r->current);
 		np_table_cell(t, "%s", is_set && !*r->recommended ? "off" : r->recommended);

@@ -208,7 +208,8 @@ static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const stru
 			np_table_free(t);
 			return np_error("%s", ctx->err);
 		}
-		char *a_norm = np_value_normalize(c->kind, cur), *b_norm = np_value_normalize(c->kind, c->new_value);
+		enum np_value_kind kind = np_attrs[c->attr].value;
+		char *a_norm = np_value_normalize(kind, cur), *b_norm = np_value_normalize(kind, c->new_value);
 		bool same = a_norm && b_norm && !strcmp(a_norm, b_norm);
 		changing += !same;
 		if (json) {
@@ -269,7 +270,7 @@ static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool 
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		const struct np_change *c = &txn->changes[i];
 		/* A whole file is no line to show: say what changed in it. */
-		if (c->kind == NP_VALUE_TEXT)
+		if (np_attrs[c->attr].value == NP_VALUE_TEXT)
 			printf("  %s added to %s\n", c->subject, c->path);
 		else
 			printf("  %s: %s -> %s\n", c->subject, c->old_value, c->new_value);

@@ -46,11 +46,12 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		const struct np_change *c = &txn.changes[i];
 		/* A whole file is no line to show: say what changed in it. */
-		if (c->kind == NP_VALUE_TEXT)
+		bool text = np_attrs[c->attr].value == NP_VALUE_TEXT;
+		if (text)
 			printf("  %s removed: %s restored\n", c->subject, c->path);
 		else
 			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
-		config |= c->kind == NP_VALUE_TEXT;
+		config |= text;
 	}
 	printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
 	       txn.nchanges == 1 ? "" : "s");

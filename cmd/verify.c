@@ -49,7 +49,7 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 	size_t ndrift = 0;
 	for (size_t i = 0; i < res.n && rc == EXIT_OK; i++) {
 		const struct np_change *c = &res.changes[i];
-		int match = np_value_matches(ctx, c->path, c->kind, c->new_value);
+		int match = np_value_matches(ctx, c->path, np_attrs[c->attr].value, c->new_value);
 		if (match < 0) {
 			np_error("%s", ctx->err);
 			rc = EXIT_VERIFY_ERROR;

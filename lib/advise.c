@@ -8,12 +8,6 @@
 
 #include "sysfs.h"
 
-const char *np_rec_kind_name(enum np_rec_kind kind)
-{
-	static const char *const names[] = { "irq_affinity", "rq_affinity", "rps_cpus", "xps_cpus" };
-	return names[kind];
-}
-
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
 {
 	int rc = np_cpuset_copy(out, &topo->online);
@@ -238,7 +232,7 @@ static int irq_rec(struct planner *p, size_t ii, const struct np_cpuset *cpus, c
 {
 	const struct np_irq *irq = &p->m->irqs.v[ii];
 	int di = irq->dev;
-	struct np_rec r = { .kind = NP_REC_IRQ_AFFINITY, .dev = di, .irq = irq->irq, .queue = irq->queue,
+	struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = di, .irq = irq->irq, .queue = irq->queue,
 			    .vector = irq->name };
 	r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
 	r.recommended = list_text(cpus);
@@ -349,7 +343,7 @@ static int block_recs(struct planner *p, size_t di)
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
-		struct np_rec r = { .kind = NP_REC_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
+		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
 		int want;
 		const char *why;
 		if (pol->rq_affinity >= 0) {
@@ -398,7 +392,7 @@ static int queue_irq(const struct planner *p, size_t di, int queue, bool tx)
 	return any;
 }
 
-static int net_rec(struct planner *p, enum np_rec_kind kind, size_t di, const struct np_netif *nif, int q,
+static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
 		   const struct np_cpuset *cur, const struct np_cpuset *want, const char *why)
 {
 	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name };
@@ -427,7 +421,7 @@ static int net_recs(struct planner *p, size_t di)
 			int ii = queue_irq(p, di, q, true);
 			if (!nif->xps_known[q] || ii < 0 || np_cpuset_empty(irq_cpus_after(p, (size_t)ii)))
 				continue;
-			rc = net_rec(p, NP_REC_XPS_CPUS, di, nif, q, &nif->xps[q], irq_cpus_after(p, (size_t)ii),
+			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], irq_cpus_after(p, (size_t)ii),
 				     "transmit from the CPUs that serve this queue's interrupt");
 		}
 		enum np_rps_policy rps = pol->rps;
@@ -450,7 +444,7 @@ static int net_recs(struct planner *p, size_t di)
 					"application's CPUs";
 		}
 		for (int q = 0; q < nif->nrx && rc == 0 && rps != NP_RPS_KEEP; q++)
-			rc = net_rec(p, NP_REC_RPS_CPUS, di, nif, q, &nif->rps[q],
+			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q],
 				     rps == NP_RPS_OFF ? &off : &p->opts->app_cpus, why);
 	}
 	np_cpuset_free(&nodes);
@@ -553,9 +547,9 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 		struct np_setting *s = &out->settings[out->nsettings++];
 		s->queue = -1;
 		s->irq = -1;
+		s->kind = r->kind;
 		switch (r->kind) {
-		case NP_REC_IRQ_AFFINITY:
-			s->kind = NP_SET_IRQ_AFFINITY;
+		case NP_ATTR_IRQ_AFFINITY:
 			s->device = strdup(m->pci.devs[r->dev].addr);
 			if (r->queue >= 0 && queue_is_unique(m, r->dev, r->queue))
 				s->queue = r->queue;
@@ -563,16 +557,18 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 				oom |= !(s->vector = strdup(r->vector));
 			oom |= !s->device || !(s->cpus = strdup(r->recommended));
 			break;
-		case NP_REC_RQ_AFFINITY:
-			s->kind = NP_SET_RQ_AFFINITY;
+		case NP_ATTR_RQ_AFFINITY:
 			oom |= !(s->block = strdup(r->block));
 			s->value = atoi(r->recommended);
 			break;
-		case NP_REC_RPS_CPUS:
-		case NP_REC_XPS_CPUS:
-			s->kind = r->kind == NP_REC_RPS_CPUS ? NP_SET_RPS_CPUS : NP_SET_XPS_CPUS;
+		case NP_ATTR_RPS_CPUS:
+		case NP_ATTR_XPS_CPUS:
 			oom |= !(s->net = strdup(r->net)) || !(s->cpus = strdup(r->recommended));
 			s->queue = r->queue;
+			break;
+		default:
+			/* Machine-wide: the value alone. */
+			oom |= !(s->cpus = strdup(r->recommended));
 			break;
 		}
 		if (asprintf(&s->where, "settings[%zu]", i) < 0)

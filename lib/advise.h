@@ -8,10 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "attr.h"
 #include "machine.h"
 #include "profile.h"
-
-enum np_rec_kind { NP_REC_IRQ_AFFINITY, NP_REC_RQ_AFFINITY, NP_REC_RPS_CPUS, NP_REC_XPS_CPUS };
 
 /* What to do with one device; the command line gives every selected device
  * the same policy, profile rules give each its own. */
@@ -35,8 +34,8 @@ struct np_advise_opts {
 };
 
 struct np_rec {
-	enum np_rec_kind kind;
-	int dev;            /* index into m->pci.devs */
+	enum np_attr kind;
+	int dev;            /* index into m->pci.devs; -1 for a machine-wide kind */
 	int irq;            /* -1 when not an IRQ */
 	int queue;          /* -1 when none */
 	const char *vector; /* the IRQ's action name (borrowed), or NULL */
@@ -62,7 +61,6 @@ int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cp
 
 int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out);
 void np_plan_free(struct np_plan *plan);
-const char *np_rec_kind_name(enum np_rec_kind kind);
 
 /* The CPUs a process may run on (Cpus_allowed_list of /proc/PID/status). */
 int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out);

@@ -75,19 +75,12 @@ static bool parse_irq(const char *p, const char *end, int *irq)
 
 int np_irqbalance_irqs(const struct np_change *changes, size_t n, int **irqs, size_t *count)
 {
-	static const char prefix[] = "/proc/irq/";
 	struct irqset s = { 0 };
+	/* A change knows what it writes: no path is parsed to find out. */
 	for (size_t i = 0; i < n; i++) {
-		const char *path = changes[i].path, *num, *slash;
-		int irq;
-		if (!path || strncmp(path, prefix, sizeof(prefix) - 1))
+		if (changes[i].attr != NP_ATTR_IRQ_AFFINITY || changes[i].target.irq < 0)
 			continue;
-		num = path + sizeof(prefix) - 1;
-		if (!(slash = strchr(num, '/')) || !parse_irq(num, slash, &irq))
-			continue;
-		if (strcmp(slash, "/smp_affinity") && strcmp(slash, "/smp_affinity_list"))
-			continue;
-		if (irqset_add(&s, irq)) {
+		if (irqset_add(&s, changes[i].target.irq)) {
 			free(s.v);
 			return -ENOMEM;
 		}
@@ -327,7 +320,7 @@ out:
 int np_irqbalance_ban_change(struct np_ctx *ctx, const int *irqs, size_t n, struct np_change *out,
 			     int **added, size_t *nadded)
 {
-	char *text, *edited, *subject = NULL, *path = NULL, full[PATH_MAX], detail[sizeof(ctx->err)];
+	char *text, *edited, *subject = NULL, full[PATH_MAX], detail[sizeof(ctx->err)];
 	size_t subject_len;
 	int rc;
 
@@ -356,18 +349,20 @@ int np_irqbalance_ban_change(struct np_ctx *ctx, const int *irqs, size_t n, stru
 		if (fclose(f))
 			subject = NULL;
 	}
-	path = strdup(NP_IRQBALANCE_CONFIG);
-	if (!subject || !path) {
+	struct np_target none = NP_TARGET_NONE;
+	if (!subject || (rc = np_change_make(out, NP_ATTR_IRQBALANCE_CONFIG, &none, edited))) {
 		free(text);
 		free(edited);
 		free(subject);
-		free(path);
 		free(*added);
 		*added = NULL;
 		*nadded = 0;
 		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
-	*out = (struct np_change){ .path = path, .kind = NP_VALUE_TEXT, .subject = subject,
-				   .old_value = text, .new_value = edited };
+	/* The row's subject says which file; this one says what changed in it. */
+	free(out->subject);
+	out->subject = subject;
+	out->old_value = text;
+	free(edited);
 	return 0;
 }

@@ -16,8 +16,8 @@
 /* Heads the line above the IRQBALANCE_ARGS that numaplace edited. */
 #define NP_IRQBALANCE_MARK "# numaplace: banned IRQs"
 
-/* The IRQs whose affinity changes set (/proc/irq/N/smp_affinity[_list]),
- * ascending and each once; *irqs is malloc'd, NULL when there is none. */
+/* The IRQs whose affinity changes set (attr NP_ATTR_IRQ_AFFINITY, by their
+ * target), ascending and each once; *irqs is malloc'd, NULL when none. */
 int np_irqbalance_irqs(const struct np_change *changes, size_t n, int **irqs, size_t *count);
 
 /* The text of NP_IRQBALANCE_CONFIG with irqs banned: one --banirq=N for each
@@ -33,7 +33,8 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 			   char **out, int **added, size_t *nadded);
 
 /* The change that bans irqs in NP_IRQBALANCE_CONFIG under ctx's root, as
- * read now: kind NP_VALUE_TEXT, subject "irqbalance: --banirq=34 ...",
+ * read now: attr NP_ATTR_IRQBALANCE_CONFIG (a text file), subject
+ * "irqbalance: --banirq=34 ...",
  * old_value the text it was made from (so the apply refuses a file changed
  * in between), new_value the edited text. All NULL, and 0, when every IRQ is
  * banned already. -ENOENT when the file is missing; -EINVAL as above. */

@@ -34,28 +34,13 @@ struct parser {
 
 static const char *const top_keys[] = { "format", "name", "description", "app", "settings", "rules", NULL };
 static const char *const app_keys[] = { "cpus", "node", NULL };
-static const char *const irq_keys[] = { "kind", "device", "queue", "vector", "irq", "cpus", NULL };
-static const char *const rq_keys[] = { "kind", "block", "value", NULL };
-static const char *const queue_keys[] = { "kind", "net", "queue", "cpus", NULL };
-static const char *const any_setting_keys[] = { "kind", "device", "queue", "vector", "irq", "cpus", "block", "value", "net", NULL };
 static const char *const rule_keys[] = { "match", "irqs", "rq_affinity", "rps", "xps", NULL };
 static const char *const match_keys[] = { "class", "driver", "ids", "net", "pci", NULL };
 
-static const char *const kind_names[] = {
-	[NP_SET_IRQ_AFFINITY] = "irq_affinity",
-	[NP_SET_RQ_AFFINITY] = "rq_affinity",
-	[NP_SET_RPS_CPUS] = "rps_cpus",
-	[NP_SET_XPS_CPUS] = "xps_cpus",
-	NULL,
-};
-#define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]) - 1)
-
 static const char *const class_names[] = { "network", "storage", "display", "accelerator", NULL };
 
-const char *np_setting_kind_name(enum np_setting_kind kind)
-{
-	return (unsigned)kind < NKINDS ? kind_names[kind] : "unknown";
-}
+/* Room for "kind" and every key a kind's row names, NULL-terminated. */
+#define MAX_SETTING_KEYS 16
 
 static int bad(struct parser *ps, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -151,6 +136,34 @@ static int key_index(const char *const *keys, const char *key)
 		if (!strcmp(keys[i], key))
 			return i;
 	return -1;
+}
+
+/* A setting's keys come from its kind's row in the attr table: "kind", then
+ * the row's keys (attr < 0: every settable kind's, each once). */
+static void setting_keys(int attr, const char **keys)
+{
+	size_t n = 0;
+	keys[n++] = "kind";
+	for (int a = 0; a < NP_ATTR_COUNT; a++) {
+		if ((attr >= 0 && a != attr) || !np_attrs[a].keys)
+			continue;
+		for (const char *const *k = np_attrs[a].keys; *k && n < MAX_SETTING_KEYS - 1; k++) {
+			keys[n] = NULL;
+			if (key_index(keys, *k) < 0)
+				keys[n++] = *k;
+		}
+	}
+	keys[n] = NULL;
+}
+
+/* The kinds a profile may set, in table order. */
+static void settable_kinds(const char **names)
+{
+	size_t n = 0;
+	for (int a = 0; a < NP_ATTR_COUNT; a++)
+		if (np_attrs[a].keys)
+			names[n++] = np_attrs[a].name;
+	names[n] = NULL;
 }
 
 /* Sorts obj's members into found[] by keys (NULL-terminated). Unknown keys
@@ -342,11 +355,13 @@ static int parse_app(struct parser *ps, const cJSON *v)
 static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s)
 {
 	char path[MAX_PATH_TEXT], kp[MAX_PATH_TEXT], kinds[128];
-	const cJSON *f[7];
+	const char *names[NP_ATTR_COUNT + 1], *keys[MAX_SETTING_KEYS], *any_keys[MAX_SETTING_KEYS];
+	const cJSON *f[MAX_SETTING_KEYS];
 	const char *kind;
 	int rc;
 
-	join_keys(kinds, sizeof(kinds), kind_names);
+	settable_kinds(names);
+	join_keys(kinds, sizeof(kinds), names);
 	if (!cJSON_IsObject(v))
 		return wrong(ps, s->where, v, "a setting object such as {\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 2}");
 	/* The kind decides which keys are allowed, so it is read first. */
@@ -358,19 +373,20 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 	snprintf(expected, sizeof(expected), "one of %s", kinds);
 	if ((rc = get_string(ps, k, kp, expected, &kind)))
 		return rc;
-	size_t i = 0;
-	while (i < NKINDS && strcmp(kind, kind_names[i]))
-		i++;
-	if (i == NKINDS)
+	int attr = np_attr_by_name(kind, true);
+	if (attr < 0)
 		return wrong(ps, kp, k, expected);
-	s->kind = (enum np_setting_kind)i;
+	s->kind = (enum np_attr)attr;
 	char form[48];
 	snprintf(form, sizeof(form), "%s settings", kind);
+	setting_keys(attr, keys);
+	setting_keys(-1, any_keys);
+	if ((rc = members(ps, v, s->where, keys, any_keys, form, f)))
+		return rc;
 
+	/* f[] follows the row's keys, after "kind". */
 	switch (s->kind) {
-	case NP_SET_IRQ_AFFINITY:
-		if ((rc = members(ps, v, s->where, irq_keys, any_setting_keys, form, f)))
-			return rc;
+	case NP_ATTR_IRQ_AFFINITY:
 		/* f: kind, device, queue, vector, irq, cpus */
 		if (f[1] && f[4])
 			return bad(ps, s->where, "both \"device\" and \"irq\", expected \"device\" with \"queue\" or \"vector\", or \"irq\" alone as the fallback");
@@ -406,9 +422,7 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 		subpath(path, s->where, "cpus");
 		return get_cpus(ps, f[5], path, false, &s->cpus);
 
-	case NP_SET_RQ_AFFINITY:
-		if ((rc = members(ps, v, s->where, rq_keys, any_setting_keys, form, f)))
-			return rc;
+	case NP_ATTR_RQ_AFFINITY:
 		if (!f[1])
 			return missing(ps, s->where, "block", "a block device such as \"sda\"");
 		subpath(path, s->where, "block");
@@ -419,10 +433,8 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 		subpath(path, s->where, "value");
 		return get_int(ps, f[2], path, 0, 2, "0, 1 or 2", &s->value);
 
-	case NP_SET_RPS_CPUS:
-	case NP_SET_XPS_CPUS:
-		if ((rc = members(ps, v, s->where, queue_keys, any_setting_keys, form, f)))
-			return rc;
+	case NP_ATTR_RPS_CPUS:
+	case NP_ATTR_XPS_CPUS:
 		if (!f[1])
 			return missing(ps, s->where, "net", "an interface such as \"eth0\"");
 		subpath(path, s->where, "net");
@@ -437,9 +449,14 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 			return missing(ps, s->where, "cpus", "a CPU list such as \"0-3,8\", or \"\" for none");
 		subpath(path, s->where, "cpus");
 		/* An empty mask is how RPS and XPS are turned off. */
-		return get_cpus(ps, f[3], path, true, &s->cpus);
+		return get_cpus(ps, f[3], path, np_attrs[attr].empty_ok, &s->cpus);
+	default:
+		/* Machine-wide kinds: {"kind": ..., "cpus": LIST}. */
+		if (!f[1])
+			return missing(ps, s->where, "cpus", "a CPU list such as \"0-3,8\"");
+		subpath(path, s->where, "cpus");
+		return get_cpus(ps, f[1], path, np_attrs[attr].empty_ok, &s->cpus);
 	}
-	return 0;
 }
 
 /* Exactly n hex digits at s (the terminator fails the test). */
@@ -904,20 +921,23 @@ static bool add_int(cJSON *obj, const char *key, int v)
 static cJSON *setting_json(const struct np_setting *s)
 {
 	cJSON *o = cJSON_CreateObject();
-	bool ok = o && add_str(o, "kind", np_setting_kind_name(s->kind));
+	bool ok = o && add_str(o, "kind", np_attr_name(s->kind));
 	switch (s->kind) {
-	case NP_SET_IRQ_AFFINITY:
+	case NP_ATTR_IRQ_AFFINITY:
 		ok = ok && add_str(o, "device", s->device) && add_int(o, "queue", s->queue) &&
 		     add_str(o, "vector", s->vector) && add_int(o, "irq", s->irq) &&
 		     add_str(o, "cpus", s->cpus);
 		break;
-	case NP_SET_RQ_AFFINITY:
+	case NP_ATTR_RQ_AFFINITY:
 		ok = ok && add_str(o, "block", s->block) && add_int(o, "value", s->value);
 		break;
-	case NP_SET_RPS_CPUS:
-	case NP_SET_XPS_CPUS:
+	case NP_ATTR_RPS_CPUS:
+	case NP_ATTR_XPS_CPUS:
 		ok = ok && add_str(o, "net", s->net) && add_int(o, "queue", s->queue) &&
 		     add_str(o, "cpus", s->cpus);
+		break;
+	default:
+		ok = ok && add_str(o, "cpus", s->cpus);
 		break;
 	}
 	if (!ok) {

@@ -8,34 +8,30 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "attr.h"
 #include "context.h"
 #include "paths.h"
 
 #define NP_PROFILE_FORMAT "numaplace-profile/1"
 #define NP_PROFILE_SYSTEM_DIR NUMAPLACE_CONFDIR "/profiles"
 
-enum np_setting_kind {
-	NP_SET_IRQ_AFFINITY, /* "irq_affinity" */
-	NP_SET_RQ_AFFINITY,  /* "rq_affinity" */
-	NP_SET_RPS_CPUS,     /* "rps_cpus" */
-	NP_SET_XPS_CPUS,     /* "xps_cpus" */
-};
-
 /* One concrete value. JSON: {"kind": "irq_affinity", "device": "0000:23:00.0",
  * "queue": 3, "cpus": "1,3"}; the IRQ is chosen by "queue" (the index its
  * name tells), "vector" (its whole action name), or "irq" (a number: the
  * explicit fallback, allowed only without "device"). {"kind": "rq_affinity",
  * "block": "sda", "value": 2}; {"kind": "rps_cpus" | "xps_cpus", "net":
- * "eth0", "queue": 0, "cpus": "1"} ("" turns RPS off). */
+ * "eth0", "queue": 0, "cpus": "1"} ("" turns RPS off);
+ * {"kind": "default_irq_affinity", "cpus": "0-3"}. The kinds and their keys
+ * are the settable rows of the attr table (attr.h). */
 struct np_setting {
-	enum np_setting_kind kind;
+	enum np_attr kind;
 	char *device;   /* irq_affinity: PCI address, interface or block device */
 	int queue;      /* -1 when not given */
 	char *vector;   /* irq_affinity: action name, or NULL */
 	int irq;        /* irq_affinity fallback: IRQ number, or -1 */
 	char *net;      /* rps_cpus, xps_cpus */
 	char *block;    /* rq_affinity */
-	char *cpus;     /* CPU list text */
+	char *cpus;     /* CPU list text (every CPU-set kind) */
 	int value;      /* rq_affinity: 0, 1 or 2 */
 	char *where;    /* field path for messages: "settings[3]" */
 };
@@ -85,6 +81,5 @@ int np_profile_find(struct np_ctx *ctx, const char *name, const char *const *dir
 /* The profile as JSON text in the canonical form (what advise -o writes). */
 char *np_profile_to_text(const struct np_profile *p);
 void np_profile_free(struct np_profile *p);
-const char *np_setting_kind_name(enum np_setting_kind kind);
 
 #endif

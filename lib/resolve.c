@@ -10,18 +10,10 @@
 #include "advise.h"
 #include "sysfs.h"
 
-static void change_free(struct np_change *c)
-{
-	free(c->path);
-	free(c->subject);
-	free(c->old_value);
-	free(c->new_value);
-}
-
 void np_resolved_free(struct np_resolved *r)
 {
 	for (size_t i = 0; i < r->n; i++)
-		change_free(&r->changes[i]);
+		np_change_free(&r->changes[i]);
 	free(r->changes);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
@@ -29,32 +21,37 @@ void np_resolved_free(struct np_resolved *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Adds or replaces the change to path: a later setting for a file wins. */
-static int add_change(struct np_resolved *r, enum np_value_kind kind, char *path, char *value, char *subject)
+/* Adds the change of attr for t to value (taken), replacing an earlier
+ * change of the same file: a later setting for a file wins. Settings and
+ * rules alike come here. */
+static int add_change(struct np_resolved *r, enum np_attr attr, const struct np_target *t, char *value)
 {
-	if (!path || !value || !subject) {
-		free(path);
-		free(value);
-		free(subject);
-		return -ENOMEM;
-	}
+	struct np_change c;
+	int rc = value ? np_change_make(&c, attr, t, value) : -ENOMEM;
+	free(value);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < r->n; i++) {
-		if (strcmp(r->changes[i].path, path))
+		if (strcmp(r->changes[i].path, c.path))
 			continue;
-		change_free(&r->changes[i]);
-		r->changes[i] = (struct np_change){ .path = path, .kind = kind, .subject = subject, .new_value = value };
+		np_change_free(&r->changes[i]);
+		r->changes[i] = c;
 		return 0;
 	}
 	struct np_change *more = realloc(r->changes, (r->n + 1) * sizeof(*more));
 	if (!more) {
-		free(path);
-		free(value);
-		free(subject);
+		np_change_free(&c);
 		return -ENOMEM;
 	}
 	r->changes = more;
-	r->changes[r->n++] = (struct np_change){ .path = path, .kind = kind, .subject = subject, .new_value = value };
+	r->changes[r->n++] = c;
 	return 0;
+}
+
+/* A CPU list (the form of profiles and plans) in attr's file form. */
+static char *cpus_value(const struct np_machine *m, enum np_attr attr, const struct np_cpuset *set)
+{
+	return np_attr_format_cpus(attr, set, (unsigned)m->topo.max_cpu + 1);
 }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -138,8 +135,8 @@ static int irq_change(struct np_ctx *ctx, const struct np_machine *m, const stru
 			       "%s: %s: irq %d (%s) of %s is managed%s: the kernel owns its affinity and refuses changes",
 			       p->file, s->where, irq->irq, irq->name, dev,
 			       irq->managed == NP_MANAGED_INFERRED ? " (its driver uses managed vectors)" : "");
-	return add_change(out, NP_VALUE_CPULIST, fmt("/proc/irq/%d/smp_affinity_list", irq->irq),
-			  np_cpuset_format_list(cpus), fmt("%s irq %d %s", dev, irq->irq, irq->name));
+	struct np_target t = { .irq = irq->irq, .queue = -1, .device = dev, .vector = irq->name };
+	return add_change(out, NP_ATTR_IRQ_AFFINITY, &t, cpus_value(m, NP_ATTR_IRQ_AFFINITY, cpus));
 }
 
 static int resolve_irq_setting(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
@@ -189,32 +186,48 @@ static bool safe_name(const char *name)
 static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 			   const struct np_setting *s, struct np_resolved *out)
 {
-	if (s->kind == NP_SET_IRQ_AFFINITY)
-		return resolve_irq_setting(ctx, m, p, s, out);
-	if (s->kind == NP_SET_RQ_AFFINITY) {
-		if (!safe_name(s->block) || !np_sysfs_exists(ctx, "/sys/block/%s/queue/rq_affinity", s->block))
-			return np_fail(ctx, -EINVAL, "%s: %s.block: no block device '%s' with rq_affinity on this machine",
-				       p->file, s->where, s->block);
-		if (s->value < 0 || s->value > 2)
-			return np_fail(ctx, -EINVAL, "%s: %s.value: %d, expected 0, 1 or 2", p->file, s->where, s->value);
-		return add_change(out, NP_VALUE_INT, fmt("/sys/block/%s/queue/rq_affinity", s->block),
-				  fmt("%d", s->value), fmt("%s rq_affinity", s->block));
-	}
-	bool rps = s->kind == NP_SET_RPS_CPUS;
-	const char *file = rps ? "rx-%d/rps_cpus" : "tx-%d/xps_cpus";
-	char rel[64];
-	snprintf(rel, sizeof(rel), file, s->queue);
-	if (!safe_name(s->net) || !np_sysfs_exists(ctx, "/sys/class/net/%s", s->net))
-		return np_fail(ctx, -EINVAL, "%s: %s.net: no interface '%s' on this machine", p->file, s->where, s->net);
-	if (s->queue < 0 || !np_sysfs_exists(ctx, "/sys/class/net/%s/queues/%s", s->net, rel))
-		return np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no %s queue %d with %s", p->file, s->where, s->net,
-			       rps ? "receive" : "transmit", s->queue, rps ? "rps_cpus" : "xps_cpus");
+	enum np_attr attr = s->kind;
+	const char *name = np_attr_name(attr);
+	struct np_target t = { .irq = -1, .queue = s->queue, .net = s->net, .block = s->block };
 	struct np_cpuset cpus = NP_CPUSET_INIT;
-	int rc = online_cpus(ctx, m, p, s, &cpus, true);
-	if (rc == 0)
-		rc = add_change(out, NP_VALUE_CPUMASK, fmt("/sys/class/net/%s/queues/%s", s->net, rel),
-				np_cpuset_format_mask(&cpus, (unsigned)m->topo.max_cpu + 1),
-				fmt("%s %s-%d %s", s->net, rps ? "rx" : "tx", s->queue, rps ? "rps_cpus" : "xps_cpus"));
+	char *path = NULL;
+	int rc = 0;
+
+	switch (attr) {
+	case NP_ATTR_IRQ_AFFINITY:
+		return resolve_irq_setting(ctx, m, p, s, out);
+	case NP_ATTR_RQ_AFFINITY:
+		t.queue = -1;
+		if (!safe_name(s->block) || !(path = np_attr_path(attr, &t)) || !np_sysfs_exists(ctx, "%s", path))
+			rc = np_fail(ctx, -EINVAL, "%s: %s.block: no block device '%s' with %s on this machine",
+				     p->file, s->where, s->block, name);
+		else if (s->value < np_attrs[attr].min || s->value > np_attrs[attr].max)
+			rc = np_fail(ctx, -EINVAL, "%s: %s.value: %d, expected 0, 1 or 2", p->file, s->where, s->value);
+		else
+			rc = add_change(out, attr, &t, fmt("%d", s->value));
+		break;
+	case NP_ATTR_RPS_CPUS:
+	case NP_ATTR_XPS_CPUS:
+		if (!safe_name(s->net) || !np_sysfs_exists(ctx, "/sys/class/net/%s", s->net))
+			rc = np_fail(ctx, -EINVAL, "%s: %s.net: no interface '%s' on this machine", p->file, s->where,
+				     s->net);
+		else if (s->queue < 0 || !(path = np_attr_path(attr, &t)) || !np_sysfs_exists(ctx, "%s", path))
+			rc = np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no %s queue %d with %s", p->file, s->where,
+				     s->net, attr == NP_ATTR_RPS_CPUS ? "receive" : "transmit", s->queue, name);
+		else if (!(rc = online_cpus(ctx, m, p, s, &cpus, np_attrs[attr].empty_ok)))
+			rc = add_change(out, attr, &t, cpus_value(m, attr, &cpus));
+		break;
+	default:
+		/* Machine-wide kinds: a file every kernel with the feature has. */
+		t = NP_TARGET_NONE;
+		if (!(path = np_attr_path(attr, &t)) || !np_sysfs_exists(ctx, "%s", path))
+			rc = np_fail(ctx, -EINVAL, "%s: %s.kind: this machine has no %s ('%s')", p->file, s->where,
+				     name, path ? path : np_attrs[attr].path);
+		else if (!(rc = online_cpus(ctx, m, p, s, &cpus, np_attrs[attr].empty_ok)))
+			rc = add_change(out, attr, &t, cpus_value(m, attr, &cpus));
+		break;
+	}
+	free(path);
 	np_cpuset_free(&cpus);
 	return rc;
 }
@@ -285,31 +298,13 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 		np_fail(ctx, rc, "%s: resolving rules: %s", p->file, strerror(-rc));
 	for (size_t i = 0; rc == 0 && i < plan.n; i++) {
 		const struct np_rec *r = &plan.v[i];
-		const struct np_pci_dev *d = &m->pci.devs[r->dev];
+		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
 		struct np_cpuset set = NP_CPUSET_INIT;
-		switch (r->kind) {
-		case NP_REC_IRQ_AFFINITY:
-			rc = add_change(out, NP_VALUE_CPULIST, fmt("/proc/irq/%d/smp_affinity_list", r->irq),
-					strdup(r->recommended), fmt("%s irq %d %s", d->addr, r->irq, r->vector));
-			break;
-		case NP_REC_RQ_AFFINITY:
-			rc = add_change(out, NP_VALUE_INT, fmt("/sys/block/%s/queue/rq_affinity", r->block),
-					strdup(r->recommended), fmt("%s rq_affinity", r->block));
-			break;
-		case NP_REC_RPS_CPUS:
-		case NP_REC_XPS_CPUS: {
-			bool rps = r->kind == NP_REC_RPS_CPUS;
-			rc = np_cpuset_parse_list(&set, r->recommended);
-			if (rc == 0)
-				rc = add_change(out, NP_VALUE_CPUMASK,
-						fmt("/sys/class/net/%s/queues/%s-%d/%s", r->net, rps ? "rx" : "tx", r->queue,
-						    rps ? "rps_cpus" : "xps_cpus"),
-						np_cpuset_format_mask(&set, (unsigned)m->topo.max_cpu + 1),
-						fmt("%s %s-%d %s", r->net, rps ? "rx" : "tx", r->queue,
-						    rps ? "rps_cpus" : "xps_cpus"));
-			break;
-		}
-		}
+		if (np_attrs[r->kind].value == NP_VALUE_INT)
+			rc = add_change(out, r->kind, &t, strdup(r->recommended));
+		else if (!(rc = np_cpuset_parse_list(&set, r->recommended)))
+			rc = add_change(out, r->kind, &t, cpus_value(m, r->kind, &set));
 		np_cpuset_free(&set);
 	}
 	/* What the rules could not do is worth telling, not failing on. */

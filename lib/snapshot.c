@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attr.h"
 #include "pci.h"
 #include "sysfs.h"
 
@@ -40,18 +41,19 @@ static const char *const pci_files[] = {
 };
 #define PCI_CONFIG_HEADER 64
 static const char *const net_files[] = { "ifindex", "type", "mtu", "speed", "operstate", NULL };
-static const char *const queue_files[] = { "rps_cpus", "rps_flow_cnt", "xps_cpus", NULL };
+/* Besides these, each directory gets the files of the tunable kinds that
+ * live there (np_attrs[].snapshot): see with_attr_files. */
+static const char *const queue_files[] = { "rps_flow_cnt", NULL };
 static const char *const block_files[] = {
-	"queue/rq_affinity", "queue/scheduler", "queue/nr_requests", "queue/rotational",
-	"queue/logical_block_size", NULL,
+	"queue/scheduler", "queue/nr_requests", "queue/rotational", "queue/logical_block_size", NULL,
 };
 static const char *const proc_files[] = {
-	"/proc/interrupts", "/proc/cmdline", "/proc/cpuinfo", "/proc/meminfo",
-	"/proc/irq/default_smp_affinity", NULL,
+	"/proc/interrupts", "/proc/cmdline", "/proc/cpuinfo", "/proc/meminfo", NULL,
 };
 static const char *const irq_files[] = {
-	"smp_affinity", "smp_affinity_list", "effective_affinity", "effective_affinity_list", "node", NULL,
+	"effective_affinity", "effective_affinity_list", "node", NULL,
 };
+#define MAX_DIR_FILES 32
 
 /* Directories already copied, so that two links to one device copy it once. */
 struct seen {
@@ -346,6 +348,21 @@ static int copy_plain(struct snap *s, const char *mp)
 	return rc < 0 ? rc : 0;
 }
 
+/* own, then the files of every kind whose values live in a directory of
+ * this sort, so that a new kind is copied by its row alone. */
+static const char *const *with_attr_files(const char **out, const char *const *own, enum np_attr_dir where)
+{
+	size_t n = 0;
+	for (; own[n] && n < MAX_DIR_FILES - 1; n++)
+		out[n] = own[n];
+	for (int a = 0; a < NP_ATTR_COUNT; a++)
+		for (const char *const *f = np_attrs[a].snapshot; np_attrs[a].dir == where && f && *f; f++)
+			if (n < MAX_DIR_FILES - 1)
+				out[n++] = *f;
+	out[n] = NULL;
+	return out;
+}
+
 static int copy_files(struct snap *s, const char *dir, const char *const *names)
 {
 	char mp[PATH_MAX];
@@ -605,8 +622,10 @@ static int copy_netif(struct snap *s, const char *dir)
 	int rc = first_visit(s, 'N', dir);
 	if (rc <= 0)
 		return rc;
+	const char *files[MAX_DIR_FILES];
 	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, net_files)) ||
-	    (rc = copy_dir_of(s, dir, "queues", queue_files, NULL)) || (rc = mp_fmt(s, mp, "%s/device", dir)))
+	    (rc = copy_dir_of(s, dir, "queues", with_attr_files(files, queue_files, NP_DIR_NET_QUEUE), NULL)) ||
+	    (rc = mp_fmt(s, mp, "%s/device", dir)))
 		return rc;
 	return copy_entry(s, mp, FOLLOW_NONE);
 }
@@ -617,7 +636,8 @@ static int copy_block(struct snap *s, const char *dir)
 	int rc = first_visit(s, 'B', dir);
 	if (rc <= 0)
 		return rc;
-	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, block_files)) ||
+	const char *files[MAX_DIR_FILES];
+	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, with_attr_files(files, block_files, NP_DIR_BLOCK))) ||
 	    (rc = copy_dir_of(s, dir, "mq", NULL, "cpu_list")) || (rc = mp_fmt(s, mp, "%s/device", dir)))
 		return rc;
 	return copy_entry(s, mp, FOLLOW_NONE);
@@ -767,16 +787,19 @@ static int copy_class_block(struct snap *s)
 static int copy_proc(struct snap *s)
 {
 	char mp[PATH_MAX], **names;
+	const char *top[MAX_DIR_FILES], *per_irq[MAX_DIR_FILES];
 	size_t n;
 	int rc = 0;
-	for (size_t i = 0; proc_files[i] && rc >= 0; i++)
-		rc = copy_file(s, proc_files[i], 0);
+	with_attr_files(top, proc_files, NP_DIR_ROOT);
+	with_attr_files(per_irq, irq_files, NP_DIR_IRQ);
+	for (size_t i = 0; top[i] && rc >= 0; i++)
+		rc = copy_file(s, top[i], 0);
 	if (rc < 0 || (rc = list(s, "/proc/irq", &names, &n, NULL)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
 		if (numbered(names[i], "") && !(rc = mp_fmt(s, mp, "/proc/irq/%s", names[i])) &&
 		    !(rc = ensure_dir(s, mp)))
-			rc = copy_files(s, mp, irq_files);
+			rc = copy_files(s, mp, per_irq);
 	np_names_free(names, n);
 	return rc;
 }

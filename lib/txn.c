@@ -45,13 +45,6 @@ static const char *const state_names[] = {
 	[NP_TXN_STALE] = "stale",
 };
 
-static const char *const kind_names[] = {
-	[NP_VALUE_CPULIST] = "cpulist",
-	[NP_VALUE_CPUMASK] = "cpumask",
-	[NP_VALUE_INT] = "int",
-	[NP_VALUE_TEXT] = "text",
-};
-
 const char *np_txn_state_name(enum np_txn_state state)
 {
 	if ((size_t)state < sizeof(state_names) / sizeof(state_names[0]))
@@ -70,73 +63,23 @@ static int state_parse(const char *name, enum np_txn_state *out)
 	return -EINVAL;
 }
 
-static bool kind_valid(enum np_value_kind kind)
+static bool attr_valid(enum np_attr attr)
 {
-	return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]);
+	return (unsigned)attr < NP_ATTR_COUNT;
+}
+
+/* How a change's value is read, written and compared. */
+static enum np_value_kind kind_of(const struct np_change *c)
+{
+	return np_attrs[c->attr].value;
 }
 
 static const char *kind_name(enum np_value_kind kind)
 {
-	return kind_valid(kind) ? kind_names[kind] : "unknown";
-}
-
-static int kind_parse(const char *name, enum np_value_kind *out)
-{
-	for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
-		if (!strcmp(name, kind_names[i])) {
-			*out = (enum np_value_kind)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return np_value_kind_name(kind);
 }
 
 /* ---- values ---- */
-
-static char *normalize_int(const char *value)
-{
-	const char *p = value;
-	while (isspace((unsigned char)*p))
-		p++;
-	const char *digits = p + (*p == '-' || *p == '+');
-	if (!isdigit((unsigned char)*digits))
-		return NULL;
-	char *end;
-	errno = 0;
-	long long v = strtoll(p, &end, 10);
-	if (errno)
-		return NULL;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
-		return NULL;
-	char *out;
-	return asprintf(&out, "%lld", v) < 0 ? NULL : out;
-}
-
-char *np_value_normalize(enum np_value_kind kind, const char *value)
-{
-	if (!value)
-		return NULL;
-	switch (kind) {
-	case NP_VALUE_CPULIST:
-	case NP_VALUE_CPUMASK: {
-		struct np_cpuset set = NP_CPUSET_INIT;
-		int rc = kind == NP_VALUE_CPULIST ? np_cpuset_parse_list(&set, value)
-						  : np_cpuset_parse_mask(&set, value);
-		/* Masks compare as lists, so that the width never matters:
-		 * "3" and "00000000,00000003" are the same CPUs. */
-		char *out = rc ? NULL : np_cpuset_format_list(&set);
-		np_cpuset_free(&set);
-		return out;
-	}
-	case NP_VALUE_INT:
-		return normalize_int(value);
-	case NP_VALUE_TEXT:
-		return strdup(value);
-	}
-	return NULL;
-}
 
 /* ROOT + path for messages, so the user sees the file really touched. */
 static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
@@ -247,37 +190,11 @@ static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
 	return np_fail(ctx, rc, "%s (%s)", detail, c->subject);
 }
 
-/* Only /sys and /proc, and no way out of them: the paths come back from a
+/* A change writes only its kind's own path: the paths come back from a
  * journal file, and a revert writes wherever they point. */
-static bool path_allowed(const char *path)
+static bool path_fits(const char *path, enum np_attr attr)
 {
-	if (!path || (strncmp(path, "/sys/", 5) && strncmp(path, "/proc/", 6)))
-		return false;
-	for (const char *p = path; (p = strstr(p, "/..")); p += 3)
-		if (p[3] == '/' || p[3] == '\0')
-			return false;
-	return true;
-}
-
-/* Besides kernel values, exactly one file, and only as whole text: irqbalance's
- * settings, where the IRQs a transaction places are banned. */
-static bool is_config(const char *path)
-{
-	return path && !strcmp(path, NP_IRQBALANCE_CONFIG);
-}
-
-static bool change_allowed(const char *path, enum np_value_kind kind)
-{
-	return kind == NP_VALUE_TEXT ? is_config(path) : path_allowed(path);
-}
-
-static void change_free(struct np_change *c)
-{
-	free(c->path);
-	free(c->subject);
-	free(c->old_value);
-	free(c->new_value);
-	memset(c, 0, sizeof(*c));
+	return attr_valid(attr) && np_attr_match(path, NULL) == (int)attr;
 }
 
 void np_txn_free(struct np_txn *txn)
@@ -288,7 +205,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->profile);
 	free(txn->boot_id);
 	for (size_t i = 0; i < txn->nchanges; i++)
-		change_free(&txn->changes[i]);
+		np_change_free(&txn->changes[i]);
 	free(txn->changes);
 	memset(txn, 0, sizeof(*txn));
 }
@@ -302,13 +219,17 @@ void np_txns_free(struct np_txn *txns, size_t count)
 
 static int change_copy(struct np_change *dst, const struct np_change *src)
 {
-	dst->kind = src->kind;
+	dst->attr = src->attr;
 	dst->path = strdup(src->path);
 	dst->subject = strdup(subject_of(src));
 	dst->old_value = strdup(src->old_value);
 	dst->new_value = strdup(src->new_value);
-	if (!dst->path || !dst->subject || !dst->old_value || !dst->new_value) {
-		change_free(dst);
+	dst->target = src->target;
+	dst->target.net = src->target.net ? strdup(src->target.net) : NULL;
+	dst->target.block = src->target.block ? strdup(src->target.block) : NULL;
+	if (!dst->path || !dst->subject || !dst->old_value || !dst->new_value ||
+	    (src->target.net && !dst->target.net) || (src->target.block && !dst->target.block)) {
+		np_change_free(dst);
 		return -ENOMEM;
 	}
 	return 0;
@@ -537,8 +458,11 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 		if (!o)
 			goto fail;
 		cJSON_AddItemToArray(changes, o);
+		/* "kind" too: a numaplace from before the attr table can still
+		 * revert this journal after a downgrade. */
 		if (!cJSON_AddStringToObject(o, "path", c->path) ||
-		    !cJSON_AddStringToObject(o, "kind", kind_name(c->kind)) ||
+		    !cJSON_AddStringToObject(o, "attr", np_attr_name(c->attr)) ||
+		    !cJSON_AddStringToObject(o, "kind", kind_name(kind_of(c))) ||
 		    !cJSON_AddStringToObject(o, "subject", subject_of(c)) ||
 		    !cJSON_AddStringToObject(o, "old", c->old_value) ||
 		    !cJSON_AddStringToObject(o, "new", c->new_value))
@@ -696,26 +620,32 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	cJSON_ArrayForEach(item, changes) {
 		struct np_change *c = &txn->changes[txn->nchanges];
 		const char *cpath = json_string(item, "path"), *kind = json_string(item, "kind");
-		const char *subject = json_string(item, "subject");
+		const char *attr = json_string(item, "attr"), *subject = json_string(item, "subject");
 		const char *old = json_string(item, "old"), *new = json_string(item, "new");
+		enum np_value_kind vkind = NP_VALUE_TEXT;
 		why = "a change lacks path, kind, subject, old or new";
-		if (!cpath || !kind || !subject || !old || !new)
+		if (!cpath || (!kind && !attr) || !subject || !old || !new)
 			goto bad;
 		why = "a change has an unknown kind";
-		if (kind_parse(kind, &c->kind))
+		if ((kind && np_value_kind_parse(kind, &vkind)) || (attr && np_attr_by_name(attr, false) < 0))
 			goto bad;
-		why = "a change's path is outside /sys and /proc";
-		if (!path_allowed(cpath) && !is_config(cpath))
+		/* Journals from before the attr table say only the value kind: the
+		 * path tells which attr it is, as it would had the table existed. */
+		int a = attr ? np_attr_by_name(attr, false) : np_attr_match(cpath, NULL);
+		why = "a change's path is not the path of a tunable kind";
+		if (a < 0)
 			goto bad;
 		why = "a change's kind does not fit its path";
-		if (!change_allowed(cpath, c->kind))
+		if (!path_fits(cpath, (enum np_attr)a) || (kind && vkind != np_attrs[a].value))
 			goto bad;
+		c->attr = (enum np_attr)a;
 		c->path = strdup(cpath);
 		c->subject = strdup(subject);
 		c->old_value = strdup(old);
 		c->new_value = strdup(new);
 		txn->nchanges++;
-		if (!c->path || !c->subject || !c->old_value || !c->new_value)
+		if (!c->path || !c->subject || !c->old_value || !c->new_value ||
+		    np_attr_match(cpath, &c->target) < 0)
 			goto nomem;
 	}
 	if (error) {
@@ -979,11 +909,11 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 	char *cur;
 
 	*written = false;
-	int rc = write_value(ctx, c->kind, c->path, value);
+	int rc = write_value(ctx, kind_of(c), c->path, value);
 	if (rc)
 		return with_subject(ctx, rc, c);
 	*written = true;
-	rc = current_matches(ctx, c->path, c->kind, value, &cur);
+	rc = current_matches(ctx, c->path, kind_of(c), value, &cur);
 	if (rc == 0)
 		rc = np_fail(
 			ctx, -EIO,
@@ -1048,30 +978,20 @@ static int validate_changes(struct np_ctx *ctx, const struct np_change *changes,
 		return np_fail(ctx, -EINVAL, "no changes given");
 	for (size_t i = 0; i < n; i++) {
 		const struct np_change *c = &changes[i];
-		if (c->kind == NP_VALUE_TEXT && !is_config(c->path))
-			return np_fail(ctx, -EINVAL,
-				       "%s: '%s' is not '" NP_IRQBALANCE_CONFIG
-				       "', the one file that takes a text value",
+		if (!attr_valid(c->attr))
+			return np_fail(ctx, -EINVAL, "%s: unknown kind %d for '%s'",
+				       display_name(c), (int)c->attr, c->path ? c->path : "(null)");
+		if (!path_fits(c->path, c->attr))
+			return np_fail(ctx, -EINVAL, "%s: '%s' is not the path of %s (%s)",
 				       c->subject && *c->subject ? c->subject : "change",
-				       c->path ? c->path : "(null)");
-		if (c->kind != NP_VALUE_TEXT && is_config(c->path))
-			return np_fail(ctx, -EINVAL, "%s: '%s' takes a text value, not a %s value",
-				       display_name(c), c->path, kind_name(c->kind));
-		if (!change_allowed(c->path, c->kind))
-			return np_fail(ctx, -EINVAL, "%s: '%s' is not a path under /sys or /proc",
-				       c->subject && *c->subject ? c->subject : "change",
-				       c->path ? c->path : "(null)");
-		if (!kind_valid(c->kind))
-			return np_fail(ctx, -EINVAL, "%s: unknown value kind %d for '%s'",
-				       display_name(c), (int)c->kind, c->path);
-		char *norm = np_value_normalize(c->kind, c->new_value);
-		if (!norm)
+				       c->path ? c->path : "(null)", np_attr_name(c->attr),
+				       np_attrs[c->attr].path);
+		if (!np_attr_value_ok(c->attr, c->new_value))
 			return np_fail(
 				ctx, -EINVAL, "%s: '%s' is not a valid %s value for '%s'",
 				display_name(c),
 				np_excerpt(c->new_value ? c->new_value : "(null)", ex, sizeof(ex)),
-				kind_name(c->kind), c->path);
-		free(norm);
+				np_attr_name(c->attr), c->path);
 	}
 	/* Two changes of one file would journal the same old value twice and
 	 * make the first one's "new" look changed by someone else at revert. */
@@ -1116,12 +1036,12 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 	for (size_t i = 0; i < n; i++) {
 		struct np_change *c = &changes[i];
 		char *old;
-		int rc = read_value(ctx, c->kind, c->path, &old);
+		int rc = read_value(ctx, kind_of(c), c->path, &old);
 		if (rc)
 			return with_subject(ctx, rc, c);
 		/* Made from another text than is there now: someone wrote the file
 		 * since; writing ours would drop what they wrote. */
-		if (c->kind == NP_VALUE_TEXT && c->old_value && strcmp(c->old_value, old)) {
+		if (kind_of(c) == NP_VALUE_TEXT && c->old_value && strcmp(c->old_value, old)) {
 			free(old);
 			rc = np_fail(ctx, -EAGAIN,
 				     "'%s' changed while numaplace prepared its change; run it again",
@@ -1129,10 +1049,10 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 			return with_subject(ctx, rc, c);
 		}
 		/* An old value we could not compare could not be checked at revert either. */
-		char *norm = np_value_normalize(c->kind, old);
+		char *norm = np_value_normalize(kind_of(c), old);
 		if (!norm) {
 			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
-				     full_path(ctx, c->path, fp), kind_name(c->kind),
+				     full_path(ctx, c->path, fp), kind_name(kind_of(c)),
 				     np_excerpt(old, ex, sizeof(ex)));
 			free(old);
 			return with_subject(ctx, rc, c);
@@ -1140,7 +1060,7 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 		free(norm);
 		free(c->old_value);
 		c->old_value = old;
-		if (same_value(c->kind, old, c->new_value))
+		if (same_value(kind_of(c), old, c->new_value))
 			continue;
 		if (change_copy(&txn->changes[txn->nchanges], c))
 			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
@@ -1306,10 +1226,10 @@ static int refuse_finished(struct np_ctx *ctx, const struct np_txn *txn)
  * configuration files, which a reboot leaves as the transaction wrote them. */
 static bool survives_reboot(const struct np_change *c)
 {
-	return c->kind == NP_VALUE_TEXT;
+	return np_attrs[c->attr].survives_reboot;
 }
 
-static bool has_config(const struct np_txn *txn)
+static bool has_survivor(const struct np_txn *txn)
 {
 	for (size_t i = 0; i < txn->nchanges; i++)
 		if (survives_reboot(&txn->changes[i]))
@@ -1330,12 +1250,12 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		const struct np_change *c = &txn->changes[i];
 		if (stale && !survives_reboot(c))
 			continue;
-		int rc = current_matches(ctx, c->path, c->kind, c->new_value, &before[i]);
+		int rc = current_matches(ctx, c->path, kind_of(c), c->new_value, &before[i]);
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
 		/* A crashed apply may have stopped before this write. */
 		if (rc == 1 ||
-		    (txn->state == NP_TXN_PENDING && same_value(c->kind, before[i], c->old_value)))
+		    (txn->state == NP_TXN_PENDING && same_value(kind_of(c), before[i], c->old_value)))
 			continue;
 		if (!ndrift++)
 			first = i;
@@ -1389,7 +1309,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 
 	stale = boot_differs(txn.boot_id, boot);
-	if (stale && !has_config(&txn)) {
+	if (stale && !has_survivor(&txn)) {
 		txn.state = NP_TXN_STALE;
 		rc = write_journal(ctx, &st, &txn, error);
 		if (!rc)
@@ -1416,7 +1336,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	was = txn.state;
 	for (size_t i = 0; i < txn.nchanges && !any; i++)
 		any = (!stale || survives_reboot(&txn.changes[i])) &&
-		      !same_value(txn.changes[i].kind, before[i], txn.changes[i].old_value);
+		      !same_value(kind_of(&txn.changes[i]), before[i], txn.changes[i].old_value);
 	if (any && was != NP_TXN_PENDING) {
 		txn.state = NP_TXN_PENDING;
 		if ((rc = write_journal(ctx, &st, &txn, error)))
@@ -1426,7 +1346,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	for (size_t i = txn.nchanges; i-- > 0;) {
 		const struct np_change *c = &txn.changes[i];
 		bool written;
-		if ((stale && !survives_reboot(c)) || same_value(c->kind, before[i], c->old_value))
+		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value))
 			continue;
 		rc = write_checked(ctx, c, c->old_value, &written);
 		if (written)
@@ -1466,7 +1386,11 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	}
 	if (stale) {
 		char fp[PATH_MAX];
-		full_path(ctx, NP_IRQBALANCE_CONFIG, fp);
+		const char *kept = "";
+		for (size_t i = txn.nchanges; i-- > 0;)
+			if (survives_reboot(&txn.changes[i]))
+				kept = txn.changes[i].path;
+		full_path(ctx, kept, fp);
 		rc = np_fail(ctx, -ESTALE,
 			     "transaction %s was applied during an earlier boot (boot id %s, now %s): "
 			     "the reboot already reset its kernel values; %s '%s'%s and marked it stale",

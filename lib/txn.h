@@ -7,31 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "attr.h"
 #include "context.h"
 
 #define NP_STATE_DIR "/var/lib/numaplace"
 /* Test-only: exit(3) right after this many writes, as a crash would. */
 #define NP_FAULT_ENV "NUMAPLACE_FAULT_AFTER_WRITES"
-
-/* How a value is compared after normalization (read-back, drift, revert). */
-enum np_value_kind {
-	NP_VALUE_CPULIST, /* smp_affinity_list: "0-3" == "0,1,2,3" */
-	NP_VALUE_CPUMASK, /* rps_cpus, xps_cpus: "00000003" == "3" */
-	NP_VALUE_INT,     /* rq_affinity */
-	NP_VALUE_TEXT,    /* a whole configuration file, byte for byte; only
-			   * NP_IRQBALANCE_CONFIG (conffile.h), replaced atomically */
-};
-
-struct np_change {
-	char *path;       /* machine path, "/proc/irq/45/smp_affinity_list" */
-	enum np_value_kind kind;
-	char *subject;    /* stable identity for humans: "0000:23:00.0 queue 3 (irq 45)" */
-	char *old_value;  /* as read before writing (filled by np_txn_apply); for
-			   * NP_VALUE_TEXT the caller may set it (malloc'd) to the
-			   * text new_value was made from: the apply then fails
-			   * (-EAGAIN) when the file, once locked, holds another */
-	char *new_value;
-};
 
 enum np_txn_state {
 	NP_TXN_PENDING,     /* journal written, writes may be partly done: crash or kill */
@@ -61,10 +42,9 @@ struct np_txn_opts {
 /* Whether the current value at path equals value once both are normalized.
  * Returns 1 equal, 0 different, -errno when unreadable (detail in ctx->err). */
 int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind, const char *value);
-/* Normalizes a value of the given kind ("0,1,2" -> "0-2"); NULL when malformed. */
-char *np_value_normalize(enum np_value_kind kind, const char *value);
 
-/* Applies changes (path, kind, subject, new_value filled by the caller) as one
+/* Applies changes (made by np_change_make, or path, attr, subject and
+ * new_value filled by the caller; a path must be its attr's own) as one
  * transaction: lock, read every old value, write the journal durably (fsync
  * of file and directory), write each value and read it back, and on any
  * failure undo the writes made so far in reverse order and mark the journal
@@ -79,9 +59,11 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * applied or pending) through the same write/read-back/rollback machinery.
  * A value changed by someone else since the apply is refused unless force
  * (-EBUSY, listing it in ctx->err); a transaction from an earlier boot is
- * marked stale and nothing is written (-ESTALE), but for its configuration
- * files (NP_VALUE_TEXT), which a reboot does not reset: those are restored
- * as by a revert, drift checked, before it is marked stale. */
+ * marked stale and nothing is written (-ESTALE), but for its files that
+ * survive a reboot (np_attrs[].survives_reboot: configuration files), which
+ * are restored as by a revert, drift checked, before it is marked stale.
+ * Journals from before the attr table (a value "kind" and a path) load: the
+ * path tells the attr, and one that is no kind's own path is refused. */
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
 

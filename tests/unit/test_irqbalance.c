@@ -77,26 +77,28 @@ static void check_refused(const char *text, const char *why)
 static void test_irqs_of_changes(void **state)
 {
 	(void)state;
-	struct np_change c[] = {
-		{ .path = "/proc/irq/45/smp_affinity_list" },
-		{ .path = "/sys/class/net/eth0/queues/rx-0/rps_cpus" },
-		{ .path = "/proc/irq/7/smp_affinity" },
-		{ .path = "/proc/irq/45/smp_affinity" },
-		{ .path = "/proc/irq/8/effective_affinity_list" },
-		{ .path = "/proc/irq/x9/smp_affinity_list" },
-		{ .path = "/proc/irq/1000/smp_affinity_list" },
-	};
+	/* The IRQ comes from the change's target, never from its path. */
+	static const int nums[] = { 45, 7, 45, 1000 };
+	struct np_change c[6];
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(np_change_make(&c[i], NP_ATTR_IRQ_AFFINITY,
+						&(struct np_target){ .irq = nums[i], .queue = -1 }, "1"), 0);
+	assert_int_equal(np_change_make(&c[4], NP_ATTR_RPS_CPUS,
+					&(struct np_target){ .irq = -1, .queue = 0, .net = "eth0" }, "1"), 0);
+	assert_int_equal(np_change_make(&c[5], NP_ATTR_DEFAULT_IRQ_AFFINITY, &NP_TARGET_NONE, "1"), 0);
 	int *irqs;
 	size_t n;
-	assert_int_equal(np_irqbalance_irqs(c, sizeof(c) / sizeof(c[0]), &irqs, &n), 0);
+	assert_int_equal(np_irqbalance_irqs(c, 6, &irqs, &n), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(irqs[0], 7);
 	assert_int_equal(irqs[1], 45);
 	assert_int_equal(irqs[2], 1000);
 	free(irqs);
-	assert_int_equal(np_irqbalance_irqs(c + 1, 1, &irqs, &n), 0);
+	assert_int_equal(np_irqbalance_irqs(c + 4, 2, &irqs, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(irqs);
+	for (size_t i = 0; i < 6; i++)
+		np_change_free(&c[i]);
 }
 
 static void test_ban_adds_to_the_users_args(void **state)
@@ -199,7 +201,7 @@ static void test_ban_change_reads_the_root(void **state)
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), 0);
 	assert_string_equal(c.path, NP_IRQBALANCE_CONFIG);
-	assert_int_equal(c.kind, NP_VALUE_TEXT);
+	assert_int_equal(c.attr, NP_ATTR_IRQBALANCE_CONFIG);
 	assert_string_equal(c.subject, "irqbalance: --banirq=34");
 	assert_string_equal(c.old_value, "IRQBALANCE_ARGS=\"-x\"\n");
 	assert_string_equal(c.new_value, MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34\"\n");

@@ -129,9 +129,9 @@ static void apply_three(struct live *l, const char *third, int *rc)
 	const char *rq = strcmp(l->saved[0], "2") ? "2" : "1";
 	const char *cpu = strcmp(l->saved[1], "1") ? "1" : "0";
 	struct np_change c[3] = {
-		{ .path = l->paths[0], .kind = NP_VALUE_INT, .subject = "vda rq_affinity", .new_value = (char *)rq },
-		{ .path = l->paths[1], .kind = NP_VALUE_CPULIST, .subject = "net irq", .new_value = (char *)cpu },
-		{ .path = l->paths[2], .kind = NP_VALUE_CPULIST, .subject = "third", .new_value = (char *)third },
+		{ .path = l->paths[0], .attr = NP_ATTR_RQ_AFFINITY, .subject = "vda rq_affinity", .new_value = (char *)rq },
+		{ .path = l->paths[1], .attr = NP_ATTR_IRQ_AFFINITY, .subject = "net irq", .new_value = (char *)cpu },
+		{ .path = l->paths[2], .attr = NP_ATTR_IRQ_AFFINITY, .subject = "third", .new_value = (char *)third },
 	};
 	if (!strcmp(third, "64"))
 		c[2].path = l->paths[1], c[1].path = l->paths[2], c[1].new_value = NULL;

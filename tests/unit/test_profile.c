@@ -149,7 +149,7 @@ static void test_settings(void **state)
 	assert_int_equal(p.nsettings, 8);
 
 	const struct np_setting *s = p.settings;
-	assert_int_equal(s[0].kind, NP_SET_IRQ_AFFINITY);
+	assert_int_equal(s[0].kind, NP_ATTR_IRQ_AFFINITY);
 	assert_string_equal(s[0].device, "0000:23:00.0"); /* short address made full */
 	assert_int_equal(s[0].queue, 3);
 	assert_null(s[0].vector);
@@ -171,23 +171,23 @@ static void test_settings(void **state)
 	assert_string_equal(s[7].vector, "PCIe PME, pciehp");
 	assert_string_equal(s[3].vector, "mlx5_comp3@pci:0000:af:00.1");
 
-	assert_int_equal(s[4].kind, NP_SET_RQ_AFFINITY);
+	assert_int_equal(s[4].kind, NP_ATTR_RQ_AFFINITY);
 	assert_string_equal(s[4].block, "nvme0n1");
 	assert_int_equal(s[4].value, 2);
 	assert_null(s[4].cpus);
 
-	assert_int_equal(s[5].kind, NP_SET_RPS_CPUS);
+	assert_int_equal(s[5].kind, NP_ATTR_RPS_CPUS);
 	assert_string_equal(s[5].net, "eth0");
 	assert_int_equal(s[5].queue, 0);
 	assert_string_equal(s[5].cpus, ""); /* RPS off */
 
-	assert_int_equal(s[6].kind, NP_SET_XPS_CPUS);
+	assert_int_equal(s[6].kind, NP_ATTR_XPS_CPUS);
 	assert_int_equal(s[6].queue, 1);
 	assert_string_equal(s[6].cpus, "2");
 	assert_string_equal(s[6].where, "settings[6]");
 
-	assert_string_equal(np_setting_kind_name(NP_SET_IRQ_AFFINITY), "irq_affinity");
-	assert_string_equal(np_setting_kind_name(NP_SET_XPS_CPUS), "xps_cpus");
+	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
+	assert_string_equal(np_attr_name(NP_ATTR_XPS_CPUS), "xps_cpus");
 	round_trip(&p);
 	np_profile_free(&p);
 }
@@ -269,7 +269,7 @@ static void test_canonical_text(void **state)
 	np_profile_free(&p);
 
 	/* A profile built in memory, as advise -o does, without a description. */
-	struct np_setting s = { .kind = NP_SET_RQ_AFFINITY, .block = "sdb", .value = 1, .queue = -1, .irq = -1 };
+	struct np_setting s = { .kind = NP_ATTR_RQ_AFFINITY, .block = "sdb", .value = 1, .queue = -1, .irq = -1 };
 	struct np_profile built = { .name = "advised", .app_node = -1, .settings = &s, .nsettings = 1 };
 	text = np_profile_to_text(&built);
 	assert_non_null(text);
@@ -380,9 +380,9 @@ static void test_setting_errors(void **state)
 	parse_fails(SET("{\"kind\": \"rq_affinity\", \"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 1}"),
 		    "p.json: settings[1].kind: duplicate key, expected each key once");
 	parse_fails(SET("{\"device\": \"eth0\"}"),
-		    "p.json: settings[1]: missing \"kind\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus");
+		    "p.json: settings[1]: missing \"kind\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity");
 	parse_fails(SET("{\"kind\": \"smp_affinity\"}"),
-		    "p.json: settings[1].kind: got \"smp_affinity\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus");
+		    "p.json: settings[1].kind: got \"smp_affinity\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity");
 	parse_fails(SET("[1]"), "p.json: settings[1]: got an array, expected a setting object such as {\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 2}");
 
 	/* The IRQ-number fallback stands alone. */

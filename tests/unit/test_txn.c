@@ -154,10 +154,10 @@ static void assert_tree_original(const struct fixture *f)
 static void set_changes(struct np_change *c)
 {
 	memset(c, 0, NCHANGES * sizeof(*c));
-	c[0] = (struct np_change){ IRQ45, NP_VALUE_CPULIST, "0000:23:00.0 queue 0 (irq 45)", NULL, "1" };
-	c[1] = (struct np_change){ IRQ46, NP_VALUE_CPULIST, "0000:23:00.0 queue 1 (irq 46)", NULL, "0" };
-	c[2] = (struct np_change){ RQ, NP_VALUE_INT, "sda rq_affinity", NULL, "2" };
-	c[3] = (struct np_change){ RPS, NP_VALUE_CPUMASK, "eth0 rx-0 rps_cpus", NULL, "2" };
+	c[0] = (struct np_change){ .path = IRQ45, .attr = NP_ATTR_IRQ_AFFINITY, .subject = "0000:23:00.0 queue 0 (irq 45)", .new_value = "1" };
+	c[1] = (struct np_change){ .path = IRQ46, .attr = NP_ATTR_IRQ_AFFINITY, .subject = "0000:23:00.0 queue 1 (irq 46)", .new_value = "0" };
+	c[2] = (struct np_change){ .path = RQ, .attr = NP_ATTR_RQ_AFFINITY, .subject = "sda rq_affinity", .new_value = "2" };
+	c[3] = (struct np_change){ .path = RPS, .attr = NP_ATTR_RPS_CPUS, .subject = "eth0 rx-0 rps_cpus", .new_value = "2" };
 }
 
 static void assert_tree_applied(const struct fixture *f)
@@ -381,12 +381,22 @@ static void test_apply_invalid(void **state)
 	c[2].new_value = "two";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
 	assert_err_has(&f->ctx, "sda rq_affinity");
-	assert_err_has(&f->ctx, "'two' is not a valid int value");
+	assert_err_has(&f->ctx, "'two' is not a valid rq_affinity value");
 
 	set_changes(c);
 	c[1].path = "/etc/passwd";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
-	assert_err_has(&f->ctx, "'/etc/passwd' is not a path under /sys or /proc");
+	assert_err_has(&f->ctx, "'/etc/passwd' is not the path of irq_affinity");
+
+	/* Under /proc, but not the change's own kind's file. */
+	set_changes(c);
+	c[1].path = "/proc/sys/kernel/panic";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
+	set_changes(c);
+	c[1].path = RQ;
+	c[2].path = "/sys/block/sdb/queue/rq_affinity";
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), -EINVAL);
+	assert_err_has(&f->ctx, "'" RQ "' is not the path of irq_affinity");
 
 	set_changes(c);
 	c[1].path = "/proc/irq/../../etc/passwd";
@@ -905,7 +915,7 @@ static void test_list_oldest_first(void **state)
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
 	    "\"kind\": \"int\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "outside /sys and /proc");
+	assert_err_has(&f->ctx, "is not the path of a tunable kind");
 	/* A pending check reads the journals too, so a broken one blocks apply. */
 	set_changes(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "d", c, NCHANGES, NULL), -EINVAL);
@@ -973,7 +983,7 @@ static void assert_raw(const struct fixture *f, const char *rel, const char *wan
 static void set_changes_conf(struct np_change *c)
 {
 	set_changes(c);
-	c[NCHANGES] = (struct np_change){ CONF, NP_VALUE_TEXT, "irqbalance: --banirq=45", NULL, CONF_NEW };
+	c[NCHANGES] = (struct np_change){ .path = CONF, .attr = NP_ATTR_IRQBALANCE_CONFIG, .subject = "irqbalance: --banirq=45", .new_value = CONF_NEW };
 }
 
 static void test_text_apply_revert_byte_identical(void **state)
@@ -990,7 +1000,7 @@ static void test_text_apply_revert_byte_identical(void **state)
 	assert_raw(f, CONF, CONF_NEW);
 	assert_mode(f, CONF, 0640, false);
 	assert_int_equal(txn.nchanges, NCHANGES + 1);
-	assert_int_equal(txn.changes[NCHANGES].kind, NP_VALUE_TEXT);
+	assert_int_equal(txn.changes[NCHANGES].attr, NP_ATTR_IRQBALANCE_CONFIG);
 	assert_string_equal(txn.changes[NCHANGES].old_value, CONF_OLD);
 
 	cJSON *j = journal(f, txn.id);
@@ -1059,7 +1069,7 @@ static void test_text_only_for_the_config_file(void **state)
 	set_changes_conf(c);
 	c[NCHANGES].path = "/etc/passwd";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
-	assert_err_has(&f->ctx, "'/etc/passwd' is not '/etc/default/irqbalance'");
+	assert_err_has(&f->ctx, "'/etc/passwd' is not the path of irqbalance_config (/etc/default/irqbalance)");
 
 	set_changes_conf(c);
 	c[NCHANGES].path = RQ;
@@ -1072,10 +1082,10 @@ static void test_text_only_for_the_config_file(void **state)
 
 	/* The file takes nothing but text. */
 	set_changes_conf(c);
-	c[NCHANGES].kind = NP_VALUE_INT;
+	c[NCHANGES].attr = NP_ATTR_RQ_AFFINITY;
 	c[NCHANGES].new_value = "1";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
-	assert_err_has(&f->ctx, "takes a text value, not a int value");
+	assert_err_has(&f->ctx, "'/etc/default/irqbalance' is not the path of rq_affinity");
 
 	assert_tree_original(f);
 	assert_raw(f, CONF, CONF_OLD);
@@ -1098,7 +1108,7 @@ static void test_text_only_for_the_config_file(void **state)
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"/etc/shadow\", "
 	    "\"kind\": \"text\", \"subject\": \"\", \"old\": \"1\", \"new\": \"2\"}]}");
 	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
-	assert_err_has(&f->ctx, "outside /sys and /proc");
+	assert_err_has(&f->ctx, "is not the path of a tunable kind");
 	put(f, STATE "/txn/20000101-000000-1.json",
 	    "{\"id\": \"20000101-000000-1\", \"profile\": \"\", \"boot_id\": \"x\", "
 	    "\"time\": 1, \"state\": \"applied\", \"changes\": [{\"path\": \"" CONF "\", "
@@ -1226,6 +1236,100 @@ static void test_text_restored_by_a_stale_revert(void **state)
 	np_txn_free(&txn);
 }
 
+/* A journal as numaplace wrote it before the attr table (commit 95fa9cc):
+ * each change has a value "kind" and a path, no "attr". */
+#define OLD_ID "20261130-031500-1"
+#define OLD_JOURNAL(state, extra)                                                              \
+	"{\n\t\"id\":\t\"" OLD_ID "\",\n\t\"profile\":\t\"web\",\n\t\"boot_id\":\t\"0f2a-boot-one\",\n" \
+	"\t\"time\":\t1796000100,\n\t\"state\":\t\"" state "\",\n\t\"changes\":\t[{\n"           \
+	"\t\t\t\"path\":\t\"" IRQ45 "\",\n\t\t\t\"kind\":\t\"cpulist\",\n"                      \
+	"\t\t\t\"subject\":\t\"0000:23:00.0 irq 45 eth0-TxRx-0\",\n"                              \
+	"\t\t\t\"old\":\t\"0-1\\n\",\n\t\t\t\"new\":\t\"1\"\n\t\t}, {\n"                         \
+	"\t\t\t\"path\":\t\"" RQ "\",\n\t\t\t\"kind\":\t\"int\",\n"                             \
+	"\t\t\t\"subject\":\t\"sda rq_affinity\",\n\t\t\t\"old\":\t\"1\\n\",\n\t\t\t\"new\":\t\"2\"\n" \
+	"\t\t}, {\n\t\t\t\"path\":\t\"" RPS "\",\n\t\t\t\"kind\":\t\"cpumask\",\n"              \
+	"\t\t\t\"subject\":\t\"eth0 rx-0 rps_cpus\",\n\t\t\t\"old\":\t\"00000000\\n\",\n"        \
+	"\t\t\t\"new\":\t\"00000002\"\n\t\t}, {\n\t\t\t\"path\":\t\"" CONF "\",\n"                \
+	"\t\t\t\"kind\":\t\"text\",\n\t\t\t\"subject\":\t\"irqbalance: --banirq=45\",\n"          \
+	"\t\t\t\"old\":\t\"# settings\\n\\nIRQBALANCE_ARGS=\\\"--hintpolicy=exact\\\"\",\n"       \
+	"\t\t\t\"new\":\t\"# settings\\n\\n# numaplace: banned IRQs 45\\nIRQBALANCE_ARGS="        \
+	"\\\"--hintpolicy=exact --banirq=45\\\"\\n\\n\"\n\t\t}" extra "]\n}\n"
+
+static void put_old_journal(const struct fixture *f, const char *text)
+{
+	char path[PATH_MAX];
+	put_raw(f, STATE "/txn/" OLD_ID ".json", text, 0600);
+	tmproot_path(f->root, path, STATE);
+	assert_int_equal(chmod(path, 0700), 0);
+	tmproot_path(f->root, path, STATE "/txn");
+	assert_int_equal(chmod(path, 0700), 0);
+}
+
+static void test_revert_journal_before_attr_table(void **state)
+{
+	struct fixture *f = *state;
+	struct np_txn txn;
+
+	/* The machine as that transaction left it. */
+	put(f, IRQ45, "1");
+	put(f, RQ, "2");
+	put(f, RPS, "00000002");
+	put_raw(f, CONF, CONF_NEW, 0644);
+	put_old_journal(f, OLD_JOURNAL("applied", ""));
+
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, &txn), 0);
+	assert_tree_original(f);
+	assert_raw(f, CONF, CONF_OLD);
+	/* Each path told its attr and target, as np_change_make would have. */
+	assert_int_equal(txn.nchanges, 4);
+	assert_int_equal(txn.changes[0].attr, NP_ATTR_IRQ_AFFINITY);
+	assert_int_equal(txn.changes[0].target.irq, 45);
+	assert_int_equal(txn.changes[1].attr, NP_ATTR_RQ_AFFINITY);
+	assert_string_equal(txn.changes[1].target.block, "sda");
+	assert_int_equal(txn.changes[2].attr, NP_ATTR_RPS_CPUS);
+	assert_string_equal(txn.changes[2].target.net, "eth0");
+	assert_int_equal(txn.changes[2].target.queue, 0);
+	assert_int_equal(txn.changes[3].attr, NP_ATTR_IRQBALANCE_CONFIG);
+	np_txn_free(&txn);
+
+	/* Rewritten in the new form, which an older numaplace still reads. */
+	cJSON *j = journal(f, OLD_ID);
+	assert_string_equal(jstr(j, "state"), "reverted");
+	const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "changes"), 0);
+	assert_string_equal(jstr(c0, "attr"), "irq_affinity");
+	assert_string_equal(jstr(c0, "kind"), "cpulist");
+	cJSON_Delete(j);
+}
+
+static void test_old_journal_outside_every_kind(void **state)
+{
+	struct fixture *f = *state;
+	struct np_txn *txns;
+	size_t n;
+	static const char *const foreign[] = {
+		/* Under /proc and /sys, which the old loader took, but no kind's file. */
+		"\"/proc/sys/kernel/panic\", \"kind\": \"int\"",
+		"\"/sys/devices/system/cpu/cpu3/online\", \"kind\": \"int\"",
+		"\"/proc/irq/45/../../sys/kernel/panic\", \"kind\": \"int\"",
+		"\"/sys/class/net/../queues/rx-0/rps_cpus\", \"kind\": \"cpumask\"",
+		/* A kind's file, under the wrong value kind. */
+		"\"/proc/irq/46/smp_affinity_list\", \"kind\": \"cpumask\"",
+	};
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		char text[4096];
+		snprintf(text, sizeof(text), "%s", OLD_JOURNAL("applied", ", {\"path\": %s, "
+				"\"subject\": \"\", \"old\": \"0\", \"new\": \"1\"}"));
+		char *mark = strstr(text, "%s");
+		char body[4096];
+		snprintf(body, sizeof(body), "%.*s%s%s", (int)(mark - text), text, foreign[i], mark + 2);
+		put_old_journal(f, body);
+		assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), -EINVAL);
+		assert_err_has(&f->ctx, OLD_ID ".json' is malformed");
+	}
+	/* And nothing was written by trying. */
+	assert_tree_original(f);
+}
+
 static void test_lock_wait_is_bounded(void **state)
 {
 	struct fixture *f = *state;
@@ -1290,6 +1394,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_changed_since_prepared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_revert_refuses_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_restored_by_a_stale_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_journal_before_attr_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_journal_outside_every_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_wait_is_bounded, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,387 @@
+#include "attr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conffile.h"
+
+static const char *const irq_keys[] = { "device", "queue", "vector", "irq", "cpus", NULL };
+static const char *const block_keys[] = { "block", "value", NULL };
+static const char *const queue_keys[] = { "net", "queue", "cpus", NULL };
+static const char *const cpus_keys[] = { "cpus", NULL };
+
+static const char *const irq_files[] = { "smp_affinity", "smp_affinity_list", NULL };
+static const char *const rq_files[] = { "queue/rq_affinity", NULL };
+static const char *const rps_files[] = { "rps_cpus", NULL };
+static const char *const xps_files[] = { "xps_cpus", NULL };
+static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
+
+const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
+	[NP_ATTR_IRQ_AFFINITY] = {
+		.name = "irq_affinity", .value = NP_VALUE_CPULIST,
+		.path = "/proc/irq/{irq}/smp_affinity_list",
+		.subject = "{device} irq {irq} {vector}",
+		.keys = irq_keys, .dir = NP_DIR_IRQ, .snapshot = irq_files,
+	},
+	[NP_ATTR_RQ_AFFINITY] = {
+		/* The kernel takes any number and ignores all but these. */
+		.name = "rq_affinity", .value = NP_VALUE_INT, .min = 0, .max = 2,
+		.path = "/sys/block/{block}/queue/rq_affinity",
+		.subject = "{block} rq_affinity",
+		.keys = block_keys, .dir = NP_DIR_BLOCK, .snapshot = rq_files,
+	},
+	[NP_ATTR_RPS_CPUS] = {
+		.name = "rps_cpus", .value = NP_VALUE_CPUMASK, .empty_ok = true,
+		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_cpus",
+		.subject = "{net} rx-{queue} rps_cpus",
+		.keys = queue_keys, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_files,
+	},
+	[NP_ATTR_XPS_CPUS] = {
+		.name = "xps_cpus", .value = NP_VALUE_CPUMASK, .empty_ok = true,
+		.path = "/sys/class/net/{net}/queues/tx-{queue}/xps_cpus",
+		.subject = "{net} tx-{queue} xps_cpus",
+		.keys = queue_keys, .dir = NP_DIR_NET_QUEUE, .snapshot = xps_files,
+	},
+	[NP_ATTR_DEFAULT_IRQ_AFFINITY] = {
+		/* The kernel refuses a mask without an online CPU. */
+		.name = "default_irq_affinity", .value = NP_VALUE_CPUMASK,
+		.path = "/proc/irq/default_smp_affinity",
+		.subject = "default_smp_affinity (new IRQs)",
+		.keys = cpus_keys, .dir = NP_DIR_ROOT, .snapshot = default_files,
+	},
+	[NP_ATTR_IRQBALANCE_CONFIG] = {
+		/* Written by apply itself (the bans), never named by a profile. */
+		.name = "irqbalance_config", .value = NP_VALUE_TEXT, .survives_reboot = true,
+		.path = NP_IRQBALANCE_CONFIG,
+		.subject = "irqbalance",
+	},
+};
+
+static const char *const value_kind_names[] = {
+	[NP_VALUE_CPULIST] = "cpulist",
+	[NP_VALUE_CPUMASK] = "cpumask",
+	[NP_VALUE_INT] = "int",
+	[NP_VALUE_TEXT] = "text",
+};
+#define NVALUE_KINDS (sizeof(value_kind_names) / sizeof(value_kind_names[0]))
+
+const char *np_attr_name(enum np_attr attr)
+{
+	return (unsigned)attr < NP_ATTR_COUNT ? np_attrs[attr].name : "unknown";
+}
+
+int np_attr_by_name(const char *name, bool settable)
+{
+	for (int i = 0; name && i < NP_ATTR_COUNT; i++)
+		if (!strcmp(name, np_attrs[i].name) && (!settable || np_attrs[i].keys))
+			return i;
+	return -1;
+}
+
+const char *np_value_kind_name(enum np_value_kind kind)
+{
+	return (unsigned)kind < NVALUE_KINDS ? value_kind_names[kind] : "unknown";
+}
+
+int np_value_kind_parse(const char *name, enum np_value_kind *out)
+{
+	for (size_t i = 0; i < NVALUE_KINDS; i++) {
+		if (!strcmp(name, value_kind_names[i])) {
+			*out = (enum np_value_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- patterns ---- */
+
+enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_BAD };
+
+static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector" };
+
+/* The field named at p ("{irq}..."), its length in *len. */
+static enum field field_at(const char *p, size_t *len)
+{
+	for (int f = 0; f < F_BAD; f++) {
+		size_t n = strlen(field_names[f]);
+		if (!strncmp(p + 1, field_names[f], n) && p[n + 1] == '}') {
+			*len = n + 2;
+			return (enum field)f;
+		}
+	}
+	return F_BAD;
+}
+
+/* Names reach paths: nothing that could leave the attribute's directory. */
+static bool safe_name(const char *s, size_t len)
+{
+	if (!len || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '/' || s[i] == '\0')
+			return false;
+	return true;
+}
+
+/* Expands pattern with t's fields into *out. path: every field must be
+ * there and safe (-EINVAL); otherwise a missing one reads "?". */
+static int expand(const char *pattern, const struct np_target *t, bool path, char **out)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int rc = f ? 0 : -ENOMEM;
+	*out = NULL;
+	for (const char *p = pattern; rc == 0 && *p;) {
+		size_t len;
+		enum field fd = *p == '{' ? field_at(p, &len) : F_BAD;
+		if (fd == F_BAD) {
+			fputc(*p++, f);
+			continue;
+		}
+		p += len;
+		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : -1;
+		const char *s = fd == F_NET ? t->net : fd == F_BLOCK ? t->block
+			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : NULL;
+		bool numeric = fd == F_IRQ || fd == F_QUEUE;
+		if (numeric && num >= 0)
+			fprintf(f, "%d", num);
+		else if (!numeric && s && (!path || safe_name(s, strlen(s))))
+			fputs(s, f);
+		else if (path)
+			rc = -EINVAL;
+		else
+			fputc('?', f);
+	}
+	if (f && fclose(f) && rc == 0)
+		rc = -ENOMEM;
+	if (rc)
+		free(buf);
+	else
+		*out = buf;
+	return rc;
+}
+
+char *np_attr_path(enum np_attr attr, const struct np_target *t)
+{
+	char *out;
+	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].path, t, true, &out))
+		return NULL;
+	return out;
+}
+
+char *np_attr_subject(enum np_attr attr, const struct np_target *t)
+{
+	char *out;
+	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].subject, t, false, &out))
+		return NULL;
+	return out;
+}
+
+/* A decimal number as a path prints it: no sign, no leading zero. */
+static bool parse_number(const char *s, size_t len, int *out)
+{
+	long v = 0;
+	if (!len || (len > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]) || v > INT_MAX / 10)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > INT_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* Matches path against pattern; fields into t (names malloc'd) when given. */
+static bool match(const char *pattern, const char *path, struct np_target *t)
+{
+	const char *p = pattern, *s = path;
+	while (*p) {
+		size_t len;
+		enum field fd = *p == '{' ? field_at(p, &len) : F_BAD;
+		if (fd == F_BAD) {
+			if (*p++ != *s++)
+				return false;
+			continue;
+		}
+		p += len;
+		/* A field runs to the next '/' (or the pattern's next literal
+		 * character, for "rx-{queue}" and the like, which is never a digit). */
+		size_t n = strcspn(s, "/");
+		if (*p && *p != '/') {
+			const char *lit = strchr(s, *p);
+			if (!lit || (size_t)(lit - s) > n)
+				return false;
+			n = (size_t)(lit - s);
+		}
+		int num;
+		switch (fd) {
+		case F_IRQ:
+		case F_QUEUE:
+			if (!parse_number(s, n, &num))
+				return false;
+			if (t)
+				*(fd == F_IRQ ? &t->irq : &t->queue) = num;
+			break;
+		case F_NET:
+		case F_BLOCK:
+			if (!safe_name(s, n))
+				return false;
+			if (t) {
+				char *copy = strndup(s, n);
+				if (!copy)
+					return false;
+				if (fd == F_NET)
+					t->net = copy;
+				else
+					t->block = copy;
+			}
+			break;
+		default:
+			return false; /* subject-only fields never appear in paths */
+		}
+		s += n;
+	}
+	return *s == '\0';
+}
+
+void np_target_free(struct np_target *t)
+{
+	free((char *)t->net);
+	free((char *)t->block);
+	t->net = t->block = NULL;
+}
+
+int np_attr_match(const char *path, struct np_target *t)
+{
+	if (!path)
+		return -1;
+	for (int i = 0; i < NP_ATTR_COUNT; i++) {
+		struct np_target found = NP_TARGET_NONE;
+		if (match(np_attrs[i].path, path, &found)) {
+			if (t)
+				*t = found;
+			else
+				np_target_free(&found);
+			return i;
+		}
+		np_target_free(&found);
+	}
+	return -1;
+}
+
+/* ---- values ---- */
+
+static char *normalize_int(const char *value)
+{
+	const char *p = value;
+	while (isspace((unsigned char)*p))
+		p++;
+	const char *digits = p + (*p == '-' || *p == '+');
+	if (!isdigit((unsigned char)*digits))
+		return NULL;
+	char *end;
+	errno = 0;
+	long long v = strtoll(p, &end, 10);
+	if (errno)
+		return NULL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return NULL;
+	char *out;
+	return asprintf(&out, "%lld", v) < 0 ? NULL : out;
+}
+
+char *np_value_normalize(enum np_value_kind kind, const char *value)
+{
+	if (!value)
+		return NULL;
+	switch (kind) {
+	case NP_VALUE_CPULIST:
+	case NP_VALUE_CPUMASK: {
+		struct np_cpuset set = NP_CPUSET_INIT;
+		int rc = kind == NP_VALUE_CPULIST ? np_cpuset_parse_list(&set, value)
+						  : np_cpuset_parse_mask(&set, value);
+		/* Masks compare as lists, so that the width never matters:
+		 * "3" and "00000000,00000003" are the same CPUs. */
+		char *out = rc ? NULL : np_cpuset_format_list(&set);
+		np_cpuset_free(&set);
+		return out;
+	}
+	case NP_VALUE_INT:
+		return normalize_int(value);
+	case NP_VALUE_TEXT:
+		return strdup(value);
+	}
+	return NULL;
+}
+
+bool np_attr_value_ok(enum np_attr attr, const char *value)
+{
+	if ((unsigned)attr >= NP_ATTR_COUNT)
+		return false;
+	const struct np_attr_desc *d = &np_attrs[attr];
+	char *norm = np_value_normalize(d->value, value);
+	bool ok = norm != NULL;
+	if (ok && d->value == NP_VALUE_INT) {
+		long long v = strtoll(norm, NULL, 10);
+		ok = v >= d->min && v <= d->max;
+	} else if (ok && (d->value == NP_VALUE_CPULIST || d->value == NP_VALUE_CPUMASK)) {
+		ok = *norm || d->empty_ok;
+	}
+	free(norm);
+	return ok;
+}
+
+char *np_attr_format_cpus(enum np_attr attr, const struct np_cpuset *set, unsigned ncpus)
+{
+	if ((unsigned)attr < NP_ATTR_COUNT && np_attrs[attr].value == NP_VALUE_CPUMASK)
+		return np_cpuset_format_mask(set, ncpus);
+	return np_cpuset_format_list(set);
+}
+
+/* ---- changes ---- */
+
+int np_change_make(struct np_change *c, enum np_attr attr, const struct np_target *t, const char *new_value)
+{
+	memset(c, 0, sizeof(*c));
+	c->attr = attr;
+	c->target = NP_TARGET_NONE;
+	if ((unsigned)attr >= NP_ATTR_COUNT)
+		return -EINVAL;
+	int rc = expand(np_attrs[attr].path, t, true, &c->path);
+	if (rc)
+		return rc;
+	c->subject = np_attr_subject(attr, t);
+	c->new_value = new_value ? strdup(new_value) : NULL;
+	c->target.irq = t->irq;
+	c->target.queue = t->queue;
+	c->target.net = t->net ? strdup(t->net) : NULL;
+	c->target.block = t->block ? strdup(t->block) : NULL;
+	if (!c->subject || (new_value && !c->new_value) || (t->net && !c->target.net) ||
+	    (t->block && !c->target.block)) {
+		np_change_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void np_change_free(struct np_change *c)
+{
+	free(c->path);
+	free(c->subject);
+	free(c->old_value);
+	free(c->new_value);
+	np_target_free(&c->target);
+	memset(c, 0, sizeof(*c));
+	c->target = NP_TARGET_NONE;
+}

@@ -1,0 +1,274 @@
+/* The tunable kinds' table (lib/attr.c): paths built from targets and read
+ * back from paths, values checked per kind. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/attr.h"
+
+/* One target for every row: the fields its path needs, and subject ones. */
+static struct np_target sample(void)
+{
+	return (struct np_target){ .irq = 45, .queue = 3, .net = "eth0", .block = "sda",
+				   .device = "0000:23:00.0", .vector = "eth0-TxRx-3" };
+}
+
+static void assert_path(enum np_attr attr, const struct np_target *t, const char *want)
+{
+	char *got = np_attr_path(attr, t);
+	if (!want) {
+		if (got)
+			fail_msg("%s: built '%s', expected a refusal", np_attr_name(attr), got);
+		return;
+	}
+	if (!got)
+		fail_msg("%s: no path, expected '%s'", np_attr_name(attr), want);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_table_is_whole(void **state)
+{
+	(void)state;
+	for (int a = 0; a < NP_ATTR_COUNT; a++) {
+		const struct np_attr_desc *d = &np_attrs[a];
+		assert_non_null(d->name);
+		assert_non_null(d->path);
+		assert_non_null(d->subject);
+		assert_int_equal(np_attr_by_name(d->name, false), a);
+		assert_true(d->value != NP_VALUE_INT || d->min <= d->max);
+		/* A file that survives a reboot is a whole text file, never a kernel value. */
+		assert_true(!d->survives_reboot || d->value == NP_VALUE_TEXT);
+		assert_true(d->path[0] == '/');
+	}
+	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
+	assert_string_equal(np_attr_name(NP_ATTR_COUNT), "unknown");
+	assert_int_equal(np_attr_by_name("default_irq_affinity", true), NP_ATTR_DEFAULT_IRQ_AFFINITY);
+	/* apply writes the irqbalance bans itself; no profile names the file. */
+	assert_int_equal(np_attr_by_name("irqbalance_config", true), -1);
+	assert_int_equal(np_attr_by_name("irqbalance_config", false), NP_ATTR_IRQBALANCE_CONFIG);
+	assert_int_equal(np_attr_by_name("smp_affinity", false), -1);
+	assert_int_equal(np_attr_by_name(NULL, false), -1);
+}
+
+static void test_paths(void **state)
+{
+	(void)state;
+	struct np_target t = sample();
+	assert_path(NP_ATTR_IRQ_AFFINITY, &t, "/proc/irq/45/smp_affinity_list");
+	assert_path(NP_ATTR_RQ_AFFINITY, &t, "/sys/block/sda/queue/rq_affinity");
+	assert_path(NP_ATTR_RPS_CPUS, &t, "/sys/class/net/eth0/queues/rx-3/rps_cpus");
+	assert_path(NP_ATTR_XPS_CPUS, &t, "/sys/class/net/eth0/queues/tx-3/xps_cpus");
+	assert_path(NP_ATTR_DEFAULT_IRQ_AFFINITY, &t, "/proc/irq/default_smp_affinity");
+	assert_path(NP_ATTR_DEFAULT_IRQ_AFFINITY, &NP_TARGET_NONE, "/proc/irq/default_smp_affinity");
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &NP_TARGET_NONE, "/etc/default/irqbalance");
+
+	/* What a path needs must be there, and no name may leave its directory. */
+	assert_path(NP_ATTR_IRQ_AFFINITY, &NP_TARGET_NONE, NULL);
+	assert_path(NP_ATTR_RPS_CPUS, &(struct np_target){ .irq = -1, .queue = -1, .net = "eth0" }, NULL);
+	assert_path(NP_ATTR_RPS_CPUS, &(struct np_target){ .irq = -1, .queue = 0 }, NULL);
+	assert_path(NP_ATTR_RQ_AFFINITY, &(struct np_target){ .irq = -1, .queue = -1, .block = ".." }, NULL);
+	assert_path(NP_ATTR_RQ_AFFINITY, &(struct np_target){ .irq = -1, .queue = -1, .block = "." }, NULL);
+	assert_path(NP_ATTR_RQ_AFFINITY, &(struct np_target){ .irq = -1, .queue = -1, .block = "" }, NULL);
+	assert_path(NP_ATTR_XPS_CPUS, &(struct np_target){ .irq = -1, .queue = 0, .net = "../sda" }, NULL);
+	assert_path(NP_ATTR_COUNT, &t, NULL);
+}
+
+static void test_subjects(void **state)
+{
+	(void)state;
+	struct np_target t = sample();
+	static const char *const want[NP_ATTR_COUNT] = {
+		[NP_ATTR_IRQ_AFFINITY] = "0000:23:00.0 irq 45 eth0-TxRx-3",
+		[NP_ATTR_RQ_AFFINITY] = "sda rq_affinity",
+		[NP_ATTR_RPS_CPUS] = "eth0 rx-3 rps_cpus",
+		[NP_ATTR_XPS_CPUS] = "eth0 tx-3 xps_cpus",
+		[NP_ATTR_DEFAULT_IRQ_AFFINITY] = "default_smp_affinity (new IRQs)",
+		[NP_ATTR_IRQBALANCE_CONFIG] = "irqbalance",
+	};
+	for (int a = 0; a < NP_ATTR_COUNT; a++) {
+		char *got = np_attr_subject((enum np_attr)a, &t);
+		assert_non_null(got);
+		assert_string_equal(got, want[a]);
+		free(got);
+	}
+	/* A subject is for humans: a missing field shows, it does not fail. */
+	char *got = np_attr_subject(NP_ATTR_IRQ_AFFINITY, &(struct np_target){ .irq = 7, .queue = -1 });
+	assert_string_equal(got, "? irq 7 ?");
+	free(got);
+}
+
+static void assert_match(const char *path, int want)
+{
+	struct np_target t = NP_TARGET_NONE;
+	int got = np_attr_match(path, &t);
+	if (got != want)
+		fail_msg("'%s' matched %d (%s), expected %d", path, got, got >= 0 ? np_attr_name(got) : "none", want);
+	np_target_free(&t);
+}
+
+static void test_match(void **state)
+{
+	(void)state;
+	/* Every row reads back its own paths, with the fields they were built from. */
+	struct np_target in = sample();
+	for (int a = 0; a < NP_ATTR_COUNT; a++) {
+		char *path = np_attr_path((enum np_attr)a, &in);
+		struct np_target out = NP_TARGET_NONE;
+		assert_non_null(path);
+		assert_int_equal(np_attr_match(path, &out), a);
+		char *again = np_attr_path((enum np_attr)a, &out);
+		assert_non_null(again);
+		assert_string_equal(again, path);
+		free(again);
+		free(path);
+		np_target_free(&out);
+	}
+	struct np_target t = NP_TARGET_NONE;
+	assert_int_equal(np_attr_match("/sys/class/net/ens3f0np0/queues/tx-17/xps_cpus", &t), NP_ATTR_XPS_CPUS);
+	assert_string_equal(t.net, "ens3f0np0");
+	assert_int_equal(t.queue, 17);
+	assert_int_equal(t.irq, -1);
+	assert_null(t.block);
+	np_target_free(&t);
+	assert_int_equal(np_attr_match("/proc/irq/1000/smp_affinity_list", &t), NP_ATTR_IRQ_AFFINITY);
+	assert_int_equal(t.irq, 1000);
+	assert_null(t.net);
+	assert_int_equal(np_attr_match("/sys/block/nvme0n1/queue/rq_affinity", NULL), NP_ATTR_RQ_AFFINITY);
+
+	/* Files that are no kind's own: a revert must never write them. */
+	assert_match("/proc/sys/kernel/panic", -1);
+	assert_match("/sys/devices/system/cpu/cpu3/online", -1);
+	assert_match("/etc/passwd", -1);
+	assert_match("/proc/irq/45/smp_affinity", -1);
+	assert_match("/proc/irq/45/effective_affinity_list", -1);
+	assert_match("/sys/class/net/eth0/queues/rx-0/rps_flow_cnt", -1);
+	assert_match("/sys/class/net/eth0/queues/tx-0/rps_cpus", -1);
+	assert_match("", -1);
+	assert_match(NULL, -1);
+	/* Ways out of a kind's directory, and numbers a kernel never prints. */
+	assert_match("/proc/irq/../irq/45/smp_affinity_list", -1);
+	assert_match("/proc/irq/45/../45/smp_affinity_list", -1);
+	assert_match("/sys/block/../queue/rq_affinity", -1);
+	assert_match("/sys/block/./queue/rq_affinity", -1);
+	assert_match("/sys/class/net/../queues/rx-0/rps_cpus", -1);
+	assert_match("/sys/class/net/eth0/queues/rx-0/../../../../block/sda/queue/rq_affinity", -1);
+	assert_match("/etc/default/../default/irqbalance", -1);
+	assert_match("/proc/irq/045/smp_affinity_list", -1);
+	assert_match("/proc/irq/-1/smp_affinity_list", -1);
+	assert_match("/proc/irq/+5/smp_affinity_list", -1);
+	assert_match("/proc/irq/99999999999/smp_affinity_list", -1);
+	assert_match("/proc/irq//smp_affinity_list", -1);
+	assert_match("/sys/class/net/eth0/queues/rx-/rps_cpus", -1);
+	assert_match("/sys/class/net/eth0/queues/rx-0x/rps_cpus", -1);
+	/* Exactly the path: nothing before, nothing after. */
+	assert_match("/proc/irq/45/smp_affinity_list/", -1);
+	assert_match("/proc/irq/45/smp_affinity_listx", -1);
+	assert_match("//proc/irq/45/smp_affinity_list", -1);
+	assert_match("/proc/irq/default_smp_affinity2", -1);
+	assert_match("/etc/default/irqbalance.dpkg-old", -1);
+}
+
+static void assert_ok(enum np_attr attr, const char *value, bool want)
+{
+	if (np_attr_value_ok(attr, value) != want)
+		fail_msg("%s: '%s' %s, expected %s", np_attr_name(attr), value ? value : "(null)",
+			 want ? "refused" : "accepted", want ? "accepted" : "refused");
+}
+
+static void test_values(void **state)
+{
+	(void)state;
+	assert_ok(NP_ATTR_IRQ_AFFINITY, "0-3,8", true);
+	assert_ok(NP_ATTR_IRQ_AFFINITY, "1", true);
+	/* The kernel refuses an IRQ without CPUs (EINVAL). */
+	assert_ok(NP_ATTR_IRQ_AFFINITY, "", false);
+	assert_ok(NP_ATTR_IRQ_AFFINITY, "0000000f", false);
+	assert_ok(NP_ATTR_IRQ_AFFINITY, "3-1", false);
+	assert_ok(NP_ATTR_IRQ_AFFINITY, NULL, false);
+
+	/* rq_affinity: the kernel takes 5 and ignores it, so numaplace must not. */
+	assert_ok(NP_ATTR_RQ_AFFINITY, "0", true);
+	assert_ok(NP_ATTR_RQ_AFFINITY, "2", true);
+	assert_ok(NP_ATTR_RQ_AFFINITY, "2\n", true);
+	assert_ok(NP_ATTR_RQ_AFFINITY, "3", false);
+	assert_ok(NP_ATTR_RQ_AFFINITY, "-1", false);
+	assert_ok(NP_ATTR_RQ_AFFINITY, "two", false);
+	assert_ok(NP_ATTR_RQ_AFFINITY, "99999999999999999999", false);
+
+	/* Masks, where empty turns RPS and XPS off. */
+	assert_ok(NP_ATTR_RPS_CPUS, "00000000,00000003", true);
+	assert_ok(NP_ATTR_RPS_CPUS, "00000000", true);
+	assert_ok(NP_ATTR_XPS_CPUS, "f", true);
+	assert_ok(NP_ATTR_XPS_CPUS, "0-3", false);
+	assert_ok(NP_ATTR_XPS_CPUS, "", false);
+
+	/* The kernel refuses a default mask without CPUs. */
+	assert_ok(NP_ATTR_DEFAULT_IRQ_AFFINITY, "ffff", true);
+	assert_ok(NP_ATTR_DEFAULT_IRQ_AFFINITY, "0000", false);
+	assert_ok(NP_ATTR_DEFAULT_IRQ_AFFINITY, "0-3", false);
+
+	assert_ok(NP_ATTR_IRQBALANCE_CONFIG, "IRQBALANCE_ARGS=\"--banirq=45\"\n", true);
+	assert_ok(NP_ATTR_IRQBALANCE_CONFIG, "", true);
+	assert_ok(NP_ATTR_COUNT, "1", false);
+
+	struct np_cpuset set = NP_CPUSET_INIT;
+	assert_int_equal(np_cpuset_parse_list(&set, "1,3"), 0);
+	char *list = np_attr_format_cpus(NP_ATTR_IRQ_AFFINITY, &set, 64);
+	char *mask = np_attr_format_cpus(NP_ATTR_DEFAULT_IRQ_AFFINITY, &set, 64);
+	assert_string_equal(list, "1,3");
+	assert_string_equal(mask, "00000000,0000000a");
+	free(list);
+	free(mask);
+	np_cpuset_free(&set);
+
+	enum np_value_kind k;
+	assert_int_equal(np_value_kind_parse("cpumask", &k), 0);
+	assert_int_equal(k, NP_VALUE_CPUMASK);
+	assert_int_equal(np_value_kind_parse("mask", &k), -EINVAL);
+	assert_string_equal(np_value_kind_name(NP_VALUE_TEXT), "text");
+}
+
+static void test_change_make(void **state)
+{
+	(void)state;
+	struct np_change c;
+	struct np_target t = sample();
+	assert_int_equal(np_change_make(&c, NP_ATTR_RPS_CPUS, &t, "2"), 0);
+	assert_string_equal(c.path, "/sys/class/net/eth0/queues/rx-3/rps_cpus");
+	assert_string_equal(c.subject, "eth0 rx-3 rps_cpus");
+	assert_string_equal(c.new_value, "2");
+	assert_null(c.old_value);
+	assert_int_equal(c.attr, NP_ATTR_RPS_CPUS);
+	/* The change owns its copy of the target's names. */
+	assert_true(c.target.net != t.net);
+	assert_string_equal(c.target.net, "eth0");
+	assert_int_equal(c.target.queue, 3);
+	assert_null(c.target.device);
+	np_change_free(&c);
+	assert_null(c.path);
+
+	assert_int_equal(np_change_make(&c, NP_ATTR_RQ_AFFINITY, &NP_TARGET_NONE, "1"), -EINVAL);
+	assert_null(c.path);
+	assert_int_equal(np_change_make(&c, NP_ATTR_COUNT, &t, "1"), -EINVAL);
+	np_change_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_is_whole),
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_subjects),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_change_make),
+	};
+	return cmocka_run_group_tests_name("attr", tests, NULL, NULL);
+}
