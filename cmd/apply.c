@@ -30,7 +30,7 @@ const struct np_option apply_options[] = {
 	 * marked, journaled and undone by revert. warn is for machines whose /etc
 	 * belongs to configuration management. */
 	{ "irqbalance", 0, "MODE", "ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-				   " (default if irqbalance runs or is installed), warn, or ignore", NULL },
+				   " (default if irqbalance runs or is installed), warn, or ignore", "irqbalance" },
 	{ "boot", 0, NULL, "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock",
 	  NULL },
 	{ NULL, 0, NULL, NULL, NULL },
