@@ -27,8 +27,8 @@ TEST_PKGS := cmocka hwloc
 
 # CPPFLAGS, CFLAGS and LDFLAGS are the caller's (dpkg-buildflags' in a Debian
 # build): added to, never replaced. The hardening a distribution would add
-# comes first, so the caller's flags win, and is left out where the caller
-# already chose. Warnings are errors only in make check and CI (WERROR=1).
+# comes first, so the caller's flags win (-D_FORTIFY_SOURCE only when the
+# caller sets none). Warnings are errors only in make check and CI (WERROR=1).
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Wshadow -Wno-sign-compare $(if $(WERROR),-Werror)
 override CPPFLAGS += -D_GNU_SOURCE -DNUMAPLACE_VERSION='"$(VERSION)"' \
@@ -76,12 +76,11 @@ BUILD_CONFIG = $(filter-out -Werror,$(CC) $(BUILD_CFLAGS) $(BUILD_LDFLAGS) $(PKG
 	$(BINDIR) $(DATADIR) $(SYSCONFDIR) $(SYSTEMDUNITDIR) $(VERSION))
 SAN_CONFIG = $(filter-out -Werror,$(CC) $(SAN_CFLAGS) $(PKG_LIBS))
 quote = '$(subst ','\'',$(1))'
+remember = @mkdir -p $(@D); printf '%s\n' $(call quote,$(1)) | cmp -s - $@ || printf '%s\n' $(call quote,$(1)) >$@
 build/config: FORCE
-	@mkdir -p $(@D)
-	@printf '%s\n' $(call quote,$(BUILD_CONFIG)) | cmp -s - $@ || printf '%s\n' $(call quote,$(BUILD_CONFIG)) >$@
+	$(call remember,$(BUILD_CONFIG))
 build/san/config: FORCE
-	@mkdir -p $(@D)
-	@printf '%s\n' $(call quote,$(SAN_CONFIG)) | cmp -s - $@ || printf '%s\n' $(call quote,$(SAN_CONFIG)) >$@
+	$(call remember,$(SAN_CONFIG))
 FORCE:
 
 build/%.o: %.c $(HEADERS) build/config
