@@ -77,6 +77,8 @@ struct np_topology;
 struct cJSON;
 struct cJSON *topo_to_json(const struct np_topology *topo);
 void topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
+/* What the topology could not read, one "numaplace: note:" line each. */
+void topo_print_notes(const struct np_topology *topo, FILE *out);
 struct np_machine;
 struct np_irq;
 /* Marks the devices a command shows: those matching any filter, else the
@@ -114,7 +116,7 @@ struct np_resolved;
  * wrong. Returns an exit status; on EXIT_OK the caller frees all three. */
 int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
-/* Rows /proc/interrupts had to skip, on stderr. */
+/* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
 
 /* Prints JSON and a newline to stdout; frees it. Returns an exit status. */

@@ -216,6 +216,7 @@ void devices_print(const struct np_machine *m, const bool *selected, FILE *out)
 
 void np_print_warnings(const struct np_machine *m)
 {
+	topo_print_notes(&m->topo, stderr);
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
 		fprintf(stderr, "numaplace: warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)

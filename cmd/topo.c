@@ -34,7 +34,10 @@ cJSON *topo_to_json(const struct np_topology *t)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "node", n->id);
 		cJSON_AddItemToObject(o, "cpus", list_or_null(&n->cpus));
-		cJSON_AddNumberToObject(o, "memory_kb", (double)n->memory_kb);
+		if (n->memory_kb >= 0)
+			cJSON_AddNumberToObject(o, "memory_kb", (double)n->memory_kb);
+		else
+			cJSON_AddNullToObject(o, "memory_kb");
 		cJSON_AddBoolToObject(o, "memory_only", np_cpuset_empty(&n->cpus));
 		if (n->distances)
 			cJSON_AddItemToObject(o, "distances", cJSON_CreateIntArray(n->distances, t->nnodes));
@@ -65,12 +68,21 @@ cJSON *topo_to_json(const struct np_topology *t)
 	cJSON_AddItemToObject(root, "isolated", list_or_null(&t->isolated));
 	cJSON_AddItemToObject(root, "nohz_full", list_or_null(&t->nohz_full));
 	np_cpuset_free(&offline);
+	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+	for (size_t i = 0; i < t->nnotes; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(t->notes[i]));
 	return root;
+}
+
+void topo_print_notes(const struct np_topology *t, FILE *out)
+{
+	for (size_t i = 0; i < t->nnotes; i++)
+		fprintf(out, "numaplace: note: %s\n", t->notes[i]);
 }
 
 static void print_set_line(FILE *out, const char *label, const struct np_cpuset *set)
 {
-	char *text = np_cpuset_format_list(set);
+	char *text = np_cpuset_format_stride(set);
 	fprintf(out, "%-16s%s", label, text && *text ? text : "none");
 	if (!np_cpuset_empty(set))
 		fprintf(out, " (%u)", np_cpuset_count(set));
@@ -78,12 +90,14 @@ static void print_set_line(FILE *out, const char *label, const struct np_cpuset 
 	free(text);
 }
 
-static void format_memory(char *buf, size_t size, unsigned long long kb)
+static void format_memory(char *buf, size_t size, long long kb)
 {
-	if (kb >= 1024ULL * 1024)
+	if (kb < 0)
+		snprintf(buf, size, "-");
+	else if (kb >= 1024LL * 1024)
 		snprintf(buf, size, "%.1fG", (double)kb / (1024.0 * 1024.0));
 	else
-		snprintf(buf, size, "%lluM", kb / 1024);
+		snprintf(buf, size, "%lldM", kb / 1024);
 }
 
 static int by_package_core(const void *a, const void *b)
@@ -92,7 +106,8 @@ static int by_package_core(const void *a, const void *b)
 	return x->package != y->package ? x->package - y->package : x->core - y->core;
 }
 
-/* Distinct packages and (package, core) pairs among a node's online CPUs. */
+/* Distinct packages and (package, core) pairs among a node's online CPUs;
+ * -1 when any of them has no package or core. */
 static void count_cores(const struct np_topology *t, const struct np_node *n, int *packages, int *cores)
 {
 	const struct np_cpu **v = calloc((size_t)t->ncpus + 1, sizeof(*v));
@@ -103,6 +118,12 @@ static void count_cores(const struct np_topology *t, const struct np_node *n, in
 	for (int i = 0; i < t->ncpus; i++)
 		if (t->cpus[i].node == n->id && t->cpus[i].online)
 			v[nv++] = &t->cpus[i];
+	for (int i = 0; i < nv; i++)
+		if (v[i]->package < 0 || v[i]->core < 0) {
+			*packages = *cores = -1;
+			free(v);
+			return;
+		}
 	qsort(v, (size_t)nv, sizeof(*v), by_package_core);
 	for (int i = 0; i < nv; i++) {
 		bool new_pkg = i == 0 || v[i]->package != v[i - 1]->package;
@@ -128,7 +149,7 @@ void topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 	struct np_table *tab = np_table_new(head);
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct np_node *n = &t->nodes[i];
-		char *cpus = np_cpuset_format_list(&n->cpus), mem[32], dist[1024] = "";
+		char *cpus = np_cpuset_format_stride(&n->cpus), mem[32], dist[1024] = "";
 		int packages, cores;
 		count_cores(t, n, &packages, &cores);
 		format_memory(mem, sizeof(mem), n->memory_kb);
@@ -138,8 +159,8 @@ void topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 		np_table_cell(tab, "%d", n->id);
 		np_table_cell(tab, "%s", cpus && *cpus ? cpus : "(memory only)");
 		np_table_cell(tab, "%s", mem);
-		np_table_cell(tab, "%d", packages);
-		np_table_cell(tab, "%d", cores);
+		np_table_cell(tab, packages >= 0 ? "%d" : "-", packages);
+		np_table_cell(tab, cores >= 0 ? "%d" : "-", cores);
 		np_table_cell(tab, "%u", np_cpuset_count(&n->cpus));
 		np_table_cell(tab, "%s", n->distances ? dist : "unknown");
 		free(cpus);
@@ -189,10 +210,12 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 	if (np_topology_load(ctx, &topo))
 		return np_error("%s", ctx->err);
 	int rc = EXIT_OK;
-	if (json)
+	if (json) {
 		rc = np_print_json(topo_to_json(&topo));
-	else
+	} else {
+		topo_print_notes(&topo, stderr);
 		topo_print(&topo, stdout, per_cpu);
+	}
 	np_topology_free(&topo);
 	return rc;
 }

@@ -184,7 +184,7 @@ static bool at_end(const char *p)
 	return *p == '\0';
 }
 
-int np_cpuset_parse_list(struct np_cpuset *set, const char *text)
+static int parse_list(struct np_cpuset *set, const char *text, bool stride)
 {
 	const char *p = skip_blanks(text);
 	int rc = 0;
@@ -196,6 +196,7 @@ int np_cpuset_parse_list(struct np_cpuset *set, const char *text)
 		unsigned long lo, hi;
 		if ((rc = parse_cpu(&p, &lo)))
 			goto fail;
+		unsigned long step = 1;
 		hi = lo;
 		if (*p == '-') {
 			p++;
@@ -205,11 +206,22 @@ int np_cpuset_parse_list(struct np_cpuset *set, const char *text)
 				rc = -EINVAL;
 				goto fail;
 			}
+			if (stride && *p == ':') {
+				p++;
+				if ((rc = parse_cpu(&p, &step)))
+					goto fail;
+				if (step == 0) {
+					rc = -EINVAL;
+					goto fail;
+				}
+			}
 		}
+		/* As in util-linux, the last member is the last step not past hi. */
+		hi = lo + (hi - lo) / step * step;
 		/* Set the top bit first so the set grows once per range. */
 		if ((rc = np_cpuset_set(set, (unsigned)hi)))
 			goto fail;
-		for (unsigned long c = lo; c < hi; c++)
+		for (unsigned long c = lo; c < hi; c += step)
 			set->bits[c / 64] |= UINT64_C(1) << (c % 64);
 		p = skip_blanks(p);
 		if (at_end(p))
@@ -223,6 +235,16 @@ int np_cpuset_parse_list(struct np_cpuset *set, const char *text)
 fail:
 	np_cpuset_clear(set);
 	return rc;
+}
+
+int np_cpuset_parse_list(struct np_cpuset *set, const char *text)
+{
+	return parse_list(set, text, false);
+}
+
+int np_cpuset_parse_user_list(struct np_cpuset *set, const char *text)
+{
+	return parse_list(set, text, true);
 }
 
 static int hexval(char c)
@@ -292,6 +314,55 @@ char *np_cpuset_format_list(const struct np_cpuset *set)
 		else
 			len += (size_t)snprintf(out + len, cap - len, "%s%d-%d", len ? "," : "", cpu, last);
 		cpu = np_cpuset_next(set, last + 1);
+	}
+	return out;
+}
+
+static size_t digits(int n)
+{
+	size_t d = 1;
+	while (n >= 10)
+		n /= 10, d++;
+	return d;
+}
+
+char *np_cpuset_format_stride(const struct np_cpuset *set)
+{
+	/* The list form's worst case bounds this form too (never longer). */
+	size_t cap = (size_t)np_cpuset_count(set) * 9 + 1, len = 0;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	int cpu = np_cpuset_next(set, 0);
+	while (cpu >= 0) {
+		const char *sep = len ? "," : "";
+		int second = np_cpuset_next(set, cpu + 1);
+		int step = second - cpu, last = second, n = 2;
+		if (second < 0) {
+			len += (size_t)snprintf(out + len, cap - len, "%s%d", sep, cpu);
+			break;
+		}
+		/* The run from cpu at its first step, over consecutive members only. */
+		for (int c = np_cpuset_next(set, last + 1); c >= 0 && c - last == step; c = np_cpuset_next(set, c + 1))
+			last = c, n++;
+		if (step == 1) {
+			len += (size_t)snprintf(out + len, cap - len, "%s%d-%d", sep, cpu, last);
+			cpu = np_cpuset_next(set, last + 1);
+			continue;
+		}
+		if (np_cpuset_test(set, (unsigned)last + 1))
+			last -= step, n--;
+		size_t listed = 0;
+		for (int c = cpu; c <= last; c += step)
+			listed += digits(c) + 1;
+		if (n >= 3 && digits(cpu) + digits(last) + digits(step) + 2 < listed - 1) {
+			len += (size_t)snprintf(out + len, cap - len, "%s%d-%d:%d", sep, cpu, last, step);
+			cpu = np_cpuset_next(set, last + 1);
+		} else {
+			len += (size_t)snprintf(out + len, cap - len, "%s%d", sep, cpu);
+			cpu = second;
+		}
 	}
 	return out;
 }

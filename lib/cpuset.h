@@ -43,10 +43,21 @@ void np_cpuset_andnot(struct np_cpuset *dst, const struct np_cpuset *src);
  * Returns 0, -EINVAL on malformed text, -ERANGE past NP_CPUSET_MAX_CPU,
  * -ENOMEM. On error *set is left empty. */
 int np_cpuset_parse_list(struct np_cpuset *set, const char *text);
+/* The same, also accepting the stride form of util-linux (taskset --cpu-list,
+ * lscpu users): "0-62:2" is 0,2,...,62. For lists people write; the kernel
+ * writes and accepts no stride in sysfs, so files are read with the above. */
+int np_cpuset_parse_user_list(struct np_cpuset *set, const char *text);
 /* "00000000,000000aa": 32-bit hex groups, most significant first. */
 int np_cpuset_parse_mask(struct np_cpuset *set, const char *text);
 /* Newly allocated list text ("" when empty), or NULL on ENOMEM. */
 char *np_cpuset_format_list(const struct np_cpuset *set);
+/* List text for people, where interleaved sets get long: the list form, with
+ * each run of at least 3 CPUs at an equal step of 2 or more written "first-
+ * last:step" (0,2,...,62 -> "0-62:2"; node 1 of 4 -> "1-61:4") when that is
+ * shorter than listing them. A run gives up its last CPU to a range that
+ * follows ("0,2,4-7", not "0-4:2,5-7"). Never longer than the list form;
+ * read back by np_cpuset_parse_user_list. NULL on ENOMEM. */
+char *np_cpuset_format_stride(const struct np_cpuset *set);
 /* Newly allocated mask text, wide enough for ncpus CPUs (at least the set). */
 char *np_cpuset_format_mask(const struct np_cpuset *set, unsigned ncpus);
 

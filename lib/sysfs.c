@@ -88,12 +88,14 @@ static int read_path(struct np_ctx *ctx, const char *path, char **out)
 		len += (size_t)n;
 	}
 	close(fd);
+	/* Copies of sysfs (hwloc's gathered dumps) may pad a value with NULs after
+	 * its newline ("0-31\n\0"); a NUL inside the value is still corruption. */
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
+		len--;
 	if (memchr(buf, '\0', len)) {
 		free(buf);
 		return np_fail(ctx, -EINVAL, "'%s': unexpected binary content", path);
 	}
-	while (len && buf[len - 1] == '\n')
-		len--;
 	buf[len] = '\0';
 	*out = buf;
 	return 0;

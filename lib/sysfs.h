@@ -17,7 +17,8 @@
 /* Builds root + path into buf (PATH_MAX). */
 int np_sysfs_path(struct np_ctx *ctx, char *buf, const char *fmt, ...) NP_FMT(3);
 bool np_sysfs_exists(struct np_ctx *ctx, const char *fmt, ...) NP_FMT(2);
-/* Whole file, trailing newlines removed; *out is malloc'd. */
+/* Whole file, trailing newlines and NULs removed (a NUL before the end is
+ * -EINVAL); *out is malloc'd. */
 int np_read_text(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);
 int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...) NP_FMT(3);
 int np_read_cpulist(struct np_ctx *ctx, struct np_cpuset *out, const char *fmt, ...) NP_FMT(3);

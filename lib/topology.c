@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,74 @@ static int numbered(const char *name, const char *prefix)
 static int optional(int rc)
 {
 	return rc == -ENOENT ? 0 : rc;
+}
+
+static int note(struct np_topology *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct np_topology *t, const char *fmt, ...)
+{
+	char **more = realloc(t->notes, (t->nnotes + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	t->notes = more;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&more[t->nnotes], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	t->nnotes++;
+	return 0;
+}
+
+/* One note for the CPUs or nodes (noun) in set that lack a file, naming the
+ * first's; path_fmt takes that number. */
+static int note_missing(struct np_ctx *ctx, struct np_topology *t, const struct np_cpuset *set,
+			const char *what, const char *noun, const char *path_fmt)
+{
+	if (np_cpuset_empty(set))
+		return 0;
+	char path[4096], *list = np_cpuset_format_list(set);
+	if (!list)
+		return -ENOMEM;
+	np_sysfs_path(ctx, path, path_fmt, np_cpuset_next(set, 0));
+	unsigned more = np_cpuset_count(set) - 1;
+	int rc = more ? note(t, "%s of %ss %s unknown: no '%s' and %u more like it", what, noun, list, path, more)
+		      : note(t, "%s of %s %s unknown: no '%s'", what, noun, list, path);
+	free(list);
+	return rc;
+}
+
+/* cpu/isolated or cpu/nohz_full into set, else the kernel command line's
+ * param= list; with neither, *unknown is set and the set stays empty. */
+static int read_kernel_list(struct np_ctx *ctx, struct np_topology *t, struct np_cpuset *set,
+			    const char *file, const char *param, const char *cmdline, bool *unknown)
+{
+	char *text = NULL, path[4096], ex[44];
+	np_sysfs_path(ctx, path, CPU_DIR "/%s", file);
+	int rc = np_read_text(ctx, &text, CPU_DIR "/%s", file);
+	if (rc == 0) {
+		char *v = text, *end = text + strlen(text);
+		while (*v && isspace((unsigned char)*v))
+			v++;
+		while (end > v && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+		/* "(null)": a kernel with CONFIG_CPUMASK_OFFSTACK printing an unallocated
+		 * mask, padded to the field width by some (80 spaces on an EPYC 7451). */
+		if (strcmp(v, "(null)") && np_cpuset_parse_list(set, v))
+			rc = note(t, "'%s': not a CPU list ('%s'): %s CPUs unknown", path,
+				  np_excerpt(v, ex, sizeof(ex)), file);
+		free(text);
+		return rc;
+	}
+	if (rc != -ENOENT)
+		return rc;
+	if (!cmdline) {
+		*unknown = true;
+		return 0;
+	}
+	if ((rc = np_cmdline_cpus(cmdline, param, set)))
+		np_fail(ctx, rc, "'%s/proc/cmdline': malformed %s= list", ctx->root, param);
+	return rc;
 }
 
 static int cpu_dirs(struct np_ctx *ctx, struct np_cpuset *set)
@@ -77,27 +146,23 @@ static int load_cpu_sets(struct np_ctx *ctx, struct np_topology *t)
 	char *cmdline = NULL;
 	if ((rc = optional(np_read_text(ctx, &cmdline, "/proc/cmdline"))))
 		return rc;
-	rc = np_read_cpulist(ctx, &t->isolated, CPU_DIR "/isolated");
-	if (rc == -ENOENT && cmdline && (rc = np_cmdline_cpus(cmdline, "isolcpus", &t->isolated)))
-		np_fail(ctx, rc, "'%s/proc/cmdline': malformed isolcpus= list", ctx->root);
-	if (optional(rc)) {
-		free(cmdline);
-		return rc;
-	}
-	/* nohz_full reads "(null)" when the kernel was booted without it. */
-	char *nohz = NULL;
-	rc = np_read_text(ctx, &nohz, CPU_DIR "/nohz_full");
-	if (rc == 0 && strcmp(nohz, "(null)") && np_cpuset_parse_list(&t->nohz_full, nohz))
-		rc = np_fail(ctx, -EINVAL, "'%s%s/nohz_full': expected a CPU list", ctx->root, CPU_DIR);
-	else if (rc == -ENOENT && cmdline && (rc = np_cmdline_cpus(cmdline, "nohz_full", &t->nohz_full)))
-		np_fail(ctx, rc, "'%s/proc/cmdline': malformed nohz_full= list", ctx->root);
-	free(nohz);
+	bool no_isolated = false, no_nohz = false;
+	rc = read_kernel_list(ctx, t, &t->isolated, "isolated", "isolcpus", cmdline, &no_isolated);
+	if (!rc)
+		rc = read_kernel_list(ctx, t, &t->nohz_full, "nohz_full", "nohz_full", cmdline, &no_nohz);
 	free(cmdline);
-	return optional(rc);
+	if (rc || !(no_isolated || no_nohz))
+		return rc;
+	/* Old kernels and partial copies: said once for both. */
+	char path[4096];
+	np_sysfs_path(ctx, path, CPU_DIR "/%s", no_isolated ? "isolated" : "nohz_full");
+	return note(t, "%s CPUs unknown: no '%s'%s nor '%s/proc/cmdline'",
+		    no_isolated && no_nohz ? "isolated and nohz_full" : no_isolated ? "isolated" : "nohz_full",
+		    path, no_isolated && no_nohz ? ", 'nohz_full'" : "", ctx->root);
 }
 
 /* MemTotal of a meminfo file, given as a machine path. */
-static int meminfo_total(struct np_ctx *ctx, unsigned long long *kb, const char *path)
+static int meminfo_total(struct np_ctx *ctx, long long *kb, const char *path)
 {
 	char *text, *end = NULL;
 	int rc = np_read_text(ctx, &text, "%s", path);
@@ -106,12 +171,46 @@ static int meminfo_total(struct np_ctx *ctx, unsigned long long *kb, const char 
 	const char *p = strstr(text, "MemTotal:");
 	if (p) {
 		p += strlen("MemTotal:");
-		*kb = strtoull(p, &end, 10);
+		*kb = strtoll(p, &end, 10);
 	}
 	free(text);
-	if (!p || end == p)
+	if (!p || end == p || *kb < 0)
 		return np_fail(ctx, -EINVAL, "'%s%s': no MemTotal line", ctx->root, path);
 	return 0;
+}
+
+/* Each node's MemTotal; the machine's when one node has none of its own.
+ * Nodes without either are unknown (-1), in one note. */
+static int load_memory(struct np_ctx *ctx, struct np_topology *t)
+{
+	struct np_cpuset unknown = NP_CPUSET_INIT;
+	int rc = 0;
+	for (int i = 0; i < t->nnodes && !rc; i++) {
+		struct np_node *node = &t->nodes[i];
+		char meminfo[64];
+		snprintf(meminfo, sizeof(meminfo), NODE_DIR "/node%d/meminfo", node->id);
+		node->memory_kb = -1;
+		rc = t->numa ? meminfo_total(ctx, &node->memory_kb, meminfo) : -ENOENT;
+		if (rc == -ENOENT && t->nnodes == 1)
+			rc = meminfo_total(ctx, &node->memory_kb, "/proc/meminfo");
+		if (rc == -ENOENT)
+			rc = np_cpuset_set(&unknown, (unsigned)node->id);
+	}
+	if (rc || np_cpuset_empty(&unknown)) {
+		np_cpuset_free(&unknown);
+		return rc;
+	}
+	char path[4096];
+	np_sysfs_path(ctx, path, "/proc/meminfo");
+	if (!t->numa)
+		rc = note(t, "memory unknown: no '%s'", path);
+	else if (t->nnodes == 1)
+		rc = note(t, "memory unknown: no '%s%s/node%d/meminfo' nor '%s'", ctx->root, NODE_DIR,
+			  t->nodes[0].id, path);
+	else
+		rc = note_missing(ctx, t, &unknown, "memory", "node", NODE_DIR "/node%d/meminfo");
+	np_cpuset_free(&unknown);
+	return rc;
 }
 
 static int read_distances(struct np_ctx *ctx, struct np_topology *t, struct np_node *node)
@@ -164,12 +263,10 @@ static int load_nodes(struct np_ctx *ctx, struct np_topology *t)
 		t->nnodes = 1;
 		if ((rc = np_cpuset_copy(&t->nodes[0].cpus, &t->present)))
 			return rc;
-		if ((rc = meminfo_total(ctx, &t->nodes[0].memory_kb, "/proc/meminfo")))
-			return rc;
 		if (!(t->nodes[0].distances = malloc(sizeof(int))))
 			return -ENOMEM;
 		t->nodes[0].distances[0] = 10;
-		return 0;
+		return load_memory(ctx, t);
 	}
 	if (rc)
 		return rc;
@@ -191,13 +288,52 @@ static int load_nodes(struct np_ctx *ctx, struct np_topology *t)
 		rc = np_read_cpulist(ctx, &node->cpus, NODE_DIR "/node%d/cpulist", node->id);
 		if (rc == -ENOENT && (rc = np_read_cpumask(ctx, &node->cpus, NODE_DIR "/node%d/cpumap", node->id)) == -ENOENT)
 			rc = np_fail(ctx, rc, "'%s" NODE_DIR "/node%d': neither cpulist nor cpumap", ctx->root, node->id);
-		if (rc)
+		if (rc || (rc = read_distances(ctx, t, node)))
 			return rc;
-		char meminfo[64];
-		snprintf(meminfo, sizeof(meminfo), NODE_DIR "/node%d/meminfo", node->id);
-		rc = meminfo_total(ctx, &node->memory_kb, meminfo);
-		if ((rc = optional(rc)) || (rc = read_distances(ctx, t, node)))
+	}
+	return load_memory(ctx, t);
+}
+
+/* cpuN/topology/FILE into *out, -1 (and *missing set) when absent. */
+static int topology_id(struct np_ctx *ctx, int *out, bool *missing, int cpu, const char *file)
+{
+	long long v;
+	int rc = np_read_int(ctx, &v, CPU_DIR "/cpu%d/topology/%s", cpu, file);
+	*out = rc ? -1 : (int)v;
+	*missing |= rc == -ENOENT;
+	return optional(rc);
+}
+
+static int load_each_cpu(struct np_ctx *ctx, struct np_topology *t, struct np_cpuset *unplaced)
+{
+	int rc;
+	np_cpuset_foreach(id, &t->present) {
+		struct np_cpu *cpu = &t->cpus[t->ncpus++];
+		cpu->id = id;
+		cpu->online = np_cpuset_test(&t->online, (unsigned)id);
+		bool missing = false;
+		if ((rc = topology_id(ctx, &cpu->package, &missing, id, "physical_package_id")) ||
+		    (rc = topology_id(ctx, &cpu->core, &missing, id, "core_id")))
 			return rc;
+		if (missing && cpu->online && (rc = np_cpuset_set(unplaced, (unsigned)id)))
+			return rc;
+		rc = np_read_cpulist(ctx, &cpu->siblings, CPU_DIR "/cpu%d/topology/thread_siblings_list", id);
+		if ((rc = optional(rc)))
+			return rc;
+		if (t->node_of_cpu[id] < 0 && t->numa) {
+			/* Offline CPUs leave the node's cpulist on x86 but keep their nodeN link. */
+			char **names;
+			size_t n;
+			rc = np_list_dir(ctx, &names, &n, CPU_DIR "/cpu%d", id);
+			if (rc && rc != -ENOENT)
+				return rc;
+			for (size_t j = 0; rc == 0 && j < n; j++)
+				if (numbered(names[j], "node") >= 0 && np_topology_node(t, numbered(names[j], "node")))
+					t->node_of_cpu[id] = numbered(names[j], "node");
+			if (rc == 0)
+				np_names_free(names, n);
+		}
+		cpu->node = t->node_of_cpu[id];
 	}
 	return 0;
 }
@@ -219,39 +355,13 @@ static int load_cpus(struct np_ctx *ctx, struct np_topology *t)
 		np_cpuset_foreach(cpu, &t->nodes[i].cpus)
 			t->node_of_cpu[cpu] = t->nodes[i].id;
 
-	np_cpuset_foreach(id, &t->present) {
-		struct np_cpu *cpu = &t->cpus[t->ncpus++];
-		long long v;
-		cpu->id = id;
-		cpu->online = np_cpuset_test(&t->online, (unsigned)id);
-		cpu->package = cpu->core = -1;
-		if ((rc = np_read_int(ctx, &v, CPU_DIR "/cpu%d/topology/physical_package_id", id)) == 0)
-			cpu->package = (int)v;
-		else if ((rc = optional(rc)))
-			return rc;
-		if ((rc = np_read_int(ctx, &v, CPU_DIR "/cpu%d/topology/core_id", id)) == 0)
-			cpu->core = (int)v;
-		else if ((rc = optional(rc)))
-			return rc;
-		rc = np_read_cpulist(ctx, &cpu->siblings, CPU_DIR "/cpu%d/topology/thread_siblings_list", id);
-		if ((rc = optional(rc)))
-			return rc;
-		if (t->node_of_cpu[id] < 0 && t->numa) {
-			/* Offline CPUs leave the node's cpulist on x86 but keep their nodeN link. */
-			char **names;
-			size_t n;
-			rc = np_list_dir(ctx, &names, &n, CPU_DIR "/cpu%d", id);
-			if (rc && rc != -ENOENT)
-				return rc;
-			for (size_t j = 0; rc == 0 && j < n; j++)
-				if (numbered(names[j], "node") >= 0 && np_topology_node(t, numbered(names[j], "node")))
-					t->node_of_cpu[id] = numbered(names[j], "node");
-			if (rc == 0)
-				np_names_free(names, n);
-		}
-		cpu->node = t->node_of_cpu[id];
-	}
-	return 0;
+	struct np_cpuset unplaced = NP_CPUSET_INIT;
+	rc = load_each_cpu(ctx, t, &unplaced);
+	/* Offline CPUs have no topology/ by design: only online ones are news. */
+	if (!rc)
+		rc = note_missing(ctx, t, &unplaced, "package and core", "CPU", CPU_DIR "/cpu%d/topology");
+	np_cpuset_free(&unplaced);
+	return rc;
 }
 
 int np_topology_load(struct np_ctx *ctx, struct np_topology *t)
@@ -284,6 +394,9 @@ void np_topology_free(struct np_topology *t)
 	np_cpuset_free(&t->online);
 	np_cpuset_free(&t->isolated);
 	np_cpuset_free(&t->nohz_full);
+	for (size_t i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->notes);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -1,4 +1,14 @@
-/* The machine's NUMA nodes and CPUs, read from sysfs through the root-aware layer. */
+/* The machine's NUMA nodes and CPUs, read from sysfs through the root-aware layer.
+ *
+ * Copies of real machines are often partial, and kernels have formatted the
+ * same file in several ways, so loading fails only when a file that defines
+ * the topology (cpu/present or online, a node's cpulist or cpumap, its
+ * distance) is present but garbled, or cannot be read for another reason than
+ * being absent. A missing detail (meminfo, a CPU's topology/, isolated and
+ * nohz_full with no /proc/cmdline to fall back on) or one in no format any
+ * kernel wrote is left unknown and said once in notes. isolated and nohz_full
+ * accept each form kernels print: blanks around the list, an empty file,
+ * "(null)" with or without padding. */
 #ifndef NUMAPLACE_TOPOLOGY_H
 #define NUMAPLACE_TOPOLOGY_H
 
@@ -11,14 +21,14 @@
 struct np_node {
 	int id;
 	struct np_cpuset cpus;   /* empty for a memory-only node (CXL, HBM, ...) */
-	unsigned long long memory_kb;
+	long long memory_kb;     /* -1 when unknown (no meminfo in the copy) */
 	int *distances;          /* one per node, in np_topology.nodes order */
 };
 
 struct np_cpu {
 	int id;
 	int node;                /* -1 when unknown */
-	int package;             /* -1 when unknown (offline CPUs have no topology/) */
+	int package;             /* -1 when unknown (offline CPUs have no topology/, nor some copies) */
 	int core;                /* core_id, unique only within its package */
 	struct np_cpuset siblings;
 	bool online;
@@ -33,6 +43,8 @@ struct np_topology {
 	struct np_cpuset present, online, isolated, nohz_full;
 	int *node_of_cpu;        /* indexed by CPU id up to max_cpu; -1 when unknown */
 	int max_cpu;
+	char **notes;            /* what could not be read, one line each, for the user */
+	size_t nnotes;
 };
 
 int np_topology_load(struct np_ctx *ctx, struct np_topology *topo);

@@ -186,6 +186,81 @@ static void test_list_out_of_range(void **state)
 	np_cpuset_free(&set);
 }
 
+/* The set given as a list has the stride text want, and reads back from it. */
+static void stride_round_trip(const char *list, const char *want)
+{
+	struct np_cpuset set = NP_CPUSET_INIT, back = NP_CPUSET_INIT;
+	set_of(&set, list);
+	char *text = np_cpuset_format_stride(&set), *plain = np_cpuset_format_list(&set);
+	assert_non_null(text);
+	assert_non_null(plain);
+	if (strcmp(text, want))
+		fail_msg("set '%s': stride text '%s', want '%s'", list, text, want);
+	assert_true(strlen(text) <= strlen(plain));
+	assert_int_equal(np_cpuset_parse_user_list(&back, text), 0);
+	if (!np_cpuset_equal(&set, &back))
+		fail_msg("set '%s': '%s' reads back as another set", list, text);
+	free(text);
+	free(plain);
+	np_cpuset_free(&set);
+	np_cpuset_free(&back);
+}
+
+static void test_format_stride(void **state)
+{
+	(void)state;
+	/* Interleaved nodes: 2 sockets numbered alternately, 4 nodes round robin. */
+	stride_round_trip("0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,40,42,44,46,48,"
+			  "50,52,54,56,58,60,62", "0-62:2");
+	stride_round_trip("1,5,9,13,17,21,25,29,33,37,41,45,49,53,57,61", "1-61:4");
+	stride_round_trip("1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39", "1-39:2");
+	/* Nothing to gain: empty, single, ranges, a pair, 3 members no shorter. */
+	stride_round_trip("", "");
+	stride_round_trip("7", "7");
+	stride_round_trip("0-3,8,10-11", "0-3,8,10-11");
+	stride_round_trip("4,6", "4,6");
+	stride_round_trip("0,2,4", "0,2,4");
+	stride_round_trip("0,100,200", "0,100,200");
+	/* 3 members, shorter once the numbers have 2 digits. */
+	stride_round_trip("10,12,14", "10-14:2");
+	stride_round_trip("0,100,200,300", "0-300:100");
+	/* A run leaves its last CPU to the range after it. */
+	stride_round_trip("0,2,4,5,6,7", "0,2,4-7");
+	stride_round_trip("0,2,4,6,8,9,10", "0-6:2,8-10");
+	/* Runs and ranges mixed; a run ending the set; runs back to back. */
+	stride_round_trip("0-3,10,20,30,40,41", "0-3,10,20,30,40-41");
+	stride_round_trip("0-3,10,20,30,40,50,51", "0-3,10-40:10,50-51");
+	stride_round_trip("0-1,11,13,15,17", "0-1,11-17:2");
+	stride_round_trip("0,2,4,6,11,14,17,20", "0-6:2,11-20:3");
+	/* Across word boundaries and at the top of the accepted range. */
+	stride_round_trip("60,64,68,72,76,80,84,88,92,96,100,104,108,112,116,120,124,128", "60-128:4");
+	stride_round_trip("1048570,1048572,1048574,1048576", "1048570-1048576:2");
+}
+
+static void test_parse_user_list(void **state)
+{
+	(void)state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+
+	/* As taskset: the last member is the last step not past the end. */
+	assert_int_equal(np_cpuset_parse_user_list(&set, "0-7:2"), 0);
+	assert_list(&set, "0,2,4,6");
+	assert_int_equal(np_cpuset_parse_user_list(&set, "3-3:5,8-16:4"), 0);
+	assert_list(&set, "3,8,12,16");
+	assert_int_equal(np_cpuset_parse_user_list(&set, "0-3:1"), 0);
+	assert_list(&set, "0-3");
+	static const char *const bad[] = { "0-7:0", "0-7:", "0:2", "0-7:2:2", "0-7:x", "0-7:-2" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		set_of(&set, "0-130");
+		if (np_cpuset_parse_user_list(&set, bad[i]) != -EINVAL || !np_cpuset_empty(&set))
+			fail_msg("user list '%s' accepted or not cleared", bad[i]);
+	}
+	assert_int_equal(np_cpuset_parse_user_list(&set, "0-7:4000000000"), -ERANGE);
+	/* The kernel's own files never hold a stride: there it is malformed. */
+	assert_int_equal(np_cpuset_parse_list(&set, "0-62:2"), -EINVAL);
+	np_cpuset_free(&set);
+}
+
 /* Parses a mask, checks it as a list, and formats it back at the width it had. */
 static void mask_round_trip(const char *mask, const char *list, unsigned ncpus)
 {
@@ -575,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_list_large),
 		cmocka_unit_test(test_list_malformed),
 		cmocka_unit_test(test_list_out_of_range),
+		cmocka_unit_test(test_format_stride),
+		cmocka_unit_test(test_parse_user_list),
 		cmocka_unit_test(test_mask_round_trip),
 		cmocka_unit_test(test_format_mask_width),
 		cmocka_unit_test(test_format_mask_groups),

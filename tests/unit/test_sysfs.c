@@ -358,8 +358,30 @@ static void test_read_binary(void **state)
 	assert_int_equal(np_read_cpumask(&f->ctx, &set, "/sys/junk"), -EINVAL);
 	assert_err_has(&f->ctx, path);
 
-	tmproot_put_bytes(f->root, "/sys/junk", "\0", 1);
-	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/junk"), -EINVAL);
+	tmproot_put_bytes(f->root, "/sys/junk", "1\n\0" "2\n", 5);
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/junk"), -EINVAL);
+	np_cpuset_free(&set);
+}
+
+/* hwloc's gathered dumps end some values in NULs after the newline. */
+static void test_read_trailing_nul(void **state)
+{
+	struct fixture *f = *state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	char *text = NULL;
+	long long v = 0;
+
+	tmproot_put_bytes(f->root, "/sys/devices/system/node/node0/cpulist", "0-31\n\0", 6);
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/node/node0/cpulist"), 0);
+	assert_int_equal(np_cpuset_count(&set), 32);
+	assert_int_equal(np_cpuset_last(&set), 31);
+	tmproot_put_bytes(f->root, "/sys/n", "42\0\0\0", 5);
+	assert_int_equal(np_read_int(&f->ctx, &v, "/sys/n"), 0);
+	assert_int_equal(v, 42);
+	tmproot_put_bytes(f->root, "/sys/n", "\0", 1);
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/n"), 0);
+	assert_string_equal(text, "");
+	free(text);
 	np_cpuset_free(&set);
 }
 
@@ -561,6 +583,7 @@ int main(void)
 		T(test_read_cpulist),
 		T(test_read_cpumask),
 		T(test_read_binary),
+		T(test_read_trailing_nul),
 		T(test_write_text),
 		T(test_write_missing),
 		T(test_write_symlink),

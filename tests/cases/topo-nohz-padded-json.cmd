@@ -1,0 +1,1 @@
+--root "$FIXTURES/nohz-padded" topo --json

@@ -1,0 +1,1 @@
+--root "$FIXTURES/notopology" topo --json

@@ -1,0 +1,1 @@
+--root "$FIXTURES/trailing-nul" topo --cpus
