@@ -31,6 +31,8 @@ struct np_advise_opts {
 	struct np_cpuset app_cpus;   /* where the application runs (app policy, rq_affinity, RPS) */
 	struct np_cpuset exclude;    /* CPUs kept free of IRQs */
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
+	bool devices_only;           /* the devices' settings only, nothing machine-wide
+				      * (profile rules speak for the devices they match) */
 };
 
 struct np_rec {
