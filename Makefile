@@ -22,7 +22,7 @@ VERSION := 0.1
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 # hwloc is used by the tests as the independent reading of the same roots.
-LIB_PKGS := libcjson libpci numa
+LIB_PKGS := libcjson libpci numa smartcols
 TEST_PKGS := cmocka hwloc
 
 # CPPFLAGS, CFLAGS and LDFLAGS are the caller's (dpkg-buildflags' in a Debian
@@ -51,7 +51,7 @@ HEADERS := $(wildcard lib/*.h cmd/*.h)
 
 # Debian packages: what building needs, and what the tests also compare against
 # (systemd: systemd-analyze checks the unit; zsh, fish: their completions run).
-BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
+BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev libsmartcols-dev pciutils
 CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux \
 	systemd zsh fish
 # The live tests also run the real irqbalance daemon once.

@@ -1,73 +1,96 @@
-#include <cjson/cJSON.h>
-#include <string.h>
-#include <time.h>
-
 #include "../lib/txn.h"
-#include "cmd.h"
-#include "table.h"
+#include "output.h"
+
+struct history_opts {
+	bool json, pretty;
+	const char *state_dir;
+	struct np_table_opts table;
+};
 
 const struct np_option history_options[] = {
-	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ "state-dir", 0, "DIR", "where the transactions are (default /var/lib/numaplace, under --root)", "dir" },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_JSON(struct history_opts, json, "print JSON instead of a table"),
+	NP_OPT_PRETTY(struct history_opts, pretty),
+	NP_OPT_STRING(0, "state-dir", struct history_opts, state_dir, "DIR",
+		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
+	NP_OPT_TABLE(struct history_opts, table),
+	NP_OPT_END,
+};
+
+#define TXN(row) ((const struct np_txn *)(row))
+
+static int get_id(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->id);
+}
+
+static int get_time(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_time(v, TXN(row)->time);
+}
+
+static int get_profile(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->profile);
+}
+
+static int get_state(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, np_txn_state_name(TXN(row)->state));
+}
+
+static int get_changes(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_int(v, (long long)TXN(row)->nchanges);
+}
+
+static const struct np_column history_columns[] = {
+	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
+	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
+	NP_COLUMN("profile", "PROFILE", 0.3, SCOLS_FL_TRUNC, "the profile applied", get_profile),
+	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back or reverted", get_state),
+	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT, "the values it changed", get_changes),
+	NP_COLUMN_END,
 };
 
 int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("history");
-	struct np_optparse st = { 0 };
-	struct np_txn_opts topts = { 0 };
-	const char *arg;
-	bool json = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else
-			topts.state_dir = arg;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	struct history_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	struct np_table t;
+	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes", &o.table, o.json, NULL)) !=
+	    NP_CONTINUE)
+		return rc;
 
+	struct np_txn_opts topts = { .state_dir = o.state_dir };
 	struct np_txn *txns;
 	size_t n;
-	if (np_txn_list(ctx, &topts, &txns, &n))
+	if (np_txn_list(ctx, &topts, &txns, &n)) {
+		np_table_free(&t);
 		return np_error("%s", ctx->err);
-	int rc = EXIT_OK;
-	if (json) {
-		cJSON *a = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "id", txns[i].id);
-			cJSON_AddNumberToObject(o, "time", (double)txns[i].time);
-			cJSON_AddStringToObject(o, "profile", txns[i].profile);
-			cJSON_AddStringToObject(o, "state", np_txn_state_name(txns[i].state));
-			cJSON_AddNumberToObject(o, "changes", (double)txns[i].nchanges);
-			cJSON_AddItemToArray(a, o);
-		}
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "transactions", a);
-		rc = np_print_json(doc);
-	} else if (n == 0) {
-		puts("no transactions");
-	} else {
-		static const char *const head[] = { "ID", "TIME", "PROFILE", "STATE", ">CHANGES", NULL };
-		struct np_table *t = np_table_new(head);
-		for (size_t i = 0; i < n; i++) {
-			char when[32];
-			time_t tt = (time_t)txns[i].time;
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&tt));
-			np_table_cell(t, "%s", txns[i].id);
-			np_table_cell(t, "%s", when);
-			np_table_cell(t, "%s", txns[i].profile);
-			np_table_cell(t, "%s", np_txn_state_name(txns[i].state));
-			np_table_cell(t, "%zu", txns[i].nchanges);
-		}
-		np_table_print(t, stdout);
-		np_table_free(t);
 	}
+	rc = EXIT_OK;
+	for (size_t i = 0; rc == EXIT_OK && i < n; i++)
+		rc = np_table_add(&t, &txns[i]);
+	if (rc == EXIT_OK && o.json) {
+		cJSON *doc = np_json_doc();
+		np_json_put(doc, "transactions", np_table_take_json(&t));
+		rc = np_print_json(doc, o.pretty);
+	} else if (rc == EXIT_OK && n == 0) {
+		puts("no transactions");
+	} else if (rc == EXIT_OK) {
+		rc = np_table_print(&t, stdout);
+	}
+	np_table_free(&t);
 	np_txns_free(txns, n);
 	return rc;
 }

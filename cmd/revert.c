@@ -2,39 +2,42 @@
 #include <string.h>
 
 #include "../lib/txn.h"
-#include "cmd.h"
+#include "render.h"
+
+struct revert_opts {
+	bool force, no_wait, json, pretty;
+	const char *state_dir;
+};
 
 const struct np_option revert_options[] = {
-	{ "force", 'f', NULL, "restore even values that someone changed since the apply", NULL },
-	{ "state-dir", 0, "DIR", "where the transactions are (default /var/lib/numaplace, under --root)", "dir" },
-	{ "no-wait", 0, NULL, "fail at once when another apply or revert holds the lock", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_BOOL('f', "force", struct revert_opts, force, "restore even values that someone changed since the apply"),
+	NP_OPT_STRING(0, "state-dir", struct revert_opts, state_dir, "DIR",
+		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
+	NP_OPT_BOOL(0, "no-wait", struct revert_opts, no_wait, "fail at once when another apply or revert holds the lock"),
+	NP_OPT_JSON(struct revert_opts, json, "print JSON: {\"reverted\": true|false, \"transaction\": ID, \"changes\": [...]}"),
+	NP_OPT_PRETTY(struct revert_opts, pretty),
+	NP_OPT_END,
 };
 
 int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("revert");
-	struct np_optparse st = { 0 };
-	struct np_txn_opts topts = { .wait_for_lock = true };
-	const char *arg;
-	bool force = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "force"))
-			force = true;
-		else if (!strcmp(name, "state-dir"))
-			topts.state_dir = arg;
-		else
-			topts.wait_for_lock = false;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (argc - st.index > 1)
+	struct revert_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	if (argc - first > 1)
 		return np_usage_error(self, "expected at most one transaction ID (see 'numaplace history')");
 
+	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
 	struct np_txn txn;
-	int rc = np_txn_revert(ctx, &topts, st.index < argc ? argv[st.index] : NULL, force, &txn);
+	rc = np_txn_revert(ctx, &topts, first < argc ? argv[first] : NULL, o.force, &txn);
+	if (rc == -ESTALE && o.json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", false);
+		cJSON_AddStringToObject(doc, "message", ctx->err);
+		return np_print_json(doc, o.pretty);
+	}
 	if (rc == -ESTALE) {
 		/* Not a failure: the values are already the boot's defaults. */
 		printf("%s\n", ctx->err);
@@ -43,6 +46,18 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	if (rc)
 		return np_error("%s", ctx->err);
 	bool config = false;
+	for (size_t i = 0; i < txn.nchanges; i++)
+		config |= np_attrs[txn.changes[i].attr].value == NP_VALUE_TEXT;
+	if (o.json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", true);
+		cJSON_AddStringToObject(doc, "transaction", txn.id);
+		cJSON_AddStringToObject(doc, "profile", txn.profile);
+		np_json_put(doc, "changes", np_changes_json(txn.changes, txn.nchanges));
+		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
+		np_txn_free(&txn);
+		return np_print_json(doc, o.pretty);
+	}
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		const struct np_change *c = &txn.changes[i];
 		/* A whole file is no line to show: say what changed in it. */
@@ -51,7 +66,6 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 			printf("  %s removed: %s restored\n", c->subject, c->path);
 		else
 			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
-		config |= text;
 	}
 	printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
 	       txn.nchanges == 1 ? "" : "s");

@@ -638,3 +638,22 @@ int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
 		return np_fail(ctx, -EINVAL, "'%s/proc/%d/status': no readable Cpus_allowed_list", ctx->root, pid);
 	return 0;
 }
+
+int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const char *cpus, int node, int pid,
+		struct np_cpuset *out)
+{
+	if (cpus) {
+		if (np_cpuset_parse_list(out, cpus) || np_cpuset_empty(out))
+			return np_fail(ctx, -EINVAL, "--app-cpus: '%s' is not a CPU list such as 0-3,8", cpus);
+		return 0;
+	}
+	if (node >= 0) {
+		const struct np_node *n = np_topology_node(topo, node);
+		if (!n)
+			return np_fail(ctx, -EINVAL, "--app-node: there is no node %d", node);
+		if (np_cpuset_empty(&n->cpus))
+			return np_fail(ctx, -EINVAL, "--app-node: node %d has no CPUs (memory only)", node);
+		return np_cpuset_copy(out, &n->cpus);
+	}
+	return pid >= 0 ? np_process_cpus(ctx, pid, out) : 0;
+}

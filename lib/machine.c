@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sysfs.h"
 
@@ -117,4 +118,56 @@ int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, st
 		}
 	}
 	return 0;
+}
+
+static bool device_has_irqs(const struct np_machine *m, size_t di)
+{
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)di)
+			return true;
+	return false;
+}
+
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected)
+{
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
+	for (int f = 0; f < nfilters; f++) {
+		bool any = false;
+		for (size_t i = 0; i < m->pci.ndevs; i++)
+			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
+				selected[i] = any = true;
+		if (!any)
+			return np_fail(ctx, -ENOENT,
+				       "no PCI function matches '%s' (an address, interface, block device or driver)",
+				       filters[f]);
+	}
+	return 0;
+}
+
+int np_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	struct np_irqs after;
+	int rc = np_irqs_read_counts(ctx, &m->topo, &after);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		struct np_irq *irq = &m->irqs.v[i];
+		const struct np_irq *later = np_irqs_find(&after, irq->irq);
+		/* An IRQ freed in between, or reused (counts went down), ran nothing we can measure. */
+		bool same = later && later->total >= irq->total;
+		irq->total = same ? later->total - irq->total : 0;
+		irq->unknown_node = same ? later->unknown_node - irq->unknown_node : 0;
+		for (int n = 0; n < m->topo.nnodes; n++)
+			irq->per_node[n] = same && later->per_node[n] >= irq->per_node[n] ? later->per_node[n] - irq->per_node[n] : 0;
+		np_cpuset_clear(&irq->ran_on);
+		if (same && (rc = np_cpuset_copy(&irq->ran_on, &later->ran_on)))
+			break;
+	}
+	np_irqs_free(&after);
+	return rc;
 }

@@ -43,4 +43,14 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 /* Nodes of the CPUs in set, as a set of node ids. */
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes);
 
+/* Marks the devices a command shows (selected: one per PCI function): those
+ * matching any filter, else those that matter (every one with all).
+ * Returns 0, or -ENOENT when a filter matches nothing. */
+struct np_ctx;
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected);
+/* Replaces each IRQ's counts with what it handled during the next seconds:
+ * /proc/interrupts read again then, less what m has. Returns 0 or -errno. */
+int np_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds);
+
 #endif
