@@ -60,7 +60,8 @@ LIVE_DEBS := $(CHECK_DEBS) irqbalance
 MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.in))
 
 .PHONY: all run check check-live check-package deps check-deps install clean bench
-all: numaplace $(MAN_PAGES) build/numaplace.service
+UNITS := $(patsubst systemd/%.in,build/%,$(wildcard systemd/*.service.in))
+all: numaplace $(MAN_PAGES) $(UNITS)
 
 # Installs only what is missing, and only when it can (root with apt-get).
 deps:
@@ -101,7 +102,7 @@ build/man/%: man/%.in build/config
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	@$(SUBST) $< >$@.tmp && mv -f $@.tmp $@
-build/numaplace.service: systemd/numaplace.service.in build/config
+build/%.service: systemd/%.service.in build/config
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	@$(SUBST) $< >$@.tmp && mv -f $@.tmp $@
@@ -177,7 +178,8 @@ install: all
 	install -D -m 0644 completions/numaplace.fish $(DESTDIR)$(FISHCOMPDIR)/numaplace.fish
 	install -d -m 0755 $(DESTDIR)$(DATADIR)/profiles
 	$(if $(wildcard profiles/*.json),install -m 0644 $(wildcard profiles/*.json) $(DESTDIR)$(DATADIR)/profiles/)
-	install -D -m 0644 build/numaplace.service $(DESTDIR)$(SYSTEMDUNITDIR)/numaplace.service
+	install -d -m 0755 $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
 
 # The install paths as shell assignments, for scripts (the install test).
 INSTALL_VARS := PREFIX BINDIR MANDIR DATADIR SYSCONFDIR SYSTEMDUNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR
@@ -195,7 +197,7 @@ uninstall:
 		$(DESTDIR)$(ZSHCOMPDIR)/_numaplace \
 		$(DESTDIR)$(FISHCOMPDIR)/numaplace.fish \
 		$(addprefix $(DESTDIR)$(DATADIR)/profiles/,$(notdir $(wildcard profiles/*.json))) \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/numaplace.service
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 	rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:

@@ -26,6 +26,8 @@ function __numaplace_argument
             echo device
         case 'advise:--exclude-cpus' 'advise:-x'
             echo none
+        case 'advise:--interval' 'advise:-i'
+            echo none
         case 'advise:--output' 'advise:-o'
             echo file
         case 'apply:--profile-dir'
@@ -34,6 +36,14 @@ function __numaplace_argument
             echo dir
         case 'apply:--irqbalance'
             echo irqbalance
+        case 'hold:--interval' 'hold:-i'
+            echo none
+        case 'hold:--profile-dir'
+            echo dir
+        case 'hold:--state-dir'
+            echo dir
+        case 'hold:--irqbalance'
+            echo none
         case 'verify:--profile-dir'
             echo dir
         case 'revert:--state-dir'
@@ -62,10 +72,11 @@ function __numaplace_commands
         irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
+        hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
-        disable 'Stop applying a profile at boot (remove /etc/numaplace/boot.json).' \
+        disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
         history 'List the transactions: id, time, profile, state, number of changes.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
@@ -274,9 +285,10 @@ complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values
 complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__numaplace_values policy)' -d 'local (IRQs on the device\'s node, default), app, or spread'
 complete -c numaplace -n '__numaplace_option advise' -l app-cpus -x -d 'the application runs on these CPUs (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-node -x -d 'the application runs on this node (for --policy app)'
-complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: use the CPUs it may run on'
-complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable)'
+complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: its CPUs, and (for --policy app) its devices'
+complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
+complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'also write the plan as a profile for \'numaplace apply\''
 complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
@@ -293,6 +305,17 @@ complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -a '(__numa
 complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numaplace/boot.json (\'numaplace enable\'), waiting 30 s at most for the lock'
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
+
+# hold
+complete -c numaplace -n '__numaplace_option hold' -s i -l interval -x -d 'check every value against the profile this often (default 30)'
+complete -c numaplace -n '__numaplace_option hold' -l report-only -d 'log drift and device events, change nothing'
+complete -c numaplace -n '__numaplace_option hold' -s j -l json -d 'log one JSON object per line'
+complete -c numaplace -n '__numaplace_option hold' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option hold' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance at the first apply (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
+complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
 
 # verify
 complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
@@ -313,6 +336,7 @@ complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this 
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "profile": NAME, ...}'
 complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option enable' -l hold -d 'keep it applied too: numaplace-hold.service (\'numaplace hold --boot\') instead of numaplace.service'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
 
