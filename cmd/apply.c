@@ -54,7 +54,7 @@ const struct np_option apply_options[] = {
 	 * belongs to configuration management. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum irqb_mode, "MODE",
 			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-			" (default if irqbalance runs or is installed), warn, or ignore", NULL, parse_irqbalance),
+			" (default if irqbalance runs or is installed), warn, or ignore", "irqbalance", parse_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct apply_opts, boot,
 		    "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock"),
 	NP_OPT_END,

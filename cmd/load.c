@@ -14,9 +14,6 @@
 #include "../lib/resolve.h"
 #include "render.h"
 
-#ifndef NUMAPLACE_DATADIR
-#define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
-#endif
 
 void np_print_warnings(const struct np_machine *m)
 {
@@ -88,7 +85,10 @@ static int add_source_tree(struct np_dirlist *d)
 
 int np_profile_dirs_finish(struct np_dirlist *d)
 {
-	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, NUMAPLACE_DATADIR "/profiles"))
+	const char *data = getenv(NP_DATADIR_ENV);
+	char shipped[PATH_MAX];
+	snprintf(shipped, sizeof(shipped), "%s/profiles", data && *data ? data : NUMAPLACE_DATADIR);
+	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, shipped))
 		return -ENOMEM;
 	return add_source_tree(d);
 }

@@ -50,7 +50,7 @@ _numaplace_argument()
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
-	apply:--irqbalance) echo none ;;
+	apply:--irqbalance) echo irqbalance ;;
 	hold:--interval | hold:-i) echo none ;;
 	hold:--profile-dir) echo dir ;;
 	hold:--state-dir) echo dir ;;
@@ -63,6 +63,17 @@ _numaplace_argument()
 	profile:--profile-dir) echo dir ;;
 	profile:--output | profile:-o) echo none ;;
 	run:--near) echo device ;;
+	esac
+}
+
+# The fixed words that complete kind $1 (none for the other kinds).
+_numaplace_fixed()
+{
+	case $1 in
+	policy) echo local app spread ;;
+	irqbalance) echo ban warn ignore ;;
+	shell) echo bash zsh fish ;;
+	subcommand) echo list show validate ;;
 	esac
 }
 
@@ -106,10 +117,7 @@ _numaplace_values()
 			[[ $f == *[!0-9]* ]] || echo "$f"
 		done
 		;;
-	policy) echo local app spread ;;
 	command) echo "$_numaplace_commands" ;;
-	shell) echo bash zsh fish ;;
-	subcommand) echo list show validate ;;
 	esac
 }
 
@@ -202,7 +210,7 @@ _numaplace()
 	'' | none) ;;
 	options)
 		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_options "$cmd")" -- "$cur") ;;
-	device | pid | policy | command | shell | subcommand)
+	device | pid | command)
 		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_values "$kind" "$root")" -- "$cur") ;;
 	executable)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
@@ -214,9 +222,15 @@ _numaplace()
 			${root:+"--root=$root"} profile "${dirs[@]}")" -- "$cur")
 		compopt -o filenames 2>/dev/null
 		mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur") ;;
-	*)	# file, and the kinds this script does not know
-		compopt -o filenames 2>/dev/null
-		mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+	*)	# fixed words, file, and the kinds this script does not know
+		local fixed
+		fixed=$(_numaplace_fixed "$kind")
+		if [[ -n $fixed ]]; then
+			mapfile -t COMPREPLY < <(compgen -W "$fixed" -- "$cur")
+		else
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		fi ;;
 	esac
 
 	# Bash replaces only what follows the last ':' or '=' (of

@@ -35,7 +35,7 @@ function __numaplace_argument
         case 'apply:--state-dir'
             echo dir
         case 'apply:--irqbalance'
-            echo none
+            echo irqbalance
         case 'hold:--interval' 'hold:-i'
             echo none
         case 'hold:--profile-dir'
@@ -83,6 +83,22 @@ function __numaplace_commands
         snapshot 'Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.' \
         completion 'Print the completion script for bash, zsh or fish.' \
         help 'Show the commands, or the help of one command.'
+end
+
+# The fixed words that complete kind $kind (false for the other kinds).
+function __numaplace_fixed --argument-names kind
+    switch $kind
+        case policy
+            printf '%s\n' local app spread
+        case irqbalance
+            printf '%s\n' ban warn ignore
+        case shell
+            printf '%s\n' bash zsh fish
+        case subcommand
+            printf '%s\n' list show validate
+        case '*'
+            return 1
+    end
 end
 
 # Their options end at the first operand (a command line follows).
@@ -203,16 +219,12 @@ function __numaplace_values --argument-names kind
             __numaplace_list "$root/sys/block" 'block device'
         case pid
             __numaplace_list "$root/proc" process | string match -r '^[0-9]+\t.*'
-        case policy
-            printf '%s\n' local app spread
         case command
             __numaplace_commands
-        case shell
-            printf '%s\n' bash zsh fish
         case profile
             # profile's operands: list | show NAME | validate FILE...
             if not set -q operands[1]
-                printf '%s\n' list show validate
+                __numaplace_fixed subcommand
             else if test "$operands[1]" = show; and not set -q operands[2]
                 __numaplace_values profile-name
             else if test "$operands[1]" = validate
@@ -229,8 +241,8 @@ function __numaplace_values --argument-names kind
             end
         case none
         case '*'
-            # file, and the kinds this script does not know
-            __fish_complete_path (commandline -ct)
+            # fixed words, file, and the kinds this script does not know
+            __numaplace_fixed $kind; or __fish_complete_path (commandline -ct)
     end
 end
 
@@ -289,7 +301,7 @@ complete -c numaplace -n '__numaplace_option apply' -l pretty -d 'indent the JSO
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
-complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in /etc/default/irqbalance (default if irqbalance runs or is installed), warn, or ignore'
 complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numaplace/boot.json (\'numaplace enable\'), waiting 30 s at most for the lock'
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'

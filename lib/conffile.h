@@ -10,9 +10,10 @@
 #include <sys/types.h>
 
 #include "context.h"
+#include "paths.h"
 
 /* The profile numaplace.service applies at boot ('numaplace enable'). */
-#define NP_BOOT_PROFILE "/etc/numaplace/boot.json"
+#define NP_BOOT_PROFILE NUMAPLACE_CONFDIR "/boot.json"
 /* Debian's irqbalance settings: the systemd unit's EnvironmentFile and what
  * the init script sources. IRQBALANCE_ARGS holds the daemon's arguments. */
 #define NP_IRQBALANCE_CONFIG "/etc/default/irqbalance"

@@ -508,11 +508,13 @@ static void test_apply_mismatch_rolls_back(void **state)
 	tmproot_path(f->root, path, IRQ46);
 	assert_int_equal(unlink(path), 0);
 	if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) < 0) {
+		print_message("cannot make a /dev/null node (needs root): %s\n", strerror(errno));
 		put(f, IRQ46, "0-1");
 		skip();
 	}
 	int fd = open(path, O_WRONLY);
 	if (fd < 0) {
+		print_message("cannot open the /dev/null node (nodev mount?): %s\n", strerror(errno));
 		unlink(path);
 		put(f, IRQ46, "0-1");
 		skip();
@@ -952,6 +954,21 @@ static void test_list_oldest_first(void **state)
 	assert_string_equal(np_txn_state_name(NP_TXN_STALE), "stale");
 	for (int i = 0; i < 3; i++)
 		free(ids[i]);
+}
+
+/* The sequence number counts every journal, not only this second's: a journal
+ * from an earlier second makes the next one "-2". (The count once read a
+ * directory stream that the pending check had already read to its end.) */
+static void test_sequence_counts_earlier_journals(void **state)
+{
+	struct fixture *f = *state;
+	put(f, STATE "/txn/20000101-000000-1.json",
+	    "{\"id\": \"20000101-000000-1\", \"profile\": \"old\", \"boot_id\": \"x\", "
+	    "\"time\": 946684800, \"state\": \"reverted\", \"changes\": []}");
+	char *id = apply_standard(f), seq[16];
+	snprintf(seq, sizeof(seq), "%s", id + 15);
+	free(id);
+	assert_string_equal(seq, "-2");
 }
 
 /* ---- the one configuration file: irqbalance's, as whole text ---- */
@@ -1454,6 +1471,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_dir_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_dir_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_counts_earlier_journals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_apply_revert_byte_identical, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_rolled_back_with_the_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_only_for_the_config_file, setup, teardown),
