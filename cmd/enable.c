@@ -1,3 +1,4 @@
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 const struct np_option enable_options[] = {
 	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
+	{ "json", 'j', NULL, "print JSON: {\"enabled\": true, \"changed\": true|false, \"profile\": NAME, ...}", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -61,6 +63,29 @@ static int same_profile(struct np_ctx *ctx, const struct np_profile *prof, const
 	return same;
 }
 
+/* Whether the file at path holds exactly text. */
+static bool same_file(const char *path, const char *text)
+{
+	char *old = NULL;
+	bool same = read_profile(path, &old) == 0 && !strcmp(old, text);
+	free(old);
+	return same;
+}
+
+static int enable_json(const struct np_profile *prof, const char *target, size_t values, bool changed,
+		       bool replaced)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddBoolToObject(doc, "enabled", true);
+	cJSON_AddBoolToObject(doc, "changed", changed);
+	cJSON_AddBoolToObject(doc, "replaced", changed && replaced);
+	cJSON_AddStringToObject(doc, "profile", prof->name);
+	cJSON_AddStringToObject(doc, "source", prof->file);
+	cJSON_AddStringToObject(doc, "file", target);
+	cJSON_AddNumberToObject(doc, "values", (double)values);
+	return np_print_json(doc);
+}
+
 int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("enable");
@@ -68,8 +93,13 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	struct np_dirlist dirs = { 0 };
 	const char *arg;
 	int opt, rc = EXIT_OK;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0)
-		rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+	bool json = false;
+	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		if (!strcmp(self->options[opt].name, "json"))
+			json = true;
+		else
+			rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+	}
 	if (rc == EXIT_OK && opt != NP_OPT_END)
 		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
 	else if (rc == EXIT_OK && argc - st.index != 1)
@@ -108,12 +138,24 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 		goto out;
 	}
 	bool replacing = lstat(target, &sb) == 0;
-	if (np_conf_write(ctx, NP_BOOT_PROFILE, text, 0644, true)) {
+	/* The same bytes are enabled already: rewriting them would change
+	 * nothing but the file's time, and configuration management must see
+	 * the second run as a no-op. */
+	bool changed = !replacing || !same_file(target, text);
+	if (changed && np_conf_write(ctx, NP_BOOT_PROFILE, text, 0644, true)) {
 		rc = np_error("%s", ctx->err);
 		goto out;
 	}
-	printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
-	       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n, res.n == 1 ? "" : "s");
+	if (json) {
+		rc = enable_json(&prof, target, res.n, changed, replacing);
+		goto out;
+	}
+	if (!changed)
+		printf("boot profile %s already enabled: '%s' is a copy of '%s'\n", prof.name, target, prof.file);
+	else
+		printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
+		       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n,
+		       res.n == 1 ? "" : "s");
 	puts("run 'systemctl enable numaplace.service' to apply it at every boot ('numaplace apply --boot')");
 out:
 	free(text);

@@ -17,9 +17,9 @@ _numaplace_options()
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
 	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --profile-dir --help -h' ;;
-	revert) echo '--force -f --state-dir --no-wait --help -h' ;;
-	enable) echo '--profile-dir --help -h' ;;
-	disable) echo '--help -h' ;;
+	revert) echo '--force -f --dry-run -n --json -j --state-dir --no-wait --help -h' ;;
+	enable) echo '--profile-dir --json -j --help -h' ;;
+	disable) echo '--json -j --help -h' ;;
 	history) echo '--json -j --state-dir --help -h' ;;
 	profile) echo '--profile-dir --help -h' ;;
 	run) echo '--near --print --help -h' ;;

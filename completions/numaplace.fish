@@ -275,16 +275,20 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
+complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
+complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
 complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this help'
 
 # enable
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
 
 # disable
+complete -c numaplace -n '__numaplace_option disable' -s j -l json -d 'print JSON: {"disabled": true|false, "file": PATH}'
 complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this help'
 
 # history

@@ -1279,6 +1279,25 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		       np_excerpt(before[first], ex, sizeof(ex)), expected, more);
 }
 
+/* What a revert would write: the changes whose current value (before[i],
+ * taken over) is not the old one yet, in journal order. */
+static void revert_plan(struct np_txn *txn, bool stale, char **before)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		struct np_change *c = &txn->changes[i];
+		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value)) {
+			np_change_free(c);
+			continue;
+		}
+		free(c->new_value);
+		c->new_value = before[i];
+		before[i] = NULL;
+		txn->changes[n++] = *c;
+	}
+	txn->nchanges = n;
+}
+
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out)
 {
@@ -1301,7 +1320,9 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		rc = np_fail(ctx, -ENOENT, "nothing to revert: no state directory '%s'", st.dir);
 		goto out;
 	}
-	if ((rc = state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
+	/* A dry run reads a journal another revert may be rewriting: it shows
+	 * the plan of that moment, which is all a dry run promises. */
+	if ((rc = opts->dry_run ? 0 : state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
 	    (rc = journal_load(ctx, &st, picked, &txn, &error)) ||
 	    (rc = refuse_finished(ctx, &txn)) || (rc = read_boot_id(ctx, &boot)))
 		goto out;
@@ -1309,13 +1330,14 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	stale = boot_differs(txn.boot_id, boot);
 	if (stale && !has_survivor(&txn)) {
 		txn.state = NP_TXN_STALE;
-		rc = write_journal(ctx, &st, &txn, error);
+		rc = opts->dry_run ? 0 : write_journal(ctx, &st, &txn, error);
 		if (!rc)
 			rc = np_fail(
 				ctx, -ESTALE,
 				"transaction %s was applied during an earlier boot (boot id %s, now %s): "
-				"the reboot already reset those values; marked it stale and wrote nothing",
-				txn.id, txn.boot_id, boot);
+				"the reboot already reset those values; %s",
+				txn.id, txn.boot_id, boot,
+				opts->dry_run ? "nothing to revert" : "marked it stale and wrote nothing");
 		goto out;
 	}
 
@@ -1328,6 +1350,10 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	nbefore = txn.nchanges;
 	if ((rc = check_drift(ctx, &txn, force, stale, before)))
 		goto out;
+	if (opts->dry_run) {
+		revert_plan(&txn, stale, before);
+		goto handout;
+	}
 
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
@@ -1396,6 +1422,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 			     any ? ", which a reboot keeps," : "");
 		goto out;
 	}
+handout:
 	if (txn_out) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));

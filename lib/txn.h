@@ -37,6 +37,7 @@ struct np_txn_opts {
 	bool wait_for_lock;      /* false: fail at once when another apply holds the lock */
 	unsigned lock_timeout;   /* with wait_for_lock: give up (-EBUSY) after this many
 				  * seconds; 0 waits as long as it takes */
+	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
 };
 
 /* Whether the current value at path equals value once both are normalized.
@@ -63,7 +64,10 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * survive a reboot (np_attrs[].survives_reboot: configuration files), which
  * are restored as by a revert, drift checked, before it is marked stale.
  * Journals from before the attr table (a value "kind" and a path) load: the
- * path tells the attr, and one that is no kind's own path is refused. */
+ * path tells the attr, and one that is no kind's own path is refused.
+ * With opts->dry_run it takes no lock and writes nothing (not even the journal
+ * of a stale transaction): txn_out holds only the changes the revert would
+ * write, each new_value replaced by the value it would overwrite now. */
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
 

@@ -1,0 +1,73 @@
+# What configuration management needs from the CLI (the Ansible collection
+# in ansible/ uses it): revert --dry-run and --json, enable and disable
+# --json that say whether anything changed. On copies of the r715 fixture.
+
+fleet_root() {
+	ROOT=$WORK/fleet-root
+	STATE=$WORK/fleet-state
+	rm -rf "$ROOT" "$STATE" "$WORK/fleet-orig" "$WORK/fleet-applied" "$WORK/fleet-state-applied"
+	cp -a "$FIXTURES/r715" "$ROOT"
+	cp -a "$FIXTURES/r715" "$WORK/fleet-orig"
+	cat >"$WORK/fleet.json" <<-EOF
+	{ "format": "numaplace-profile/1", "name": "megasas-node1",
+	  "settings": [ { "kind": "irq_affinity", "device": "0000:22:00.0", "vector": "megasas", "cpus": "4-7" },
+	                { "kind": "rps_cpus", "net": "eth0", "queue": 0, "cpus": "8" } ] }
+	EOF
+}
+
+npf() { "$NUMAPLACE" --root "$ROOT" "$@"; }
+
+test_revert_dry_run_writes_nothing_and_says_what_it_would_restore() {
+	fleet_root
+	local txn out
+	txn=$(npf apply --json --irqbalance=ignore --state-dir "$STATE" "$WORK/fleet.json" | jq -r .transaction)
+	cp -a "$ROOT" "$WORK/fleet-applied"
+	cp -a "$STATE" "$WORK/fleet-state-applied"
+	out=$(npf revert --dry-run --json --state-dir "$STATE")
+	expect_eq "false $txn megasas-node1 true" "$(jq -r '[.reverted, .transaction, .profile, .dry_run] | join(" ")' <<<"$out")" "dry run"
+	expect_eq '0000:22:00.0 irq 34 megasas 4-7 0-15' \
+		"$(jq -r '.changes[0] | [.subject, .current, .restore] | join(" ")' <<<"$out")" "first change of the dry run"
+	expect_eq 2 "$(jq '.changes | length' <<<"$out")" "changes of the dry run"
+	diff -r --no-dereference "$WORK/fleet-applied" "$ROOT" >/dev/null || die "revert --dry-run changed the root"
+	diff -r --no-dereference "$WORK/fleet-state-applied" "$STATE" >/dev/null || die "revert --dry-run changed the state directory"
+	rm -rf "$WORK/fleet-applied" "$WORK/fleet-state-applied"
+
+	# A value someone changed since: refused in the dry run too, unless --force,
+	# and then planned from its current value.
+	echo 0-1 >"$ROOT/proc/irq/34/smp_affinity_list"
+	local status=0
+	npf revert --dry-run --state-dir "$STATE" >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "dry run over drift"
+	out=$(npf revert --dry-run --force --json --state-dir "$STATE")
+	expect_eq 0-1 "$(jq -r '.changes[0].current' <<<"$out")" "current value planned over"
+
+	out=$(npf revert --force --json --state-dir "$STATE")
+	expect_eq "true $txn" "$(jq -r '[.reverted, .transaction] | join(" ")' <<<"$out")" "revert"
+	expect_eq '/proc/irq/34/smp_affinity_list 4-7 0-15' \
+		"$(jq -r '.changes[0] | [.path, .new, .old] | join(" ")' <<<"$out")" "first change reverted"
+	diff -r --no-dereference "$WORK/fleet-orig" "$ROOT" >/dev/null || die "the revert did not restore the root"
+	# Nothing applied is left: a dry run says so as a failure, like the revert.
+	status=0
+	npf revert --dry-run --json --state-dir "$STATE" >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "dry run with nothing to revert"
+}
+
+test_enable_and_disable_json_say_what_changed() {
+	fleet_root
+	local out
+	out=$(npf enable --json "$WORK/fleet.json")
+	expect_eq "true true false megasas-node1" \
+		"$(jq -r '[.enabled, .changed, .replaced, .profile] | join(" ")' <<<"$out")" "first enable"
+	expect_eq "$ROOT/etc/numaplace/boot.json" "$(jq -r .file <<<"$out")" "the boot profile"
+	touch -d @0 "$ROOT/etc/numaplace/boot.json"
+	out=$(npf enable --json "$WORK/fleet.json")
+	expect_eq "false false" "$(jq -r '[.changed, .replaced] | join(" ")' <<<"$out")" "second enable"
+	expect_eq 0 "$(stat -c %Y "$ROOT/etc/numaplace/boot.json")" "boot.json rewritten by a second enable"
+	[[ $(npf enable "$WORK/fleet.json") == *"already enabled"* ]] || die "a second enable does not say so"
+	sed 's/4-7/6-7/' "$WORK/fleet.json" >"$WORK/fleet2.json"
+	expect_eq "true true" "$(npf enable --json "$WORK/fleet2.json" | jq -r '[.changed, .replaced] | join(" ")')" \
+		"enable of another profile"
+	expect_eq true "$(npf disable --json | jq .disabled)" "disable"
+	[ ! -e "$ROOT/etc/numaplace/boot.json" ] || die "disable left the boot profile"
+	expect_eq false "$(npf disable --json | jq .disabled)" "disable again"
+}
