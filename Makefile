@@ -29,7 +29,7 @@ HEADERS := $(wildcard lib/*.h cmd/*.h)
 
 # Debian packages: what building needs, and what the tests also compare against.
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
-CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux
+CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux ansible-core
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
 

@@ -8,8 +8,8 @@ DOCUMENTATION = r'''
 module: facts
 short_description: numaplace's report of a host as facts
 description:
-  - Runs C(numaplace report --json) and returns it as C(ansible_facts.numaplace): topology,
-    devices, IRQ placement, irqbalance and findings, so that a play can branch on findings and
+  - Runs C(numaplace report --json) and returns it as C(ansible_facts.numaplace) (topology,
+    devices, IRQ placement, irqbalance and findings), so that a play can branch on findings and
     compare hosts (hostname, kernel release and boot id are part of the report).
   - Reads only; never changes the host.
 author:

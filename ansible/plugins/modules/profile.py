@@ -64,8 +64,8 @@ options:
     default: false
   root:
     description:
-      - Read and write under this directory instead of / (numaplace C(--root)): a copy of a
-        machine, or the host's /sys, /proc and /etc mounted into a container.
+      - Read and write under this directory instead of / (numaplace C(--root)), a copy of a
+        machine or the host's /sys, /proc and /etc mounted into a container.
     type: path
   state_dir:
     description:
@@ -88,9 +88,9 @@ options:
       - The numaplace command. By default the one found in PATH.
     type: path
 notes:
-  - Check mode runs C(numaplace apply --dry-run) or C(numaplace revert --dry-run): nothing is
+  - Check mode runs C(numaplace apply --dry-run) or C(numaplace revert --dry-run); nothing is
     written, no lock is taken, no state directory is created.
-  - Diff mode shows one line per value that changes, C(subject: value), before and after.
+  - Diff mode shows one line per value that changes, C(subject) and value, before and after.
   - An invalid profile, or one that does not fit this host (a device it names is missing, a CPU
     is offline), fails the task and changes nothing.
 seealso:
@@ -161,10 +161,13 @@ changes:
       type: str
       sample: 4-7
 drift:
-  description: Values changed by someone else since the transaction, that a revert would overwrite.
+  description:
+    - Values changed by someone else since the profile was applied (C(numaplace verify)), which
+      the revert refuses to overwrite unless I(force).
+    - Each has path, subject, current and expected.
   type: list
   elements: dict
-  returned: when I(state=absent)
+  returned: when I(state=absent) finds a transaction of a profile
 boot_enabled:
   description: Whether the profile is now the boot profile (null when I(persist) is false, or in check mode).
   type: bool
@@ -272,8 +275,12 @@ def profile_name(module, np):
     dirs = []
     for d in p['profile_dirs']:
         dirs += ['--profile-dir', d]
-    rc, doc, notes = np.json('profile', ['show'] + dirs + [p['profile']])
-    return doc.get('name')
+    # 'profile show' prints the profile's canonical text, which is JSON.
+    rc, out, err = np.run('profile', ['show'] + dirs + [p['profile']])
+    try:
+        return json.loads(out).get('name')
+    except ValueError:
+        module.fail_json(msg='numaplace profile show %s printed no JSON' % p['profile'])
 
 
 def latest_applied(module, np, name):
@@ -283,22 +290,41 @@ def latest_applied(module, np, name):
     return mine[-1]['id'] if mine else None
 
 
+def drift_of(module, np):
+    """The values that no longer match the profile since it was applied (numaplace verify):
+    someone else's changes, which a revert refuses to overwrite without force."""
+    p = module.params
+    if p['profile'] is None and p['content'] is None:
+        return []
+    args = []
+    for d in p['profile_dirs']:
+        args += ['--profile-dir', d]
+    try:
+        rc, doc, notes = np.json('verify', args + [profile_file(module)], ok=(EXIT_OK, EXIT_FAILURE))
+    except NumaplaceError:
+        # A profile that no longer fits this host can still be reverted by its journal.
+        return []
+    return doc.get('drift', [])
+
+
 def absent(module, np, result):
     p = module.params
     txn = p['transaction'] or latest_applied(module, np, profile_name(module, np))
     if txn:
+        result['drift'] = drift_of(module, np)
         args = txn_args(p) + (['--force'] if p['force'] else [])
         if module.check_mode:
             args = ['--dry-run'] + [a for a in args if a != '--no-wait']
         try:
             rc, doc, notes = np.json('revert', args + [txn])
         except NumaplaceError as e:
-            fail(module, e, transaction=txn)
+            fail(module, e, transaction=txn, drift=result['drift'])
         result['warnings'] += notes
-        result['drift'] = doc.get('drift', [])
-        if doc.get('reverted', True) or module.check_mode:
-            # A revert restores old values: before is what the apply wrote.
-            result['changes'] = [dict(path=c['path'], subject=c['subject'], before=c['new'], after=c['old'])
+        if doc.get('reverted') or doc.get('dry_run'):
+            # A dry run says what each value is now and what it would restore;
+            # a revert what the apply had written (new) and restored (old).
+            before, after = ('current', 'restore') if doc.get('dry_run') else ('new', 'old')
+            result['changes'] = [dict(path=c['path'], subject=c['subject'], before=c[before], after=c[after])
                                  for c in doc.get('changes', [])]
             result['transaction'] = txn
             result['changed'] = bool(result['changes'])
