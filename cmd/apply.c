@@ -115,6 +115,28 @@ static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const st
 	return EXIT_OK;
 }
 
+/* The default retention after each transaction: journals of apply --boot
+ * pile up at one a boot. The apply succeeded: a failure here is a warning,
+ * and a lock taken since by another apply or revert is no reason to wait
+ * (the next apply prunes). */
+static void retain(struct np_ctx *ctx, const struct np_command *self, const struct np_txn_opts *topts)
+{
+	struct np_txn_opts now = *topts;
+	char **ids;
+	size_t n;
+	now.wait_for_lock = false;
+	int rc = np_txn_prune(ctx, &now, NP_TXN_KEEP, &ids, &n);
+	if (rc == -EBUSY || rc == -EWOULDBLOCK)
+		return;
+	if (rc) {
+		fprintf(stderr, "numaplace: %s: WARNING: old transactions were not pruned: %s\n", self->name, ctx->err);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 static void irqb_warn(const struct np_command *self, const struct irqb *ib)
 {
 	char list[256];
@@ -369,6 +391,8 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 			rc = np_error("%s", ctx->err);
 		} else {
 			rc = report_applied(&txn, &ib, json);
+			if (txn.nchanges)
+				retain(ctx, self, &topts);
 			np_txn_free(&txn);
 		}
 	}

@@ -20,7 +20,7 @@ _numaplace_options()
 	revert) echo '--force -f --dry-run -n --json -j --state-dir --no-wait --help -h' ;;
 	enable) echo '--profile-dir --json -j --help -h' ;;
 	disable) echo '--json -j --help -h' ;;
-	history) echo '--json -j --state-dir --help -h' ;;
+	history) echo '--json -j --state-dir --prune --keep --help -h' ;;
 	profile) echo '--profile-dir --help -h' ;;
 	run) echo '--near --print --help -h' ;;
 	snapshot) echo '--help -h' ;;
@@ -50,6 +50,7 @@ _numaplace_argument()
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
+	history:--keep) echo none ;;
 	profile:--profile-dir) echo dir ;;
 	run:--near) echo device ;;
 	esac

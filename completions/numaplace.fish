@@ -40,6 +40,8 @@ function __numaplace_argument
             echo dir
         case 'history:--state-dir'
             echo dir
+        case 'history:--keep'
+            echo none
         case 'profile:--profile-dir'
             echo dir
         case 'run:--near'
@@ -294,6 +296,8 @@ complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this
 # history
 complete -c numaplace -n '__numaplace_option history' -s j -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
+complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile

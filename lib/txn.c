@@ -1439,3 +1439,70 @@ out:
 	state_close(&st);
 	return rc;
 }
+
+/* ---- retention ---- */
+
+static bool prunable(const struct np_txn *txn, const char *boot)
+{
+	switch (txn->state) {
+	case NP_TXN_REVERTED:
+	case NP_TXN_ROLLED_BACK:
+	case NP_TXN_STALE:
+		return true;
+	case NP_TXN_APPLIED:
+		/* A reboot reset its values; only a configuration file it changed
+		 * would still need its revert. */
+		return boot_differs(txn->boot_id, boot) && !has_survivor(txn);
+	case NP_TXN_PENDING:
+	default:
+		return false;
+	}
+}
+
+int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep, char ***removed,
+		 size_t *nremoved)
+{
+	struct state st;
+	struct np_txn *txns = NULL;
+	char *boot = NULL;
+	size_t n = 0;
+	int rc;
+
+	*removed = NULL;
+	*nremoved = 0;
+	if ((rc = state_open(ctx, opts, false, &st)))
+		return rc;
+	if (st.dirfd < 0 || st.txnfd < 0)
+		goto out;
+	if ((rc = state_lock(ctx, opts, &st)) || (rc = load_all(ctx, &st, &txns, &n)) ||
+	    (rc = read_boot_id(ctx, &boot)) || n <= keep)
+		goto out;
+	*removed = calloc(n - keep, sizeof(**removed));
+	if (!*removed) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < n - keep; i++) {
+		char name[ID_MAX + 16];
+		if (!prunable(&txns[i], boot))
+			continue;
+		snprintf(name, sizeof(name), "%s" JOURNAL_EXT, txns[i].id);
+		if (unlinkat(st.txnfd, name, 0) < 0 && errno != ENOENT) {
+			rc = np_fail(ctx, -errno, "cannot remove '%s/%s': %s", st.txndir, name, strerror(errno));
+			break;
+		}
+		(*removed)[(*nremoved)++] = txns[i].id;
+		txns[i].id = NULL;
+	}
+	if (*nremoved)
+		fsync(st.txnfd);
+out:
+	if (!*nremoved) {
+		free(*removed);
+		*removed = NULL;
+	}
+	np_txns_free(txns, n);
+	free(boot);
+	state_close(&st);
+	return rc;
+}

@@ -71,3 +71,56 @@ test_enable_and_disable_json_say_what_changed() {
 	[ ! -e "$ROOT/etc/numaplace/boot.json" ] || die "disable left the boot profile"
 	expect_eq false "$(npf disable --json | jq .disabled)" "disable again"
 }
+
+# Transactions of the fleet profile: n applies, each reverted.
+apply_revert() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		npf apply --irqbalance=ignore --state-dir "$STATE" "$WORK/fleet.json" >/dev/null
+		npf revert --state-dir "$STATE" >/dev/null
+	done
+}
+
+history_states() { npf history --json --state-dir "$STATE" | jq -r '[.transactions[].state] | join(" ")'; }
+
+test_history_prune_keeps_what_a_revert_needs() {
+	fleet_root
+	mkdir -p "$ROOT/proc/sys/kernel/random"
+	echo boot-1 >"$ROOT/proc/sys/kernel/random/boot_id"
+	apply_revert 3
+	npf apply --irqbalance=ignore --state-dir "$STATE" "$WORK/fleet.json" >/dev/null
+	local ids out
+	ids=$(npf history --json --state-dir "$STATE" | jq -c '[.transactions[].id]')
+	expect_eq "reverted reverted reverted applied" "$(history_states)" "before pruning"
+	out=$(npf history --prune --keep 1 --json --state-dir "$STATE")
+	expect_eq "$(jq -c '.[0:3]' <<<"$ids")" "$(jq -c .pruned <<<"$out")" "pruned: the three reverted ones"
+	expect_eq "applied" "$(history_states)" "after pruning"
+	# Applied during this boot: kept even beyond --keep, its revert is still due.
+	expect_eq '[]' "$(npf history --prune --keep 0 --json --state-dir "$STATE" | jq -c .pruned)" "prune of this boot's apply"
+	# After a reboot its values are gone: nothing left to revert, pruned.
+	echo boot-2 >"$ROOT/proc/sys/kernel/random/boot_id"
+	[[ $(npf history --prune --keep 0 --state-dir "$STATE") == *"pruned 1 transaction "* ]] || die "the earlier boot's apply is not pruned"
+	expect_eq "" "$(history_states)" "after the reboot's pruning"
+	local status=0
+	npf history --keep 3 --state-dir "$STATE" >/dev/null 2>&1 || status=$?
+	expect_eq 2 "$status" "--keep without --prune"
+}
+
+test_apply_keeps_the_last_50_transactions() {
+	fleet_root
+	apply_revert 1
+	# 50 older reverted transactions, copies of that one's journal: 51 in all.
+	local journal i
+	journal=$(ls "$STATE"/txn/*.json)
+	for i in $(seq -w 1 50); do
+		sed "s/\"id\":.*/\"id\": \"20200101-0000$i-1\",/" "$journal" >"$STATE/txn/20200101-0000$i-1.json"
+	done
+	chmod 600 "$STATE"/txn/*.json
+	expect_eq 51 "$(npf history --json --state-dir "$STATE" | jq '.transactions | length')" "transactions made"
+	npf apply --irqbalance=ignore --state-dir "$STATE" "$WORK/fleet.json" >/dev/null
+	local out
+	out=$(npf history --json --state-dir "$STATE")
+	expect_eq 50 "$(jq '.transactions | length' <<<"$out")" "transactions kept"
+	expect_eq 20200101-000003-1 "$(jq -r '.transactions[0].id' <<<"$out")" "the oldest kept"
+	expect_eq applied "$(jq -r '.transactions[-1].state' <<<"$out")" "the newest"
+}
