@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/findings.h"
+#include "../lib/host.h"
 #include "../lib/machine.h"
 #include "cmd.h"
 #include "table.h"
@@ -12,6 +13,19 @@ const struct np_option report_options[] = {
 	{ "json", 'j', NULL, "print everything as one JSON document", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
+
+static void add_string_or_null(cJSON *o, const char *key, const char *value)
+{
+	cJSON_AddItemToObject(o, key, value ? cJSON_CreateString(value) : cJSON_CreateNull());
+}
+
+/* What a fleet compares hosts and boots by; null when the root lacks it. */
+static void host_to_json(cJSON *doc, const struct np_host *host)
+{
+	add_string_or_null(doc, "hostname", host->hostname);
+	add_string_or_null(doc, "kernel", host->kernel);
+	add_string_or_null(doc, "boot_id", host->boot_id);
+}
 
 static cJSON *findings_to_json(const struct np_findings *f)
 {
@@ -94,8 +108,12 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		np_machine_free(&m);
 		return rc;
 	}
-	if (json) {
+	struct np_host host = { 0 };
+	if (rc == EXIT_OK && json && np_host_read(ctx, &host))
+		rc = np_error("%s", ctx->err);
+	if (rc == EXIT_OK && json) {
 		cJSON *doc = cJSON_CreateObject();
+		host_to_json(doc, &host);
 		cJSON_AddItemToObject(doc, "topology", topo_to_json(&m.topo));
 		cJSON_AddItemToObject(doc, "devices", devices_to_json(&m, selected));
 		cJSON *irqs = cJSON_AddArrayToObject(doc, "irqs");
@@ -104,7 +122,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		cJSON_AddBoolToObject(doc, "irqbalance", m.irqbalance);
 		cJSON_AddItemToObject(doc, "findings", findings_to_json(&f));
 		rc = np_print_json(doc);
-	} else {
+	} else if (rc == EXIT_OK) {
 		puts("== Topology");
 		topo_print(&m.topo, stdout, false);
 		puts("\n== Devices");
@@ -120,6 +138,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		if (f.n == 0)
 			puts("none");
 	}
+	np_host_free(&host);
 	np_findings_free(&f);
 	free(selected);
 	np_machine_free(&m);

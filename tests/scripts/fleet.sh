@@ -124,3 +124,17 @@ test_apply_keeps_the_last_50_transactions() {
 	expect_eq 20200101-000003-1 "$(jq -r '.transactions[0].id' <<<"$out")" "the oldest kept"
 	expect_eq applied "$(jq -r '.transactions[-1].state' <<<"$out")" "the newest"
 }
+
+test_report_json_says_which_host_and_boot() {
+	fleet_root
+	mkdir -p "$ROOT/proc/sys/kernel/random"
+	echo r715-a >"$ROOT/proc/sys/kernel/hostname"
+	echo 6.1.0-18-amd64 >"$ROOT/proc/sys/kernel/osrelease"
+	echo 0d6c2c1e-6b7f-4e0e-9a53-3c7a3a51a4f2 >"$ROOT/proc/sys/kernel/random/boot_id"
+	expect_eq '["r715-a","6.1.0-18-amd64","0d6c2c1e-6b7f-4e0e-9a53-3c7a3a51a4f2"]' \
+		"$(npf report --json | jq -c '[.hostname, .kernel, .boot_id]')" "host and boot"
+	# A copy without them: unknown, and the rest of the report as before.
+	rm -r "$ROOT/proc/sys"
+	expect_eq '[null,null,null,4]' "$(npf report --json | jq -c '[.hostname, .kernel, .boot_id, (.topology.nodes | length)]')" \
+		"a copy without them"
+}
