@@ -51,6 +51,9 @@ int np_usage_error(const struct np_command *cmd, const char *fmt, ...)
 /* Prints "numaplace: MESSAGE" and returns EXIT_FAIL. */
 int np_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --interval SEC of irqs and report: EXIT_OK, or EXIT_USAGE after saying why. */
+int np_parse_interval(const struct np_command *self, const char *arg, double *seconds);
+
 /* The commands themselves, one file each. */
 int cmd_help(int argc, char **argv, struct np_ctx *ctx);
 int cmd_topo(int argc, char **argv, struct np_ctx *ctx);

@@ -140,31 +140,13 @@ void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilte
 	np_table_free(t);
 }
 
-/* Replaces each IRQ's counts by what it handled during the next `seconds`. */
-static int sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
+int np_parse_interval(const struct np_command *self, const char *arg, double *seconds)
 {
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-	struct np_irqs after;
-	int rc = np_irqs_read_counts(ctx, &m->topo, &after);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < m->irqs.n; i++) {
-		struct np_irq *irq = &m->irqs.v[i];
-		const struct np_irq *later = np_irqs_find(&after, irq->irq);
-		/* An IRQ freed in between, or reused (counts went down), ran nothing we can measure. */
-		bool same = later && later->total >= irq->total;
-		irq->total = same ? later->total - irq->total : 0;
-		irq->unknown_node = same ? later->unknown_node - irq->unknown_node : 0;
-		for (int n = 0; n < m->topo.nnodes; n++)
-			irq->per_node[n] = same && later->per_node[n] >= irq->per_node[n] ? later->per_node[n] - irq->per_node[n] : 0;
-		np_cpuset_clear(&irq->ran_on);
-		if (same && (rc = np_cpuset_copy(&irq->ran_on, &later->ran_on)))
-			break;
-	}
-	np_irqs_free(&after);
-	return rc;
+	char *end;
+	*seconds = strtod(arg, &end);
+	if (*end || end == arg || !(*seconds > 0 && *seconds <= 3600))
+		return np_usage_error(self, "--interval needs seconds between 0 and 3600, not '%s'", arg);
+	return EXIT_OK;
 }
 
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
@@ -178,11 +160,8 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
 		if (!strcmp(self->options[opt].name, "json")) {
 			json = true;
-		} else {
-			char *end;
-			interval = strtod(arg, &end);
-			if (*end || end == arg || !(interval > 0 && interval <= 3600))
-				return np_usage_error(self, "--interval needs seconds between 0 and 3600, not '%s'", arg);
+		} else if (np_parse_interval(self, arg, &interval)) {
+			return EXIT_USAGE;
 		}
 	}
 	if (opt != NP_OPT_END)
@@ -204,7 +183,7 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			dev_filters[ndev_filters++] = filters[f];
 	if (selected && dev_filters)
 		rc = ndev_filters ? np_select_devices(&m, ndev_filters, dev_filters, false, selected) : EXIT_OK;
-	if (rc == EXIT_OK && interval > 0 && sample_interval(ctx, &m, interval))
+	if (rc == EXIT_OK && interval > 0 && np_machine_sample_irqs(ctx, &m, interval))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && json) {
 		cJSON *doc = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(doc, "irqs");

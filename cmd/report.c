@@ -11,6 +11,7 @@
 
 const struct np_option report_options[] = {
 	{ "json", 'j', NULL, "print everything as one JSON document", NULL },
+	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
@@ -86,9 +87,14 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	struct np_optparse st = { 0 };
 	const char *arg;
 	bool json = false;
+	double interval = 0;
 	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0)
-		json = true;
+	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
+		if (!strcmp(self->options[opt].name, "json"))
+			json = true;
+		else if (np_parse_interval(self, arg, &interval))
+			return EXIT_USAGE;
+	}
 	if (opt != NP_OPT_END)
 		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
 	if (st.index < argc)
@@ -101,6 +107,9 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	int rc = selected ? np_select_devices(&m, 0, NULL, false, selected) : EXIT_FAIL;
+	/* Before the findings: they judge the placement by where the IRQs ran. */
+	if (rc == EXIT_OK && interval > 0 && np_machine_sample_irqs(ctx, &m, interval))
+		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && np_findings_collect(&m, &f))
 		rc = np_error("collecting findings: out of memory");
 	if (rc != EXIT_OK) {
@@ -114,6 +123,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	if (rc == EXIT_OK && json) {
 		cJSON *doc = cJSON_CreateObject();
 		host_to_json(doc, &host);
+		if (interval > 0)
+			cJSON_AddNumberToObject(doc, "interval", interval);
 		cJSON_AddItemToObject(doc, "topology", topo_to_json(&m.topo));
 		cJSON_AddItemToObject(doc, "devices", devices_to_json(&m, selected));
 		cJSON *irqs = cJSON_AddArrayToObject(doc, "irqs");

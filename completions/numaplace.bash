@@ -10,7 +10,7 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --help -h' ;;
+	report) echo '--json -j --interval -i --help -h' ;;
 	topo) echo '--json -j --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --help -h' ;;
 	irqs) echo '--json -j --interval -i --help -h' ;;
@@ -35,6 +35,7 @@ _numaplace_argument()
 {
 	case $1:$2 in
 	:--root) echo dir ;;
+	report:--interval | report:-i) echo none ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	advise:--policy | advise:-p) echo policy ;;
 	advise:--app-cpus) echo none ;;

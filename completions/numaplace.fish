@@ -10,6 +10,8 @@ function __numaplace_argument
     switch "$argv[1]:$argv[2]"
         case ':--root'
             echo dir
+        case 'report:--interval' 'report:-i'
+            echo none
         case 'irqs:--interval' 'irqs:-i'
             echo none
         case 'advise:--policy' 'advise:-p'
@@ -228,6 +230,7 @@ complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the 
 
 # report
 complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
+complete -c numaplace -n '__numaplace_option report' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sysfs.h"
 
@@ -117,4 +118,30 @@ int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, st
 		}
 	}
 	return 0;
+}
+
+int np_machine_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	struct np_irqs after;
+	int rc = np_irqs_read_counts(ctx, &m->topo, &after);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		struct np_irq *irq = &m->irqs.v[i];
+		const struct np_irq *later = np_irqs_find(&after, irq->irq);
+		/* An IRQ freed in between, or reused (counts went down), ran nothing we can measure. */
+		bool same = later && later->total >= irq->total;
+		irq->total = same ? later->total - irq->total : 0;
+		irq->unknown_node = same ? later->unknown_node - irq->unknown_node : 0;
+		for (int n = 0; n < m->topo.nnodes; n++)
+			irq->per_node[n] = same && later->per_node[n] >= irq->per_node[n] ? later->per_node[n] - irq->per_node[n] : 0;
+		np_cpuset_clear(&irq->ran_on);
+		if (same && (rc = np_cpuset_copy(&irq->ran_on, &later->ran_on)))
+			break;
+	}
+	np_irqs_free(&after);
+	return rc;
 }

@@ -18,6 +18,9 @@ struct np_machine {
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
 void np_machine_free(struct np_machine *m);
+/* Replaces each IRQ's counts (total, per node, the CPUs it ran on) by what it
+ * handled during the next `seconds`: where IRQs run now, not since boot. */
+int np_machine_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
 /* The node a device's locality is judged by: its numa_node, else the one
  * node whose CPUs are exactly its local CPUs (*inferred set), else -1. */

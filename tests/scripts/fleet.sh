@@ -138,3 +138,15 @@ test_report_json_says_which_host_and_boot() {
 	expect_eq '[null,null,null,4]' "$(npf report --json | jq -c '[.hostname, .kernel, .boot_id, (.topology.nodes | length)]')" \
 		"a copy without them"
 }
+
+test_report_interval_counts_only_what_ran_in_between() {
+	fleet_root
+	local out
+	# Before: irq 34 ran all its interrupts since boot; in between, nothing ran.
+	[ "$(npf report --json | jq '.irqs[] | select(.irq == 34) | .total')" -gt 0 ] || die "irq 34 never ran in the fixture"
+	out=$(npf report --json --interval 0.2)
+	expect_eq "0.2 0" "$(jq -r '[.interval, ([.irqs[].total] | add)] | join(" ")' <<<"$out")" "interval and counts"
+	local status=0
+	npf report --interval 0 >/dev/null 2>&1 || status=$?
+	expect_eq 2 "$status" "--interval 0"
+}
