@@ -12,7 +12,7 @@ VERSION := 0.1
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 # hwloc is used by the tests as the independent reading of the same roots.
-LIB_PKGS := libcjson libpci numa
+LIB_PKGS := libcjson libpci numa smartcols
 TEST_PKGS := cmocka hwloc
 
 CFLAGS ?= -O2 -g
@@ -28,7 +28,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 HEADERS := $(wildcard lib/*.h cmd/*.h)
 
 # Debian packages: what building needs, and what the tests also compare against.
-BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev pciutils
+BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev libsmartcols-dev pciutils
 CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux ansible-core
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance

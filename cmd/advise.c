@@ -7,52 +7,58 @@
 
 #include "../lib/advise.h"
 #include "cmd.h"
-#include "table.h"
+#include "output.h"
+
+/* The devices of --device, in the order given. */
+struct filters {
+	const char **v;
+	int n;
+};
+
+struct advise_opts {
+	const char *policy, *app_cpus, *exclude, *output;
+	int app_node, app_pid;
+	struct filters devices;
+	bool json, pretty;
+};
+
+static int add_filter(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	(void)cmd;
+	(void)o;
+	struct filters *f = field;
+	const char **v = realloc(f->v, ((size_t)f->n + 2) * sizeof(*v));
+	if (!v)
+		return np_error("%s", strerror(ENOMEM));
+	f->v = v;
+	f->v[f->n++] = arg;
+	f->v[f->n] = NULL;
+	return EXIT_OK;
+}
 
 const struct np_option advise_options[] = {
-	{ "policy", 'p', "POLICY", "local (IRQs on the device's node, default), app, or spread", "policy" },
-	{ "app-cpus", 0, "LIST", "the application runs on these CPUs (for --policy app)", NULL },
-	{ "app-node", 0, "NODE", "the application runs on this node (for --policy app)", NULL },
-	{ "app-pid", 0, "PID", "the application is this process: use the CPUs it may run on", "pid" },
-	{ "device", 'd', "FILTER", "plan only for matching devices (repeatable)", "device" },
-	{ "exclude-cpus", 'x', "LIST", "keep these CPUs free of IRQs", NULL },
-	{ "output", 'o', "FILE", "also write the plan as a profile for 'numaplace apply'", "file" },
-	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_STRING('p', "policy", struct advise_opts, policy, "POLICY",
+		      "local (IRQs on the device's node, default), app, or spread", "policy"),
+	NP_OPT_STRING(0, "app-cpus", struct advise_opts, app_cpus, "LIST",
+		      "the application runs on these CPUs (for --policy app)", NULL),
+	NP_OPT_CALLBACK(0, "app-node", struct advise_opts, app_node, int, "NODE",
+			"the application runs on this node (for --policy app)", NULL, np_opt_int),
+	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, app_pid, int, "PID",
+			"the application is this process: use the CPUs it may run on", "pid", np_opt_int),
+	NP_OPT_CALLBACK('d', "device", struct advise_opts, devices, struct filters, "FILTER",
+			"plan only for matching devices (repeatable)", "device", add_filter),
+	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, exclude, "LIST", "keep these CPUs free of IRQs", NULL),
+	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
+		      "also write the plan as a profile for 'numaplace apply'", "file"),
+	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
+	NP_OPT_PRETTY(struct advise_opts, pretty),
+	NP_OPT_END,
 };
 
 static int parse_cpus(const struct np_command *self, const char *opt, const char *arg, struct np_cpuset *out)
 {
 	if (np_cpuset_parse_list(out, arg) || np_cpuset_empty(out))
 		return np_usage_error(self, "--%s: '%s' is not a CPU list such as 0-3,8", opt, arg);
-	return EXIT_OK;
-}
-
-static int parse_int(const struct np_command *self, const char *opt, const char *arg, int *out)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*end || end == arg || v < 0 || v > 1 << 22)
-		return np_usage_error(self, "--%s: '%s' is not a number", opt, arg);
-	*out = (int)v;
-	return EXIT_OK;
-}
-
-int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct np_command *self,
-		const char *cpus, int node, int pid, struct np_cpuset *out)
-{
-	if (cpus)
-		return parse_cpus(self, "app-cpus", cpus, out);
-	if (node >= 0) {
-		const struct np_node *n = np_topology_node(topo, node);
-		if (!n)
-			return np_usage_error(self, "--app-node: there is no node %d", node);
-		if (np_cpuset_empty(&n->cpus))
-			return np_usage_error(self, "--app-node: node %d has no CPUs (memory only)", node);
-		return np_cpuset_copy(out, &n->cpus) ? EXIT_FAIL : EXIT_OK;
-	}
-	if (pid >= 0 && np_process_cpus(ctx, pid, out))
-		return np_error("%s", ctx->err);
 	return EXIT_OK;
 }
 
@@ -68,63 +74,128 @@ static void target_text(const struct np_machine *m, const struct np_rec *r, char
 	free(subject);
 }
 
-static cJSON *plan_to_json(const struct np_machine *m, const struct np_plan *plan, const char *policy)
+/* The plan's rows: the recommendations that change something. */
+#define MACHINE(data) ((const struct np_machine *)(data))
+#define REC(row) ((const struct np_rec *)(row))
+
+static int get_kind(const void *data, const void *row, struct np_value *v)
 {
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddStringToObject(doc, "policy", policy);
-	cJSON *recs = cJSON_AddArrayToObject(doc, "recommendations");
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (!r->change)
-			continue;
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "kind", np_attr_name(r->kind));
-		cJSON_AddItemToObject(o, "device", r->dev >= 0 ? cJSON_CreateString(m->pci.devs[r->dev].addr)
-							       : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "irq", r->irq >= 0 ? cJSON_CreateNumber(r->irq) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "vector", r->vector ? cJSON_CreateString(r->vector) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "queue", r->queue >= 0 ? cJSON_CreateNumber(r->queue) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "block", r->block ? cJSON_CreateString(r->block) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "net", r->net ? cJSON_CreateString(r->net) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "current", r->current ? cJSON_CreateString(r->current) : cJSON_CreateNull());
-		cJSON_AddStringToObject(o, "recommended", r->recommended);
-		cJSON_AddStringToObject(o, "reason", r->reason);
-		cJSON_AddItemToArray(recs, o);
-	}
-	cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
-	for (size_t i = 0; i < plan->nwarnings; i++)
-		cJSON_AddItemToArray(warnings, cJSON_CreateString(plan->warnings[i]));
-	return doc;
+	(void)data;
+	return np_val_str(v, np_attr_name(REC(row)->kind));
 }
 
-static void plan_print(const struct np_machine *m, const struct np_plan *plan, const char *policy)
+static int get_device(const void *data, const void *row, struct np_value *v)
 {
-	static const char *const head[] = { "TARGET", "CURRENT", "RECOMMENDED", "REASON", NULL };
-	struct np_table *t = np_table_new(head);
+	int dev = REC(row)->dev;
+	return np_val_str(v, dev >= 0 ? MACHINE(data)->pci.devs[dev].addr : NULL);
+}
+
+static int get_irq(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return REC(row)->irq >= 0 ? np_val_int(v, REC(row)->irq) : np_val_null(v);
+}
+
+static int get_vector(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->vector);
+}
+
+static int get_queue(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return REC(row)->queue >= 0 ? np_val_int(v, REC(row)->queue) : np_val_null(v);
+}
+
+static int get_block(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->block);
+}
+
+static int get_net(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->net);
+}
+
+static int get_target(const void *data, const void *row, struct np_value *v)
+{
+	char target[160];
+	target_text(MACHINE(data), REC(row), target, sizeof(target));
+	char *copy = strdup(target);
+	return copy ? np_val_take(v, copy) : -ENOMEM;
+}
+
+static int get_current(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->current);
+}
+
+static int get_recommended(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->recommended);
+}
+
+static int get_reason(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, REC(row)->reason);
+}
+
+/* An empty CPU set (RPS, XPS) is "off". */
+static const struct np_column rec_columns[] = {
+	NP_COLUMN("kind", "KIND", 12, 0, "the kind of value (irq_affinity, rps_cpus...)", get_kind),
+	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address (null for a machine-wide kind)", get_device),
+	NP_COLUMN("irq", "IRQ", 4, SCOLS_FL_RIGHT, "the IRQ (irq_affinity)", get_irq),
+	NP_COLUMN("vector", "VECTOR", 1, 0, "the IRQ's name (irq_affinity)", get_vector),
+	NP_COLUMN("queue", "QUEUE", 3, SCOLS_FL_RIGHT, "the queue", get_queue),
+	NP_COLUMN("block", "BLOCK", 6, 0, "the block device (rq_affinity)", get_block),
+	NP_COLUMN("net", "NET", 6, 0, "the interface (rps_cpus, xps_cpus)", get_net),
+	NP_COLUMN("target", "TARGET", 1, 0, "what the recommendation sets", get_target),
+	NP_COLUMN_TEXT("current", "CURRENT", 1, 0, "its value now (a CPU list, or a number)", get_current, "?", "off"),
+	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 1, 0, "the value recommended", get_recommended, NULL, "off"),
+	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
+	NP_COLUMN_END,
+};
+
+static int plan_output(const struct np_command *self, const struct np_machine *m, const struct np_plan *plan,
+		       const char *policy, bool json, bool pretty)
+{
+	struct np_table t;
+	int rc = np_table_init(&t, self, rec_columns, "target,current,recommended,reason", NULL, json, m);
+	if (rc != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
 	size_t n = 0;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (!r->change)
-			continue;
-		char target[160];
-		target_text(m, r, target, sizeof(target));
-		/* Where an empty set is a value, it turns the feature off. */
-		bool is_set = np_attrs[r->kind].empty_ok;
-		np_table_cell(t, "%s", target);
-		np_table_cell(t, "%s", !r->current ? "?" : is_set && !*r->current ? "off" : r->current);
-		np_table_cell(t, "%s", is_set && !*r->recommended ? "off" : r->recommended);
-		np_table_cell(t, "%s", r->reason);
-		n++;
+	for (size_t i = 0; rc == EXIT_OK && i < plan->n; i++)
+		if (plan->v[i].change) {
+			rc = np_table_add(&t, &plan->v[i]);
+			n++;
+		}
+	if (rc == EXIT_OK && json) {
+		cJSON *doc = np_json_doc(), *warnings = cJSON_CreateArray();
+		cJSON_AddStringToObject(doc, "policy", policy);
+		np_json_put(doc, "recommendations", np_table_take_json(&t));
+		for (size_t i = 0; i < plan->nwarnings; i++)
+			np_json_put(warnings, NULL, cJSON_CreateString(plan->warnings[i]));
+		np_json_put(doc, "warnings", warnings);
+		rc = np_print_json(doc, pretty);
+	} else if (rc == EXIT_OK) {
+		printf("Policy %s: %zu change%s recommended%s\n", policy, n, n == 1 ? "" : "s",
+		       n ? "" : " (the machine already follows this plan)");
+		if (n) {
+			putchar('\n');
+			rc = np_table_print(&t, stdout);
+		}
+		for (size_t i = 0; i < plan->nwarnings; i++)
+			printf("%swarning: %s\n", i == 0 ? "\n" : "", plan->warnings[i]);
 	}
-	printf("Policy %s: %zu change%s recommended%s\n", policy, n, n == 1 ? "" : "s",
-	       n ? "" : " (the machine already follows this plan)");
-	if (n) {
-		putchar('\n');
-		np_table_print(t, stdout);
-	}
-	np_table_free(t);
-	for (size_t i = 0; i < plan->nwarnings; i++)
-		printf("%swarning: %s\n", i == 0 ? "\n" : "", plan->warnings[i]);
+	np_table_free(&t);
+	return rc;
 }
 
 /* Writes text to path, refusing to follow a link planted there. */
@@ -144,36 +215,17 @@ static int write_file(const char *path, const char *text)
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("advise");
-	struct np_optparse st = { 0 };
-	const char *arg, *policy = "local", *app_cpus = NULL, *exclude = NULL, *output = NULL;
-	const char **filters = calloc((size_t)argc + 1, sizeof(char *));
-	int nfilters = 0, app_node = -1, app_pid = -1, opt, rc = EXIT_OK;
-	bool json = false;
-	if (!filters)
-		return np_error("%s", strerror(ENOMEM));
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "policy"))
-			policy = arg;
-		else if (!strcmp(name, "app-cpus"))
-			app_cpus = arg;
-		else if (!strcmp(name, "app-node"))
-			rc = parse_int(self, name, arg, &app_node);
-		else if (!strcmp(name, "app-pid"))
-			rc = parse_int(self, name, arg, &app_pid);
-		else if (!strcmp(name, "device"))
-			filters[nfilters++] = arg;
-		else if (!strcmp(name, "exclude-cpus"))
-			exclude = arg;
-		else if (!strcmp(name, "output"))
-			output = arg;
-		else
-			json = true;
-	}
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
+	struct advise_opts ao = { .policy = "local", .app_node = -1, .app_pid = -1 };
+	int first, rc = np_parse_options(self, argc, argv, &ao, &first);
+	const char **filters = ao.devices.v;
+	if (rc != NP_CONTINUE) {
 		free(filters);
-		return rc != EXIT_OK ? rc : opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+		return rc;
 	}
+	rc = EXIT_OK;
+	const char *policy = ao.policy, *app_cpus = ao.app_cpus, *exclude = ao.exclude, *output = ao.output;
+	int nfilters = ao.devices.n, app_node = ao.app_node, app_pid = ao.app_pid;
+	bool json = ao.json;
 	enum np_irq_policy irqs = !strcmp(policy, "local") ? NP_IRQS_LOCAL
 				  : !strcmp(policy, "app") ? NP_IRQS_APP
 				  : !strcmp(policy, "spread") ? NP_IRQS_SPREAD
@@ -181,8 +233,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	int napp = (app_cpus != NULL) + (app_node >= 0) + (app_pid >= 0);
 	if (irqs == NP_IRQS_KEEP)
 		rc = np_usage_error(self, "--policy: '%s' is not one of local, app, spread", policy);
-	else if (st.index < argc)
-		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[st.index]);
+	else if (first < argc)
+		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[first]);
 	else if (napp > 1)
 		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid");
 	else if (irqs == NP_IRQS_APP && napp == 0)
@@ -202,12 +254,16 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	o.devices = calloc(m.pci.ndevs + 1, sizeof(*o.devices));
 	rc = selected && o.devices ? EXIT_OK : np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK)
-		rc = np_app_cpus(ctx, &m.topo, self, app_cpus, app_node, app_pid, &o.app_cpus);
+	if (rc == EXIT_OK) {
+		int err = np_app_cpus(ctx, &m.topo, app_cpus, app_node, app_pid, &o.app_cpus);
+		/* A bad list or node is the user's; a process that cannot be read, the machine's. */
+		rc = !err ? EXIT_OK : err == -EINVAL && app_pid < 0 ? np_usage_error(self, "%s", ctx->err)
+								    : np_error("%s", ctx->err);
+	}
 	if (rc == EXIT_OK && exclude)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
-	if (rc == EXIT_OK)
-		rc = np_select_devices(&m, nfilters, (char **)filters, false, selected);
+	if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected))
+		rc = np_error("%s", ctx->err);
 	for (size_t i = 0; rc == EXIT_OK && i < m.pci.ndevs; i++)
 		o.devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							  .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
@@ -228,10 +284,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = text ? write_file(output, text) : np_error("writing the profile: %s", strerror(ENOMEM));
 		free(text);
 	}
-	if (rc == EXIT_OK && json)
-		rc = np_print_json(plan_to_json(&m, &plan, policy));
-	else if (rc == EXIT_OK)
-		plan_print(&m, &plan, policy);
+	if (rc == EXIT_OK)
+		rc = plan_output(self, &m, &plan, policy, json, ao.pretty);
 	np_plan_free(&plan);
 	np_cpuset_free(&o.app_cpus);
 	np_cpuset_free(&o.exclude);

@@ -10,18 +10,41 @@
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "cmd.h"
-#include "table.h"
+#include "render.h"
 
 /* At boot another apply holding the lock is unusual (a revert by hand, a
  * second unit): wait for it, but never hold the boot up for long. */
 #define BOOT_LOCK_TIMEOUT 30
 
+enum irqb_mode { IRQB_DEFAULT, IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
+
+struct apply_opts {
+	bool dry, json, pretty, no_wait, boot;
+	struct np_dirlist dirs;
+	const char *state_dir;
+	enum irqb_mode irqbalance;
+};
+
+static int parse_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	static const char *const modes[] = { [IRQB_BAN] = "ban", [IRQB_WARN] = "warn", [IRQB_IGNORE] = "ignore" };
+	for (int m = IRQB_BAN; m <= IRQB_IGNORE; m++)
+		if (!strcmp(arg, modes[m])) {
+			*(enum irqb_mode *)field = (enum irqb_mode)m;
+			return EXIT_OK;
+		}
+	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
+}
+
 const struct np_option apply_options[] = {
-	{ "dry-run", 'n', NULL, "print the plan (file, current, new) and write nothing", NULL },
-	{ "json", 'j', NULL, "print JSON: {\"changed\": true|false, \"transaction\": ID, \"changes\": [...]}", NULL },
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ "state-dir", 0, "DIR", "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir" },
-	{ "no-wait", 0, NULL, "fail at once when another apply or revert holds the lock", NULL },
+	NP_OPT_BOOL('n', "dry-run", struct apply_opts, dry, "print the plan (file, current, new) and write nothing"),
+	NP_OPT_JSON(struct apply_opts, json, "print JSON: {\"changed\": true|false, \"transaction\": ID, \"changes\": [...]}"),
+	NP_OPT_PRETTY(struct apply_opts, pretty),
+	NP_OPT_CALLBACK(0, "profile-dir", struct apply_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_STRING(0, "state-dir", struct apply_opts, state_dir, "DIR",
+		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
+	NP_OPT_BOOL(0, "no-wait", struct apply_opts, no_wait, "fail at once when another apply or revert holds the lock"),
 	/* The default is ban, when irqbalance runs or its configuration file
 	 * exists (installed; at boot numaplace runs before it starts): an apply
 	 * whose IRQ placement irqbalance undoes within 10 s has not applied the
@@ -29,14 +52,13 @@ const struct np_option apply_options[] = {
 	 * boot). The ban is as safe as the rest: only the IRQs the profile places,
 	 * marked, journaled and undone by revert. warn is for machines whose /etc
 	 * belongs to configuration management. */
-	{ "irqbalance", 0, "MODE", "ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-				   " (default if irqbalance runs or is installed), warn, or ignore", NULL },
-	{ "boot", 0, NULL, "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock",
-	  NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum irqb_mode, "MODE",
+			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+			" (default if irqbalance runs or is installed), warn, or ignore", NULL, parse_irqbalance),
+	NP_OPT_BOOL(0, "boot", struct apply_opts, boot,
+		    "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock"),
+	NP_OPT_END,
 };
-
-enum irqb_mode { IRQB_DEFAULT, IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
 
 /* What this apply does about irqbalance. */
 struct irqb {
@@ -154,10 +176,9 @@ static void irqb_warn(const struct np_command *self, const struct irqb *ib)
 /* What the JSON output says about irqbalance. */
 static void irqb_json(cJSON *doc, const struct irqb *ib, bool done)
 {
-	cJSON *o = cJSON_AddObjectToObject(doc, "irqbalance"), *a;
+	cJSON *o = np_irqbalance_json(ib->running), *a;
 	const char *action = ib->ban ? (done ? "banned" : "ban") : ib->banned ? "banned_already"
 			   : ib->warn ? "warned" : "none";
-	cJSON_AddBoolToObject(o, "running", ib->running);
 	cJSON_AddStringToObject(o, "action", action);
 	a = cJSON_AddArrayToObject(o, "irqs");
 	for (size_t i = 0; i < ib->nirqs; i++)
@@ -166,6 +187,7 @@ static void irqb_json(cJSON *doc, const struct irqb *ib, bool done)
 	for (size_t i = 0; i < ib->nadded; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(ib->added[i]));
 	cJSON_AddBoolToObject(o, "restart", done && ib->ban && ib->running);
+	np_json_put(doc, "irqbalance", o);
 }
 
 /* The lines after the plan or the changes, on stdout. */
@@ -186,103 +208,105 @@ static void irqb_print(const struct irqb *ib, bool done)
 	}
 }
 
-/* A resolved profile on this machine; returns an exit status. The search
- * path is completed with the standard directories, then freed. */
-int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct np_dirlist *dirs,
-		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res)
+/* A row of the dry run: a change and the value the file holds now. */
+struct planned {
+	const struct np_change *c;
+	const char *current;
+	bool change;
+};
+
+#define PLANNED(row) ((const struct planned *)(row))
+
+static int get_path(const void *data, const void *row, struct np_value *v)
 {
-	if (np_profile_dirs_finish(dirs)) {
-		np_dirs_free(dirs);
-		return np_error("%s", strerror(ENOMEM));
-	}
-	int rc = np_profile_open(ctx, self, dirs, name, prof);
-	np_dirs_free(dirs);
-	if (rc != EXIT_OK)
-		return rc;
-	if (np_machine_load(ctx, m)) {
-		np_profile_free(prof);
-		return np_error("%s", ctx->err);
-	}
-	np_print_warnings(m);
-	rc = np_profile_resolve(ctx, m, prof, res);
-	if (rc) {
-		np_machine_free(m);
-		np_profile_free(prof);
-		return rc == -EINVAL ? np_usage_error(self, "%s", ctx->err) : np_error("%s", ctx->err);
-	}
-	for (size_t i = 0; i < res->nwarnings; i++)
-		fprintf(stderr, "numaplace: %s: note: %s\n", self->name, res->warnings[i]);
-	return EXIT_OK;
+	(void)data;
+	return np_val_str(v, PLANNED(row)->c->path);
 }
 
-static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct irqb *ib, bool json)
+static int get_subject(const void *data, const void *row, struct np_value *v)
 {
-	static const char *const head[] = { "FILE", "SUBJECT", "CURRENT", "NEW", NULL };
-	struct np_table *t = json ? NULL : np_table_new(head);
-	cJSON *doc = json ? cJSON_CreateObject() : NULL, *a = json ? cJSON_AddArrayToObject(doc, "changes") : NULL;
+	(void)data;
+	return np_val_str(v, PLANNED(row)->c->subject);
+}
+
+static int get_current(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, PLANNED(row)->current);
+}
+
+static int get_new(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, PLANNED(row)->c->new_value);
+}
+
+static int get_change(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_bool(v, PLANNED(row)->change);
+}
+
+static const struct np_column plan_columns[] = {
+	NP_COLUMN("path", "FILE", 1, 0, "the file", get_path),
+	NP_COLUMN("subject", "SUBJECT", 1, 0, "what the value is for", get_subject),
+	NP_COLUMN("current", "CURRENT", 1, 0, "its value now", get_current),
+	NP_COLUMN("new", "NEW", 1, 0, "the profile's value", get_new),
+	NP_COLUMN("change", "CHANGE", 3, 0, "whether the apply would write it", get_change),
+	NP_COLUMN_END,
+};
+
+static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct irqb *ib, bool json, bool pretty)
+{
+	struct np_table t;
+	int rc = np_table_init(&t, np_command_find("apply"), plan_columns, "path,subject,current,new,change", NULL, json,
+			       NULL);
+	if (rc != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
 	size_t changing = 0;
-	for (size_t i = 0; i < res->n; i++) {
+	for (size_t i = 0; rc == EXIT_OK && i < res->n; i++) {
 		const struct np_change *c = &res->changes[i];
 		char *cur = NULL;
-		int rc = np_read_text(ctx, &cur, "%s", c->path);
-		if (rc) {
-			cJSON_Delete(doc);
-			np_table_free(t);
-			return np_error("%s", ctx->err);
+		if (np_read_text(ctx, &cur, "%s", c->path)) {
+			rc = np_error("%s", ctx->err);
+			break;
 		}
 		enum np_value_kind kind = np_attrs[c->attr].value;
 		char *a_norm = np_value_normalize(kind, cur), *b_norm = np_value_normalize(kind, c->new_value);
-		bool same = a_norm && b_norm && !strcmp(a_norm, b_norm);
-		changing += !same;
-		if (json) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "path", c->path);
-			cJSON_AddStringToObject(o, "subject", c->subject);
-			cJSON_AddStringToObject(o, "current", cur);
-			cJSON_AddStringToObject(o, "new", c->new_value);
-			cJSON_AddBoolToObject(o, "change", !same);
-			cJSON_AddItemToArray(a, o);
-		} else {
-			np_table_cell(t, "%s", c->path);
-			np_table_cell(t, "%s", c->subject);
-			np_table_cell(t, "%s", cur);
-			np_table_cell(t, "%s", same ? "(unchanged)" : c->new_value);
-		}
+		struct planned row = { c, cur, !(a_norm && b_norm && !strcmp(a_norm, b_norm)) };
+		changing += row.change;
+		rc = np_table_add(&t, &row);
 		free(a_norm);
 		free(b_norm);
 		free(cur);
 	}
-	if (json) {
+	if (rc == EXIT_OK && json) {
+		cJSON *doc = np_json_doc();
 		cJSON_AddBoolToObject(doc, "changed", false);
 		cJSON_AddBoolToObject(doc, "dry_run", true);
 		cJSON_AddNumberToObject(doc, "would_change", (double)changing);
+		np_json_put(doc, "changes", np_table_take_json(&t));
 		irqb_json(doc, ib, false);
-		return np_print_json(doc);
+		rc = np_print_json(doc, pretty);
+	} else if (rc == EXIT_OK) {
+		printf("dry run: %zu of %zu values would change; nothing written\n\n", changing, res->n);
+		rc = np_table_print(&t, stdout);
+		irqb_print(ib, false);
 	}
-	printf("dry run: %zu of %zu values would change; nothing written\n\n", changing, res->n);
-	np_table_print(t, stdout);
-	np_table_free(t);
-	irqb_print(ib, false);
-	return EXIT_OK;
+	np_table_free(&t);
+	return rc;
 }
 
-static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool json)
+static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool json, bool pretty)
 {
 	if (json) {
-		cJSON *doc = cJSON_CreateObject();
+		cJSON *doc = np_json_doc();
 		cJSON_AddBoolToObject(doc, "changed", txn->nchanges > 0);
 		cJSON_AddItemToObject(doc, "transaction", txn->nchanges ? cJSON_CreateString(txn->id) : cJSON_CreateNull());
-		cJSON *a = cJSON_AddArrayToObject(doc, "changes");
-		for (size_t i = 0; i < txn->nchanges; i++) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "path", txn->changes[i].path);
-			cJSON_AddStringToObject(o, "subject", txn->changes[i].subject);
-			cJSON_AddStringToObject(o, "old", txn->changes[i].old_value);
-			cJSON_AddStringToObject(o, "new", txn->changes[i].new_value);
-			cJSON_AddItemToArray(a, o);
-		}
+		np_json_put(doc, "changes", np_changes_json(txn->changes, txn->nchanges));
 		irqb_json(doc, ib, true);
-		return np_print_json(doc);
+		return np_print_json(doc, pretty);
 	}
 	if (txn->nchanges == 0) {
 		puts("already applied: nothing to change");
@@ -306,49 +330,23 @@ static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool 
 int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("apply");
-	struct np_optparse st = { 0 };
-	struct np_dirlist dirs = { 0 };
-	struct np_txn_opts topts = { .wait_for_lock = true };
-	enum irqb_mode mode = IRQB_DEFAULT;
-	const char *arg;
-	bool json = false, dry = false, boot = false;
-	int opt, rc = EXIT_OK;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "dry-run"))
-			dry = true;
-		else if (!strcmp(name, "json"))
-			json = true;
-		else if (!strcmp(name, "profile-dir"))
-			rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
-		else if (!strcmp(name, "state-dir"))
-			topts.state_dir = arg;
-		else if (!strcmp(name, "boot"))
-			boot = true;
-		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "ban"))
-			mode = IRQB_BAN;
-		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "warn"))
-			mode = IRQB_WARN;
-		else if (!strcmp(name, "irqbalance") && !strcmp(arg, "ignore"))
-			mode = IRQB_IGNORE;
-		else if (!strcmp(name, "irqbalance"))
-			rc = np_usage_error(self, "--irqbalance takes ban, warn or ignore, not '%s'", arg);
-		else
-			topts.wait_for_lock = false;
-	}
-	if (rc == EXIT_OK && opt != NP_OPT_END)
-		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && boot && argc - st.index != 0)
+	struct apply_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc == NP_CONTINUE && o.boot && argc - first != 0)
 		rc = np_usage_error(self, "--boot applies " NP_BOOT_PROFILE " and takes no PROFILE");
-	else if (rc == EXIT_OK && !boot && argc - st.index != 1)
+	else if (rc == NP_CONTINUE && !o.boot && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
-		np_dirs_free(&dirs);
+	if (rc != NP_CONTINUE) {
+		np_dirs_free(&o.dirs);
 		return rc;
 	}
+	struct np_dirlist dirs = o.dirs;
+	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
+	enum irqb_mode mode = o.irqbalance;
+	bool json = o.json, dry = o.dry, boot = o.boot;
 
 	char bootpath[PATH_MAX];
-	const char *name = boot ? bootpath : argv[st.index];
+	const char *name = boot ? bootpath : argv[first];
 	if (boot) {
 		if (np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
 			np_dirs_free(&dirs);
@@ -375,7 +373,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
 	rc = irqb_plan(ctx, self, &m, &res, mode, &ib);
 	if (rc == EXIT_OK && dry) {
-		rc = dry_run(ctx, &res, &ib, json);
+		rc = dry_run(ctx, &res, &ib, json, o.pretty);
 	} else if (rc == EXIT_OK) {
 		struct np_txn txn;
 		struct np_change *more = ib.ban ? realloc(res.changes, (res.n + 1) * sizeof(*more)) : NULL;
@@ -390,7 +388,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
 			rc = np_error("%s", ctx->err);
 		} else {
-			rc = report_applied(&txn, &ib, json);
+			rc = report_applied(&txn, &ib, json, o.pretty);
 			if (txn.nchanges)
 				retain(ctx, self, &topts);
 			np_txn_free(&txn);

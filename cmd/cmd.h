@@ -3,6 +3,7 @@
 #define NUMAPLACE_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "../lib/context.h"
@@ -11,14 +12,45 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* One option of a command. The same table drives parsing, --help and the
- * shell completions, so they cannot drift apart. */
+ * shell completions, so they cannot drift apart. An option binds to its
+ * storage, as git's OPT_* do: the field at `offset` in the command's option
+ * struct (whose address the command passes to np_parse_options). */
+enum np_opt_type {
+	NP_OPT_BOOL,     /* bool, set true */
+	NP_OPT_STRING,   /* const char *, the argument */
+	NP_OPT_CALLBACK, /* cb(arg, field): parses into the field, returns an exit status */
+};
+struct np_command;
+struct np_option;
+typedef int np_opt_cb(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field);
 struct np_option {
 	const char *name;       /* long name, without "--" */
 	char short_name;        /* 0 when there is none */
 	const char *arg;        /* argument placeholder, NULL for a flag */
 	const char *help;
 	const char *complete;   /* what completes the argument: "file", "dir", "device", "pid", "policy", or NULL */
+	enum np_opt_type type;
+	size_t offset;          /* of the value in the command's option struct */
+	np_opt_cb *cb;
 };
+
+/* The offset of T's field F, which must have type C (a mismatch is a
+ * comparison of distinct pointer types: an error with -Werror). */
+#define NP_FIELD(T, F, C) (offsetof(T, F) + 0 * sizeof(&((T *)0)->F == (C *)0))
+#define NP_OPT_BOOL(s, l, T, F, h) \
+	{ .name = (l), .short_name = (s), .help = (h), .type = NP_OPT_BOOL, .offset = NP_FIELD(T, F, bool) }
+#define NP_OPT_STRING(s, l, T, F, a, h, c) \
+	{ .name = (l), .short_name = (s), .arg = (a), .help = (h), .complete = (c), .type = NP_OPT_STRING, \
+	  .offset = NP_FIELD(T, F, const char *) }
+#define NP_OPT_CALLBACK(s, l, T, F, FT, a, h, c, fn) \
+	{ .name = (l), .short_name = (s), .arg = (a), .help = (h), .complete = (c), .type = NP_OPT_CALLBACK, \
+	  .offset = NP_FIELD(T, F, FT), .cb = (fn) }
+#define NP_OPT_END { .name = NULL }
+
+/* Ready-made callbacks: a number 0..2^22 into an int; a directory appended
+ * to a struct np_dirlist (--profile-dir, repeatable); seconds, 0 < SEC <=
+ * 3600, into a double (--interval of irqs and report). */
+np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
 
 struct np_command {
 	const char *name;
@@ -27,32 +59,42 @@ struct np_command {
 	const char *usage;      /* after "numaplace NAME " */
 	const struct np_option *options;
 	const char *epilog;     /* printed at the end of --help: exit statuses, notes */
-	const char *operands;   /* what completes the operands: a completion kind, "..." when many */
+	const char *operands;   /* what completes the operands: a completion kind, "..." when many;
+				   "exec..." (a command line) also ends the options */
 };
 
 extern const struct np_command np_commands[];
+/* The options before the command: --root, --help, --version. --help is
+ * also every command's (np_help_option). */
+struct np_global_opts {
+	const char *root;
+	bool help, version;
+};
+extern const struct np_option np_global_options[];
+extern const struct np_option *const np_help_option;
 const struct np_command *np_command_find(const char *name);
 void np_print_usage(FILE *out);
 
-/* Parses the options of cmd, one per call. Returns the index of the matched
- * option in cmd->options (setting *arg); NP_OPT_END at the first operand or
- * the end (st->index is then the operand's index); NP_OPT_ERROR after
- * printing a usage error; NP_OPT_HELP after printing the help. */
-enum { NP_OPT_END = -1, NP_OPT_ERROR = -2, NP_OPT_HELP = -3 };
-struct np_optparse {
-	int index;
-};
-int np_opt_next(struct np_optparse *st, const struct np_command *cmd, int argc, char **argv,
-		const char **arg);
+/* Parses the options of cmd (argv[0] is its name) into the struct at opts,
+ * with getopt_long: options may follow operands and short ones bundle ("-aj");
+ * "--" ends them, and so does the first operand of a command whose operands
+ * are a command line (run). Returns NP_CONTINUE with *first the index of the
+ * first operand (getopt moves them to the end), or else an exit status
+ * for the command to return: EXIT_OK after printing the help, EXIT_USAGE after
+ * a usage error (with the nearest option name when one is close). */
+enum { NP_CONTINUE = -1 };
+/* Its operands are a command line (run): its options end at the first. */
+bool np_options_end(const struct np_command *c);
+int np_parse_options(const struct np_command *cmd, int argc, char **argv, void *opts, int *first);
 void np_print_help(const struct np_command *cmd, FILE *out);
+/* "  -j, --json   print JSON": the tag padded to width, long-only options
+ * aligned with the long names of the others when align_long. */
+void np_print_option(const struct np_option *o, FILE *out, int width, bool align_long);
 /* Prints "numaplace: CMD: MESSAGE" and returns EXIT_USAGE. */
 int np_usage_error(const struct np_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Prints "numaplace: MESSAGE" and returns EXIT_FAIL. */
 int np_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* --interval SEC of irqs and report: EXIT_OK, or EXIT_USAGE after saying why. */
-int np_parse_interval(const struct np_command *self, const char *arg, double *seconds);
 
 /* The commands themselves, one file each. */
 int cmd_help(int argc, char **argv, struct np_ctx *ctx);
@@ -75,29 +117,7 @@ extern const struct np_option help_options[], topo_options[], report_options[], 
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[];
 
-/* Renderings shared between commands (report shows what topo shows). */
-struct np_topology;
-struct cJSON;
-struct cJSON *topo_to_json(const struct np_topology *topo);
-void topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
-/* What the topology could not read, one "numaplace: note:" line each. */
-void topo_print_notes(const struct np_topology *topo, FILE *out);
-struct np_machine;
-struct np_irq;
-/* Marks the devices a command shows: those matching any filter, else the
- * ones that matter (every one with all). Returns an exit status. */
-int np_select_devices(const struct np_machine *m, int nfilters, char **filters, bool all, bool *selected);
-struct cJSON *devices_to_json(const struct np_machine *m, const bool *selected);
-void devices_print(const struct np_machine *m, const bool *selected, FILE *out);
-struct cJSON *irq_to_json(const struct np_machine *m, const struct np_irq *irq);
-void irqs_print(const struct np_machine *m, const bool *dev_selected, int nfilters, char **filters, FILE *out);
-struct np_topology;
-struct np_cpuset;
-/* The application's CPUs from --app-cpus, --app-node or --app-pid (the one
- * given: cpus non-NULL, node or pid >= 0). Returns an exit status. */
-int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const struct np_command *self,
-		const char *cpus, int node, int pid, struct np_cpuset *out);
-/* Profile search path: --profile-dir entries first, then the system and
+/* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */
 struct np_dirlist {
 	char **v;
@@ -121,8 +141,5 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 		     const char *name, struct np_machine *m, struct np_profile *prof, struct np_resolved *res);
 /* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
-
-/* Prints JSON and a newline to stdout; frees it. Returns an exit status. */
-int np_print_json(struct cJSON *json);
 
 #endif

@@ -11,19 +11,8 @@
 #include "cmd.h"
 
 const struct np_option completion_options[] = {
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_END,
 };
-
-/* The options main() takes before the command (np_print_usage shows them). */
-static const struct np_option global_options[] = {
-	{ "root", 0, "DIR", "read and write the machine files under DIR instead of this machine", "dir" },
-	{ "help", 'h', NULL, "show this help", NULL },
-	{ "version", 'V', NULL, "show the version", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
-};
-
-/* Every command takes it: np_opt_next handles it. */
-static const struct np_option help_option = { "help", 'h', NULL, "show this help", NULL };
 
 /* What completes a command's operands, from its .operands in the command
  * table ("device...": many devices). The kinds are those of
@@ -45,6 +34,17 @@ static struct operands operands_of(const struct np_command *c)
 		snprintf(ops.kind, sizeof(ops.kind), "%.*s", (int)(ops.many ? len - 3 : len), c->operands);
 	}
 	return ops;
+}
+
+/* The commands whose options end at the first operand, space-separated. */
+static void print_options_end(FILE *out)
+{
+	bool first = true;
+	for (const struct np_command *c = np_commands; c->name; c++)
+		if (np_options_end(c)) {
+			fprintf(out, "%s%s", first ? "" : " ", c->name);
+			first = false;
+		}
 }
 
 /* What completes the argument of o: its kind, "none" when nothing does, NULL
@@ -83,7 +83,7 @@ static int check_options(const char *command, const struct np_option *opts)
 
 static int check_tables(void)
 {
-	int rc = check_options("numaplace", global_options);
+	int rc = check_options("numaplace", np_global_options);
 	for (const struct np_command *c = np_commands; rc == EXIT_OK && c->name; c++)
 		rc = plain(c->name) ? check_options(c->name, c->options)
 				    : np_error("completion: command '%s' cannot go into a completion script", c->name);
@@ -148,17 +148,11 @@ static const char bash_body[] =
 	"\tesac\n"
 	"}\n"
 	"\n"
-	"# The profile names: the first column of \"$@ list\" (numaplace [--root DIR]\n"
-	"# profile [--profile-dir DIR...]), under its header.\n"
+	"# The profile names, one a line: \"$@ list -n -o name\" (numaplace [--root DIR]\n"
+	"# profile [--profile-dir DIR...]).\n"
 	"_numaplace_profiles()\n"
 	"{\n"
-	"\tlocal name rest\n"
-	"\t\"$@\" list 2>/dev/null | {\n"
-	"\t\tread -r rest\n"
-	"\t\twhile read -r name rest; do\n"
-	"\t\t\techo \"$name\"\n"
-	"\t\tdone\n"
-	"\t}\n"
+	"\t\"$@\" list -n -o name 2>/dev/null\n"
 	"}\n"
 	"\n"
 	"_numaplace()\n"
@@ -183,8 +177,8 @@ static const char bash_body[] =
 	"\tdone\n"
 	"\n"
 	"\t# The global --root, the command, its --profile-dir options and its\n"
-	"\t# operands. Options end at the first operand (np_opt_next), except for\n"
-	"\t# profile, which takes them after its subcommand too.\n"
+	"\t# operands. Options may follow operands (getopt_long permutes), except\n"
+	"\t# after \"--\" and for the commands of $_numaplace_options_end.\n"
 	"\tlocal last=$((${#words[@]} - 1)) root='' cmd='' opt='' only='' operands=() dirs=()\n"
 	"\tfor ((i = 1; i < last; i++)); do\n"
 	"\t\tw=${words[i]}\n"
@@ -195,7 +189,7 @@ static const char bash_body[] =
 	"\t\t\t\tcmd=$w\n"
 	"\t\t\telse\n"
 	"\t\t\t\toperands+=(\"$w\")\n"
-	"\t\t\t\t[[ $cmd == profile ]] || only=1\n"
+	"\t\t\t\t[[ \" $_numaplace_options_end \" == *\" $cmd \"* ]] && only=1\n"
 	"\t\t\tfi\n"
 	"\t\t\tcontinue\n"
 	"\t\telif [[ $w == -- ]]; then\n"
@@ -303,18 +297,21 @@ static void bash_script(FILE *out)
 	fputs("_numaplace_commands='", out);
 	for (c = np_commands; c->name; c++)
 		fprintf(out, "%s%s", c == np_commands ? "" : " ", c->name);
+	fputs("'\n# Their options end at the first operand (a command line follows).\n"
+	      "_numaplace_options_end='", out);
+	print_options_end(out);
 	fputs("'\n\n", out);
 
 	fputs("# The options of command $1 ('' for the global ones, before the command).\n"
 	      "_numaplace_options()\n{\n\tcase $1 in\n\t'') echo '", out);
-	for (o = global_options; o->name; o++)
-		bash_option_words(out, o, o == global_options);
+	for (o = np_global_options; o->name; o++)
+		bash_option_words(out, o, o == np_global_options);
 	fputs("' ;;\n", out);
 	for (c = np_commands; c->name; c++) {
 		fprintf(out, "\t%s) echo '", c->name);
 		for (o = c->options; o && o->name; o++)
 			bash_option_words(out, o, o == c->options);
-		bash_option_words(out, &help_option, !c->options || !c->options[0].name);
+		bash_option_words(out, np_help_option, !c->options || !c->options[0].name);
 		fputs("' ;;\n", out);
 	}
 	fputs("\tesac\n}\n\n", out);
@@ -322,7 +319,7 @@ static void bash_script(FILE *out)
 	fputs("# What completes the argument of option $2 of command $1: a kind (\"file\",\n"
 	      "# \"dir\", \"device\", \"pid\", \"policy\"...), \"none\", or nothing for a flag.\n"
 	      "_numaplace_argument()\n{\n\tcase $1:$2 in\n", out);
-	for (o = global_options; o->name; o++)
+	for (o = np_global_options; o->name; o++)
 		bash_argument_case(out, "", o);
 	for (c = np_commands; c->name; c++)
 		for (o = c->options; o && o->name; o++)
@@ -380,7 +377,7 @@ static const char zsh_body[] =
 	"\tesac\n"
 	"}\n"
 	"\n"
-	"# The profile names: the first column of 'numaplace profile list', under its header.\n"
+	"# The profile names: 'numaplace profile list -n -o name'.\n"
 	"_numaplace_profiles() {\n"
 	"\tlocal -a args lines expl\n"
 	"\tlocal dir\n"
@@ -389,8 +386,8 @@ static const char zsh_body[] =
 	"\tfor dir in ${(s.:.)opt_args[--profile-dir]}; do\n"
 	"\t\targs+=( --profile-dir=${(Q)dir} )\n"
 	"\tdone\n"
-	"\tlines=( ${(f)\"$($_numaplace_prog $args list 2>/dev/null)\"} )\n"
-	"\t_wanted profiles expl profile compadd -- ${${lines[2,-1]}%% *}\n"
+	"\tlines=( ${(f)\"$($_numaplace_prog $args list -n -o name 2>/dev/null)\"} )\n"
+	"\t_wanted profiles expl profile compadd -- $lines\n"
 	"}\n"
 	"\n";
 
@@ -472,24 +469,24 @@ static void zsh_script(FILE *out)
 	      "\tlocal -A opt_args\n"
 	      "\tlocal _numaplace_prog=$words[1] _numaplace_root\n"
 	      "\t_arguments -C : \\\n", out);
-	for (o = global_options; o->name; o++)
+	for (o = np_global_options; o->name; o++)
 		zsh_option(out, "\t\t", o);
 	fputs("\t\t'1:command:_numaplace_commands' \\\n"
 	      "\t\t'*::argument:->command' && ret=0\n"
 	      "\t[[ $state == command ]] || return ret\n"
 	      "\n"
-	      "\t# Options end at the first operand (np_opt_next), except for profile,\n"
-	      "\t# which takes them after its subcommand too.\n"
+	      "\t# Options may follow operands (getopt_long permutes), except for a\n"
+	      "\t# command line to run.\n"
 	      "\t_numaplace_root=${(Q)opt_args[--root]}\n"
 	      "\tcurcontext=${curcontext%:*:*}:numaplace-$words[1]:\n"
 	      "\tcase $words[1] in\n", out);
 	for (c = np_commands; c->name; c++) {
 		const struct operands ops = operands_of(c);
 		fprintf(out, "\t(%s)\n\t\t_arguments -S%s : \\\n", c->name,
-			!strcmp(ops.kind, "profile") ? "" : " -A '-?*'");
+			np_options_end(c) ? " -A '-?*'" : "");
 		for (o = c->options; o && o->name; o++)
 			zsh_option(out, "\t\t\t", o);
-		zsh_option(out, "\t\t\t", &help_option);
+		zsh_option(out, "\t\t\t", np_help_option);
 		zsh_operands(out, &ops);
 		fputs("\t\t\t&& ret=0\n\t\t;;\n", out);
 	}
@@ -513,8 +510,8 @@ static const char fish_body[] =
 	"# One part of the line before the cursor: \"root\" (the global --root),\n"
 	"# \"command\", \"operands\", \"profile-dirs\" (as --profile-dir=DIR), \"pending\"\n"
 	"# (an option waiting for its argument) or \"options\" (the command, while\n"
-	"# options may come). Options end at the first operand (np_opt_next), except\n"
-	"# for profile, which takes them after its subcommand too.\n"
+	"# options may come). Options may follow operands (getopt_long permutes),\n"
+	"# except after \"--\" and for the commands of $__numaplace_options_end.\n"
 	"function __numaplace_words --argument-names what\n"
 	"    set -l words (commandline -opc)\n"
 	"    set -e words[1]\n"
@@ -533,7 +530,7 @@ static const char fish_body[] =
 	"                set cmd $w\n"
 	"            else\n"
 	"                set -a operands $w\n"
-	"                test \"$cmd\" = profile; or set only 1\n"
+	"                contains -- $cmd $__numaplace_options_end; and set only 1\n"
 	"            end\n"
 	"            continue\n"
 	"        else if test \"$w\" = --\n"
@@ -601,7 +598,7 @@ static const char fish_body[] =
 	"    end\n"
 	"end\n"
 	"\n"
-	"# The profile names: the first column of 'numaplace profile list', under its header.\n"
+	"# The profile names: 'numaplace profile list -n -o name'.\n"
 	"function __numaplace_profiles\n"
 	"    set -l prog (commandline -opc)[1]\n"
 	"    set -l root (__numaplace_words root)\n"
@@ -609,11 +606,7 @@ static const char fish_body[] =
 	"    if test -n \"$root\"\n"
 	"        set args --root=$root\n"
 	"    end\n"
-	"    set -l lines (command $prog $args profile (__numaplace_words profile-dirs) list 2>/dev/null)\n"
-	"    set -q lines[1]; and set -e lines[1]\n"
-	"    for line in $lines\n"
-	"        string replace -r -- ' .*' '' $line\n"
-	"    end\n"
+	"    command $prog $args profile (__numaplace_words profile-dirs) list -n -o name 2>/dev/null\n"
 	"end\n"
 	"\n"
 	"# The values of kind $kind on the machine under the global --root.\n"
@@ -710,7 +703,7 @@ static void fish_script(FILE *out)
 	      "# \"none\", or nothing for a flag.\n"
 	      "function __numaplace_argument\n"
 	      "    switch \"$argv[1]:$argv[2]\"\n", out);
-	for (o = global_options; o->name; o++)
+	for (o = np_global_options; o->name; o++)
 		fish_argument_case(out, "", o);
 	for (c = np_commands; c->name; c++)
 		for (o = c->options; o && o->name; o++)
@@ -726,9 +719,13 @@ static void fish_script(FILE *out)
 		fprintf(out, "'%s\n", c[1].name ? " \\" : "");
 	}
 	fputs("end\n\n", out);
+	fputs("# Their options end at the first operand (a command line follows).\n"
+	      "set -g __numaplace_options_end ", out);
+	print_options_end(out);
+	fputs("\n\n", out);
 	fputs(fish_body, out);
 
-	for (o = global_options; o->name; o++)
+	for (o = np_global_options; o->name; o++)
 		fish_option(out, NULL, o);
 	for (c = np_commands; c->name; c++) {
 		const struct operands ops = operands_of(c);
@@ -736,7 +733,7 @@ static void fish_script(FILE *out)
 		fprintf(out, "\n# %s\n", c->name);
 		for (o = c->options; o && o->name; o++)
 			fish_option(out, c->name, o);
-		fish_option(out, c->name, &help_option);
+		fish_option(out, c->name, np_help_option);
 		if (!strcmp(ops.kind, "none"))
 			continue;
 		fprintf(out, "complete -c numaplace -n '__numaplace_operand %s %s'", c->name,
@@ -761,20 +758,18 @@ int cmd_completion(int argc, char **argv, struct np_ctx *ctx)
 {
 	(void)ctx;
 	const struct np_command *self = np_command_find("completion");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	int opt = np_opt_next(&st, self, argc, argv, &arg);
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (argc - st.index != 1)
+	int first, rc = np_parse_options(self, argc, argv, NULL, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	if (argc - first != 1)
 		return np_usage_error(self, "expected one shell: bash, zsh or fish");
 	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++) {
-		if (strcmp(argv[st.index], shells[i].name))
+		if (strcmp(argv[first], shells[i].name))
 			continue;
-		int rc = check_tables();
+		rc = check_tables();
 		if (rc == EXIT_OK)
 			shells[i].print(stdout);
 		return rc;
 	}
-	return np_usage_error(self, "unknown shell '%s', expected bash, zsh or fish", argv[st.index]);
+	return np_usage_error(self, "unknown shell '%s', expected bash, zsh or fish", argv[first]);
 }

@@ -1,258 +1,43 @@
-#include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lib/machine.h"
-#include "cmd.h"
+#include "render.h"
 
-const struct np_option devices_options[] = {
-	{ "all", 'a', NULL, "list every PCI function, not only the ones that matter", NULL },
-	{ "json", 'j', NULL, "print JSON instead of text", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+struct devices_opts {
+	bool all, json, pretty;
 };
 
-static bool device_has_irqs(const struct np_machine *m, size_t di)
-{
-	for (size_t i = 0; i < m->irqs.n; i++)
-		if (m->irqs.v[i].dev == (int)di)
-			return true;
-	return false;
-}
-
-int np_select_devices(const struct np_machine *m, int nfilters, char **filters, bool all, bool *selected)
-{
-	for (size_t i = 0; i < m->pci.ndevs; i++)
-		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
-	for (int f = 0; f < nfilters; f++) {
-		bool any = false;
-		for (size_t i = 0; i < m->pci.ndevs; i++)
-			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
-				selected[i] = any = true;
-		if (!any)
-			return np_error("no PCI function matches '%s' (an address, interface, block device or driver)",
-					filters[f]);
-	}
-	return EXIT_OK;
-}
-
-static cJSON *string_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
-static cJSON *cpulist_json(const struct np_cpuset *set)
-{
-	char *text = np_cpuset_format_list(set);
-	cJSON *j = string_or_null(text);
-	free(text);
-	return j;
-}
-
-static cJSON *device_to_json(const struct np_machine *m, size_t di)
-{
-	const struct np_pci_dev *d = &m->pci.devs[di];
-	cJSON *o = cJSON_CreateObject();
-	char ids[16];
-	bool inferred;
-	int node = np_device_node(m, d, &inferred);
-
-	cJSON_AddStringToObject(o, "pci", d->addr);
-	snprintf(ids, sizeof(ids), "%04x:%04x", d->vendor_id, d->device_id);
-	cJSON_AddStringToObject(o, "ids", ids);
-	cJSON_AddItemToObject(o, "vendor", string_or_null(d->vendor));
-	cJSON_AddItemToObject(o, "device", string_or_null(d->device));
-	cJSON_AddItemToObject(o, "class", string_or_null(d->class_name));
-	snprintf(ids, sizeof(ids), "%04x", d->class_id);
-	cJSON_AddStringToObject(o, "class_id", ids);
-	cJSON_AddItemToObject(o, "driver", string_or_null(d->driver));
-	if (d->child_driver)
-		cJSON_AddStringToObject(o, "child_driver", d->child_driver);
-	cJSON_AddNumberToObject(o, "numa_node", d->numa_node);
-	if (node >= 0)
-		cJSON_AddNumberToObject(o, "node", node);
-	else
-		cJSON_AddNullToObject(o, "node");
-	cJSON_AddBoolToObject(o, "node_inferred", inferred);
-	cJSON_AddItemToObject(o, "local_cpus", np_cpuset_empty(&d->local_cpus) ? cJSON_CreateNull()
-										: cpulist_json(&d->local_cpus));
-	cJSON *net = cJSON_AddArrayToObject(o, "net"), *net_detail = cJSON_AddArrayToObject(o, "net_queues");
-	for (size_t i = 0; i < d->nnet; i++) {
-		const struct np_netif *nif = &d->net[i];
-		cJSON_AddItemToArray(net, cJSON_CreateString(nif->name));
-		cJSON *q = cJSON_CreateObject();
-		cJSON_AddStringToObject(q, "name", nif->name);
-		cJSON *rx = cJSON_AddArrayToObject(q, "rx"), *tx = cJSON_AddArrayToObject(q, "tx");
-		for (int r = 0; r < nif->nrx; r++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddNumberToObject(e, "queue", r);
-			cJSON_AddItemToObject(e, "rps_cpus", cpulist_json(&nif->rps[r]));
-			cJSON_AddItemToArray(rx, e);
-		}
-		for (int t = 0; t < nif->ntx; t++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddNumberToObject(e, "queue", t);
-			cJSON_AddItemToObject(e, "xps_cpus", nif->xps_known[t] ? cpulist_json(&nif->xps[t]) : cJSON_CreateNull());
-			cJSON_AddItemToArray(tx, e);
-		}
-		cJSON_AddItemToArray(net_detail, q);
-	}
-	cJSON *block = cJSON_AddArrayToObject(o, "block"), *block_detail = cJSON_AddArrayToObject(o, "block_queues");
-	for (size_t i = 0; i < d->nblock; i++) {
-		const struct np_blockdev *bd = &d->block[i];
-		cJSON_AddItemToArray(block, cJSON_CreateString(bd->name));
-		cJSON *b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "name", bd->name);
-		if (bd->rq_affinity >= 0)
-			cJSON_AddNumberToObject(b, "rq_affinity", bd->rq_affinity);
-		else
-			cJSON_AddNullToObject(b, "rq_affinity");
-		cJSON_AddItemToObject(b, "scheduler", string_or_null(bd->scheduler));
-		cJSON *hwq = cJSON_AddArrayToObject(b, "hw_queues");
-		for (int q = 0; q < bd->nhwq; q++)
-			cJSON_AddItemToArray(hwq, cpulist_json(&bd->hwq_cpus[q]));
-		cJSON_AddItemToArray(block_detail, b);
-	}
-	cJSON *irqs = cJSON_AddArrayToObject(o, "irqs");
-	for (size_t i = 0; i < m->irqs.n; i++)
-		if (m->irqs.v[i].dev == (int)di)
-			cJSON_AddItemToArray(irqs, cJSON_CreateNumber(m->irqs.v[i].irq));
-	struct np_irq_summary s;
-	np_device_irq_summary(m, di, &s);
-	cJSON_AddNumberToObject(o, "irqs_remote", s.nremote);
-	if (s.total > 0 && s.node_known)
-		cJSON_AddNumberToObject(o, "remote_share", (double)s.remote / (double)s.total);
-	else
-		cJSON_AddNullToObject(o, "remote_share");
-	return o;
-}
-
-cJSON *devices_to_json(const struct np_machine *m, const bool *selected)
-{
-	cJSON *a = cJSON_CreateArray();
-	for (size_t i = 0; i < m->pci.ndevs; i++)
-		if (selected[i])
-			cJSON_AddItemToArray(a, device_to_json(m, i));
-	return a;
-}
-
-static void print_set(FILE *out, const char *label, const struct np_cpuset *set)
-{
-	char *text = np_cpuset_format_list(set);
-	fprintf(out, "%s%s", label, text && *text ? text : "-");
-	free(text);
-}
-
-static void print_device(const struct np_machine *m, size_t di, FILE *out)
-{
-	const struct np_pci_dev *d = &m->pci.devs[di];
-	bool inferred;
-	int node = np_device_node(m, d, &inferred);
-	struct np_irq_summary s;
-	np_device_irq_summary(m, di, &s);
-
-	fprintf(out, "%s  %s", d->addr, d->device ? d->device : "unknown device");
-	if (d->vendor)
-		fprintf(out, " (%s)", d->vendor);
-	fprintf(out, " [%04x:%04x]\n", d->vendor_id, d->device_id);
-	fprintf(out, "  %s, driver %s", d->class_name ? d->class_name : "unknown class",
-		d->driver ? d->driver : "none");
-	if (d->child_driver)
-		fprintf(out, " (%s)", d->child_driver);
-	if (node < 0)
-		fputs(", node unknown", out);
-	else
-		fprintf(out, ", node %d%s", node, inferred ? " (inferred from local CPUs)" : "");
-	print_set(out, ", local CPUs ", &d->local_cpus);
-	fputc('\n', out);
-	if (s.nirqs > 0) {
-		fprintf(out, "  IRQs: %d (%d mostly on other nodes)", s.nirqs, s.nremote);
-		if (s.total > 0 && s.node_known)
-			fprintf(out, ": %.0f%% of %llu interrupts remote", 100.0 * (double)s.remote / (double)s.total, s.total);
-		else if (s.total > 0)
-			fprintf(out, ": %llu interrupts, node unknown", s.total);
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < d->nnet; i++) {
-		const struct np_netif *nif = &d->net[i];
-		fprintf(out, "  net %s: %d rx, %d tx queues\n", nif->name, nif->nrx, nif->ntx);
-		int nq = nif->nrx > nif->ntx ? nif->nrx : nif->ntx;
-		for (int q = 0; q < nq; q++) {
-			fprintf(out, "    queue %-3d", q);
-			if (q < nif->nrx)
-				print_set(out, " rps ", &nif->rps[q]);
-			if (q < nif->ntx && nif->xps_known[q])
-				print_set(out, " xps ", &nif->xps[q]);
-			fputc('\n', out);
-		}
-	}
-	for (size_t i = 0; i < d->nblock; i++) {
-		const struct np_blockdev *bd = &d->block[i];
-		fprintf(out, "  block %s: rq_affinity ", bd->name);
-		fprintf(out, bd->rq_affinity >= 0 ? "%d" : "unknown", bd->rq_affinity);
-		fprintf(out, ", scheduler %s, %d hardware queue%s\n", bd->scheduler ? bd->scheduler : "unknown",
-			bd->nhwq, bd->nhwq == 1 ? "" : "s");
-		for (int q = 0; q < bd->nhwq; q++) {
-			fprintf(out, "    hwq %-3d", q);
-			print_set(out, " cpus ", &bd->hwq_cpus[q]);
-			fputc('\n', out);
-		}
-	}
-}
-
-void devices_print(const struct np_machine *m, const bool *selected, FILE *out)
-{
-	bool first = true;
-	for (size_t i = 0; i < m->pci.ndevs; i++) {
-		if (!selected[i])
-			continue;
-		if (!first)
-			fputc('\n', out);
-		print_device(m, i, out);
-		first = false;
-	}
-	if (first)
-		fputs("no devices\n", out);
-}
-
-void np_print_warnings(const struct np_machine *m)
-{
-	topo_print_notes(&m->topo, stderr);
-	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
-		fprintf(stderr, "numaplace: warning: %s\n", m->irqs.warnings[i]);
-	if (m->irqs.nwarnings > 5)
-		fprintf(stderr, "numaplace: warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
-}
+const struct np_option devices_options[] = {
+	NP_OPT_BOOL('a', "all", struct devices_opts, all, "list every PCI function, not only the ones that matter"),
+	NP_OPT_JSON(struct devices_opts, json, "print JSON instead of text"),
+	NP_OPT_PRETTY(struct devices_opts, pretty),
+	NP_OPT_END,
+};
 
 int cmd_devices(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("devices");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false, all = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else
-			all = true;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	struct devices_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
 
 	struct np_machine m;
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	int rc = selected ? np_select_devices(&m, argc - st.index, argv + st.index, all, selected) : EXIT_FAIL;
-	if (rc == EXIT_OK) {
-		if (json) {
-			cJSON *doc = cJSON_CreateObject();
-			cJSON_AddItemToObject(doc, "devices", devices_to_json(&m, selected));
-			rc = np_print_json(doc);
-		} else {
-			devices_print(&m, selected, stdout);
-		}
+	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
+	if (rc == EXIT_OK && np_select_devices(ctx, &m, argc - first, argv + first, o.all, selected))
+		rc = np_error("%s", ctx->err);
+	if (rc == EXIT_OK && o.json) {
+		cJSON *doc = np_json_doc();
+		np_json_put(doc, "devices", np_devices_json(&m, selected));
+		rc = np_print_json(doc, o.pretty);
+	} else if (rc == EXIT_OK) {
+		np_devices_print(&m, selected, stdout);
 	}
 	free(selected);
 	np_machine_free(&m);

@@ -1,4 +1,3 @@
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,12 +8,19 @@
 #include "../lib/conffile.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
-#include "cmd.h"
+#include "output.h"
+
+struct enable_opts {
+	struct np_dirlist dirs;
+	bool json, pretty;
+};
 
 const struct np_option enable_options[] = {
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ "json", 'j', NULL, "print JSON: {\"enabled\": true, \"changed\": true|false, \"profile\": NAME, ...}", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_CALLBACK(0, "profile-dir", struct enable_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_JSON(struct enable_opts, json, "print JSON: {\"enabled\": true, \"changed\": true|false, \"profile\": NAME, ...}"),
+	NP_OPT_PRETTY(struct enable_opts, pretty),
+	NP_OPT_END,
 };
 
 /* The profile's bytes: boot.json is the file the user chose, comments of
@@ -72,40 +78,15 @@ static bool same_file(const char *path, const char *text)
 	return same;
 }
 
-static int enable_json(const struct np_profile *prof, const char *target, size_t values, bool changed,
-		       bool replaced)
-{
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddBoolToObject(doc, "enabled", true);
-	cJSON_AddBoolToObject(doc, "changed", changed);
-	cJSON_AddBoolToObject(doc, "replaced", changed && replaced);
-	cJSON_AddStringToObject(doc, "profile", prof->name);
-	cJSON_AddStringToObject(doc, "source", prof->file);
-	cJSON_AddStringToObject(doc, "file", target);
-	cJSON_AddNumberToObject(doc, "values", (double)values);
-	return np_print_json(doc);
-}
-
 int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("enable");
-	struct np_optparse st = { 0 };
-	struct np_dirlist dirs = { 0 };
-	const char *arg;
-	int opt, rc = EXIT_OK;
-	bool json = false;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else
-			rc = np_dirs_add(&dirs, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
-	}
-	if (rc == EXIT_OK && opt != NP_OPT_END)
-		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && argc - st.index != 1)
+	struct enable_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc == NP_CONTINUE && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
-		np_dirs_free(&dirs);
+	if (rc != NP_CONTINUE) {
+		np_dirs_free(&o.dirs);
 		return rc;
 	}
 
@@ -113,7 +94,7 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 	struct np_machine m;
 	struct np_profile prof;
 	struct np_resolved res;
-	rc = np_load_resolved(ctx, self, &dirs, argv[st.index], &m, &prof, &res);
+	rc = np_load_resolved(ctx, self, &o.dirs, argv[first], &m, &prof, &res);
 	if (rc != EXIT_OK)
 		return rc;
 
@@ -146,8 +127,16 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_error("%s", ctx->err);
 		goto out;
 	}
-	if (json) {
-		rc = enable_json(&prof, target, res.n, changed, replacing);
+	if (o.json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "enabled", true);
+		cJSON_AddBoolToObject(doc, "changed", changed);
+		cJSON_AddBoolToObject(doc, "replaced", replacing);
+		cJSON_AddStringToObject(doc, "profile", prof.name);
+		cJSON_AddStringToObject(doc, "source", prof.file);
+		cJSON_AddStringToObject(doc, "file", target);
+		cJSON_AddNumberToObject(doc, "values", (double)res.n);
+		rc = np_print_json(doc, o.pretty);
 		goto out;
 	}
 	if (!changed)

@@ -1,21 +1,29 @@
-#include <cjson/cJSON.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "../lib/txn.h"
-#include "cmd.h"
-#include "table.h"
+#include "output.h"
 
-const struct np_option history_options[] = {
-	{ "json", 'j', NULL, "print JSON instead of a table", NULL },
-	{ "state-dir", 0, "DIR", "where the transactions are (default /var/lib/numaplace, under --root)", "dir" },
-	{ "prune", 0, NULL, "remove the journals of old transactions that a revert no longer needs", NULL },
-	{ "keep", 0, "N", "with --prune, keep the newest N transactions (default 50)", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+struct history_opts {
+	bool json, pretty, prune;
+	int keep; /* -1: not given */
+	const char *state_dir;
+	struct np_table_opts table;
 };
 
-static int prune(struct np_ctx *ctx, const struct np_txn_opts *topts, size_t keep, bool json)
+const struct np_option history_options[] = {
+	NP_OPT_JSON(struct history_opts, json, "print JSON instead of a table"),
+	NP_OPT_PRETTY(struct history_opts, pretty),
+	NP_OPT_STRING(0, "state-dir", struct history_opts, state_dir, "DIR",
+		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
+	NP_OPT_TABLE(struct history_opts, table),
+	NP_OPT_BOOL(0, "prune", struct history_opts, prune,
+		    "remove the journals of old transactions that a revert no longer needs"),
+	NP_OPT_CALLBACK(0, "keep", struct history_opts, keep, int, "N",
+			"with --prune, keep the newest N transactions (default 50)", NULL, np_opt_int),
+	NP_OPT_END,
+};
+
+static int prune(struct np_ctx *ctx, const struct np_txn_opts *topts, size_t keep, bool json, bool pretty)
 {
 	char **ids;
 	size_t n;
@@ -23,11 +31,11 @@ static int prune(struct np_ctx *ctx, const struct np_txn_opts *topts, size_t kee
 		return np_error("%s", ctx->err);
 	int rc = EXIT_OK;
 	if (json) {
-		cJSON *doc = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(doc, "pruned");
+		cJSON *doc = np_json_doc(), *a = cJSON_AddArrayToObject(doc, "pruned");
 		for (size_t i = 0; i < n; i++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(ids[i]));
 		cJSON_AddNumberToObject(doc, "keep", (double)keep);
-		rc = np_print_json(doc);
+		rc = np_print_json(doc, pretty);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			printf("removed transaction %s\n", ids[i]);
@@ -40,82 +48,87 @@ static int prune(struct np_ctx *ctx, const struct np_txn_opts *topts, size_t kee
 	return rc;
 }
 
+#define TXN(row) ((const struct np_txn *)(row))
+
+static int get_id(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->id);
+}
+
+static int get_time(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_time(v, TXN(row)->time);
+}
+
+static int get_profile(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->profile);
+}
+
+static int get_state(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, np_txn_state_name(TXN(row)->state));
+}
+
+static int get_changes(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_int(v, (long long)TXN(row)->nchanges);
+}
+
+static const struct np_column history_columns[] = {
+	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
+	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
+	NP_COLUMN("profile", "PROFILE", 0.3, SCOLS_FL_TRUNC, "the profile applied", get_profile),
+	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back or reverted", get_state),
+	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT, "the values it changed", get_changes),
+	NP_COLUMN_END,
+};
+
 int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("history");
-	struct np_optparse st = { 0 };
-	struct np_txn_opts topts = { 0 };
-	const char *arg;
-	bool json = false, pruning = false;
-	const char *keep_arg = NULL;
-	size_t keep = NP_TXN_KEEP;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		const char *name = self->options[opt].name;
-		if (!strcmp(name, "json"))
-			json = true;
-		else if (!strcmp(name, "prune"))
-			pruning = true;
-		else if (!strcmp(name, "keep"))
-			keep_arg = arg;
-		else
-			topts.state_dir = arg;
+	struct history_opts o = { .keep = -1 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	if (o.keep >= 0 && !o.prune)
+		return np_usage_error(self, "--keep goes with --prune");
+	if (o.prune) {
+		struct np_txn_opts popts = { .state_dir = o.state_dir, .wait_for_lock = true };
+		return prune(ctx, &popts, o.keep >= 0 ? (size_t)o.keep : NP_TXN_KEEP, o.json, o.pretty);
 	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
-	if (keep_arg) {
-		char *end;
-		unsigned long k = strtoul(keep_arg, &end, 10);
-		if (!pruning)
-			return np_usage_error(self, "--keep goes with --prune");
-		if (*keep_arg < '0' || *keep_arg > '9' || *end || k > 1000000)
-			return np_usage_error(self, "--keep: '%s' is not a number of transactions (0 to 1000000)", keep_arg);
-		keep = k;
-	}
-	if (pruning) {
-		topts.wait_for_lock = true;
-		return prune(ctx, &topts, keep, json);
-	}
+	struct np_table t;
+	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes", &o.table, o.json, NULL)) !=
+	    NP_CONTINUE)
+		return rc;
 
+	struct np_txn_opts topts = { .state_dir = o.state_dir };
 	struct np_txn *txns;
 	size_t n;
-	if (np_txn_list(ctx, &topts, &txns, &n))
+	if (np_txn_list(ctx, &topts, &txns, &n)) {
+		np_table_free(&t);
 		return np_error("%s", ctx->err);
-	int rc = EXIT_OK;
-	if (json) {
-		cJSON *a = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "id", txns[i].id);
-			cJSON_AddNumberToObject(o, "time", (double)txns[i].time);
-			cJSON_AddStringToObject(o, "profile", txns[i].profile);
-			cJSON_AddStringToObject(o, "state", np_txn_state_name(txns[i].state));
-			cJSON_AddNumberToObject(o, "changes", (double)txns[i].nchanges);
-			cJSON_AddItemToArray(a, o);
-		}
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "transactions", a);
-		rc = np_print_json(doc);
-	} else if (n == 0) {
-		puts("no transactions");
-	} else {
-		static const char *const head[] = { "ID", "TIME", "PROFILE", "STATE", ">CHANGES", NULL };
-		struct np_table *t = np_table_new(head);
-		for (size_t i = 0; i < n; i++) {
-			char when[32];
-			time_t tt = (time_t)txns[i].time;
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&tt));
-			np_table_cell(t, "%s", txns[i].id);
-			np_table_cell(t, "%s", when);
-			np_table_cell(t, "%s", txns[i].profile);
-			np_table_cell(t, "%s", np_txn_state_name(txns[i].state));
-			np_table_cell(t, "%zu", txns[i].nchanges);
-		}
-		np_table_print(t, stdout);
-		np_table_free(t);
 	}
+	rc = EXIT_OK;
+	for (size_t i = 0; rc == EXIT_OK && i < n; i++)
+		rc = np_table_add(&t, &txns[i]);
+	if (rc == EXIT_OK && o.json) {
+		cJSON *doc = np_json_doc();
+		np_json_put(doc, "transactions", np_table_take_json(&t));
+		rc = np_print_json(doc, o.pretty);
+	} else if (rc == EXIT_OK && n == 0) {
+		puts("no transactions");
+	} else if (rc == EXIT_OK) {
+		rc = np_table_print(&t, stdout);
+	}
+	np_table_free(&t);
 	np_txns_free(txns, n);
 	return rc;
 }

@@ -1,6 +1,9 @@
 /* numaplace: see where a device's work runs on a NUMA machine, and place it. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../lib/nearest.h"
 
 #include "cmd.h"
 
@@ -66,6 +69,16 @@ const struct np_command np_commands[] = {
 	{ .name = NULL },
 };
 
+const struct np_option np_global_options[] = {
+	NP_OPT_STRING(0, "root", struct np_global_opts, root, "DIR",
+		      "read and write the machine files under DIR (DIR/sys, DIR/proc)\n"
+		      "instead of this machine; also $" NP_ROOT_ENV, "dir"),
+	NP_OPT_BOOL('h', "help", struct np_global_opts, help, "show this help"),
+	NP_OPT_BOOL('V', "version", struct np_global_opts, version, "show the version"),
+	NP_OPT_END,
+};
+const struct np_option *const np_help_option = &np_global_options[1];
+
 const struct np_command *np_command_find(const char *name)
 {
 	for (const struct np_command *c = np_commands; c->name; c++)
@@ -76,62 +89,82 @@ const struct np_command *np_command_find(const char *name)
 
 void np_print_usage(FILE *out)
 {
-	fputs("Usage: numaplace [--root DIR] COMMAND [OPTIONS] [ARGS]\n\n"
-	      "Global options:\n"
-	      "  --root DIR     read and write the machine files under DIR (DIR/sys, DIR/proc)\n"
-	      "                 instead of this machine; also $" NP_ROOT_ENV "\n"
-	      "  -h, --help     show this help\n"
-	      "  -V, --version  show the version\n\n"
-	      "Commands:\n", out);
+	fputs("Usage: numaplace [--root DIR] COMMAND [OPTIONS] [ARGS]\n\nGlobal options:\n", out);
+	for (const struct np_option *o = np_global_options; o->name; o++)
+		np_print_option(o, out, 14, false);
+	fputs("\nCommands:\n", out);
 	for (const struct np_command *c = np_commands; c->name; c++)
 		fprintf(out, "  %-11s %s\n", c->name, c->summary);
 	fputs("\nExit status: 0 success, 1 failure, 2 usage error.\n"
 	      "Run 'numaplace COMMAND --help' for the options of a command.\n", out);
 }
 
+/* The global options, then the command with the rest of the line. */
 int main(int argc, char **argv)
 {
-	const char *root = NULL;
-	int i = 1;
-
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			np_print_usage(stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			printf("numaplace %s\n", NUMAPLACE_VERSION);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--root")) {
-			if (++i >= argc) {
-				fputs("numaplace: option '--root' needs a directory\n", stderr);
-				return EXIT_USAGE;
-			}
-			root = argv[i];
-		} else if (!strncmp(a, "--root=", 7)) {
-			root = a + 7;
-		} else {
-			fprintf(stderr, "numaplace: unknown option '%s' (try 'numaplace --help')\n", a);
+	struct np_global_opts g = { 0 };
+	struct option longopts[4] = { 0 };
+	int n = 0, c;
+	for (const struct np_option *o = np_global_options; o->name; o++, n++)
+		longopts[n] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, n };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
+		const struct np_option *o = NULL;
+		for (int i = 0; i < n; i++)
+			if (c == i || c == np_global_options[i].short_name)
+				o = &np_global_options[i];
+		if (c == ':') {
+			fputs("numaplace: option '--root' needs a directory\n", stderr);
 			return EXIT_USAGE;
 		}
+		if (!o) {
+			const char *text = optopt ? (char[]){ '-', (char)optopt, 0 } : argv[optind - 1];
+			const char *near = !strncmp(text, "--", 2)
+				? np_nearest(text + 2, np_global_options, (size_t)n, sizeof(*np_global_options)) : NULL;
+			if (near)
+				fprintf(stderr, "numaplace: unknown option '%s'; did you mean '--%s'?\n", text, near);
+			else
+				fprintf(stderr, "numaplace: unknown option '%s' (try 'numaplace --help')\n", text);
+			return EXIT_USAGE;
+		}
+		void *field = (char *)&g + o->offset;
+		if (o->type == NP_OPT_BOOL)
+			*(bool *)field = true;
+		else
+			*(const char **)field = optarg;
+		if (g.help) {
+			np_print_usage(stdout);
+			return EXIT_OK;
+		}
+		if (g.version) {
+			printf("numaplace %s\n", NUMAPLACE_VERSION);
+			return EXIT_OK;
+		}
 	}
-	if (i >= argc) {
+	if (optind >= argc) {
 		np_print_usage(stderr);
 		return EXIT_USAGE;
 	}
-	const struct np_command *cmd = np_command_find(argv[i]);
+	const struct np_command *cmd = np_command_find(argv[optind]);
 	if (!cmd) {
-		fprintf(stderr, "numaplace: unknown command '%s' (try 'numaplace help')\n", argv[i]);
+		size_t ncmds = 0;
+		while (np_commands[ncmds].name)
+			ncmds++;
+		const char *near = np_nearest(argv[optind], np_commands, ncmds, sizeof(*np_commands));
+		if (near)
+			fprintf(stderr, "numaplace: unknown command '%s'; did you mean '%s'?\n", argv[optind], near);
+		else
+			fprintf(stderr, "numaplace: unknown command '%s' (try 'numaplace help')\n", argv[optind]);
 		return EXIT_USAGE;
 	}
 
 	struct np_ctx ctx;
-	int rc = np_ctx_init(&ctx, root);
+	int rc = np_ctx_init(&ctx, g.root);
 	if (rc) {
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
-	rc = cmd->fn(argc - i, argv + i, &ctx);
+	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)
 		rc = np_error("cannot write the output");

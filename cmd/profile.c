@@ -10,96 +10,27 @@
 
 #include "../lib/profile.h"
 #include "cmd.h"
-#include "table.h"
+#include "output.h"
 
 #ifndef NUMAPLACE_DATADIR
 #define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
 #endif
 
-const struct np_option profile_options[] = {
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ NULL, 0, NULL, NULL, NULL },
+struct profile_opts {
+	struct np_dirlist dirs;
+	bool json, pretty;
+	struct np_table_opts table;
 };
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
+const struct np_option profile_options[] = {
+	NP_OPT_CALLBACK(0, "profile-dir", struct profile_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_JSON(struct profile_opts, json, "print JSON instead of text"),
+	NP_OPT_PRETTY(struct profile_opts, pretty),
+	NP_OPT_TABLE(struct profile_opts, table),
+	NP_OPT_END,
+};
 
-int np_dirs_add(struct np_dirlist *d, const char *dir)
-{
-	size_t len = strlen(dir);
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	for (size_t i = 0; i < d->n; i++)
-		if (strlen(d->v[i]) == len && !strncmp(d->v[i], dir, len))
-			return 0;
-	char **bigger = realloc(d->v, (d->n + 2) * sizeof(*d->v));
-	if (!bigger)
-		return -ENOMEM;
-	d->v = bigger;
-	if (!(d->v[d->n] = strndup(dir, len)))
-		return -ENOMEM;
-	d->v[++d->n] = NULL;
-	return 0;
-}
-
-void np_dirs_free(struct np_dirlist *d)
-{
-	for (size_t i = 0; i < d->n; i++)
-		free(d->v[i]);
-	free(d->v);
-	d->v = NULL;
-	d->n = 0;
-}
-
-/* Running from a checkout, the profiles sit in the source tree: next to the
- * binary (./numaplace), or two levels up for build/san/numaplace, where the
- * source tree is recognised by lib/profile.h so that an unrelated
- * "profiles" directory above an installed binary is never picked up. */
-static int add_source_tree(struct np_dirlist *d)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return 0;
-	exe[n] = '\0';
-	for (int up = 0; up <= 2; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash || slash == exe)
-			return 0;
-		*slash = '\0';
-		snprintf(path, sizeof(path), "%s/lib/profile.h", exe);
-		if (up > 0 && access(path, F_OK) != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/profiles", exe);
-		if (is_dir(path))
-			return np_dirs_add(d, path);
-	}
-	return 0;
-}
-
-int np_profile_dirs_finish(struct np_dirlist *d)
-{
-	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, NUMAPLACE_DATADIR "/profiles"))
-		return -ENOMEM;
-	return add_source_tree(d);
-}
-
-int np_profile_open(struct np_ctx *ctx, const struct np_command *self, const struct np_dirlist *dirs,
-		    const char *name, struct np_profile *out)
-{
-	char *path;
-	int rc = np_profile_find(ctx, name, (const char *const *)dirs->v, &path);
-	if (rc == 0) {
-		rc = np_profile_load(ctx, path, out);
-		free(path);
-	}
-	if (rc == -ENOMEM)
-		return np_error("%s", ctx->err);
-	return rc ? np_usage_error(self, "%s", ctx->err) : EXIT_OK;
-}
 
 /* The first sentence, on one line: the table has no room for more. */
 static void first_sentence(char *buf, size_t size, const char *text)
@@ -165,17 +96,77 @@ static bool seen_before(char **seen, size_t nseen, const char *name)
 	return false;
 }
 
-static int profile_list(const struct np_dirlist *dirs, struct np_ctx *ctx)
+/* A row of profile list. */
+struct listed {
+	const char *name, *path;
+	const struct np_profile *prof; /* NULL: the file is invalid */
+};
+
+#define LISTED(row) ((const struct listed *)(row))
+
+static int get_name(const void *data, const void *row, struct np_value *v)
 {
-	static const char *const head[] = { "NAME", ">RULES", ">SETTINGS", "DESCRIPTION", "FILE", NULL };
-	struct np_table *tab = np_table_new(head);
+	(void)data;
+	return np_val_str(v, LISTED(row)->name);
+}
+
+static int get_rules(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return LISTED(row)->prof ? np_val_int(v, (long long)LISTED(row)->prof->nrules) : np_val_null(v);
+}
+
+static int get_settings(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return LISTED(row)->prof ? np_val_int(v, (long long)LISTED(row)->prof->nsettings) : np_val_null(v);
+}
+
+static int get_description(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	char desc[100];
+	if (!LISTED(row)->prof)
+		return np_val_str(v, "(invalid: run 'numaplace profile validate FILE')");
+	first_sentence(desc, sizeof(desc), LISTED(row)->prof->description);
+	char *copy = strdup(desc);
+	return copy ? np_val_take(v, copy) : -ENOMEM;
+}
+
+static int get_file(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, LISTED(row)->path);
+}
+
+static int get_valid(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_bool(v, LISTED(row)->prof != NULL);
+}
+
+static const struct np_column list_columns[] = {
+	NP_COLUMN("name", "NAME", 1, 0, "the profile's name (for apply, show, enable)", get_name),
+	NP_COLUMN("rules", "RULES", 4, SCOLS_FL_RIGHT, "its rules", get_rules),
+	NP_COLUMN("settings", "SETTINGS", 4, SCOLS_FL_RIGHT, "its settings", get_settings),
+	NP_COLUMN("description", "DESCRIPTION", 0.4, SCOLS_FL_TRUNC, "the first sentence of its description", get_description),
+	NP_COLUMN("file", "FILE", 1, 0, "its file", get_file),
+	NP_COLUMN("valid", "VALID", 3, 0, "whether the file is a valid profile", get_valid),
+	NP_COLUMN_END,
+};
+
+static int profile_list(const struct profile_opts *o, const struct np_dirlist *dirs, struct np_ctx *ctx)
+{
+	const struct np_command *self = np_command_find("profile");
+	struct np_table tab;
 	char **seen = NULL;
 	size_t nseen = 0;
-	int rc = EXIT_OK;
 	bool any = false;
-
-	if (!tab)
-		return np_error("%s", strerror(ENOMEM));
+	int rc = np_table_init(&tab, self, list_columns, "name,rules,settings,description,file", &o->table, o->json,
+			       NULL);
+	if (rc != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
 	for (size_t i = 0; i < dirs->n; i++) {
 		char **names;
 		size_t n;
@@ -200,66 +191,79 @@ static int profile_list(const struct np_dirlist *dirs, struct np_ctx *ctx)
 			seen = bigger;
 			seen[nseen++] = names[k];
 
-			char *path, desc[100];
+			char *path;
 			struct np_profile p;
 			if (asprintf(&path, "%s/%s.json", dirs->v[i], names[k]) < 0) {
 				rc = np_error("%s", strerror(ENOMEM));
 				continue;
 			}
 			any = true;
-			if (np_profile_load(ctx, path, &p) == 0) {
-				first_sentence(desc, sizeof(desc), p.description);
-				np_table_cell(tab, "%s", names[k]);
-				np_table_cell(tab, "%zu", p.nrules);
-				np_table_cell(tab, "%zu", p.nsettings);
-				np_table_cell(tab, "%s", *desc ? desc : "-");
-			} else {
+			bool valid = np_profile_load(ctx, path, &p) == 0;
+			if (!valid) {
 				/* Listed anyway, so a broken file is noticed, not hidden. */
-				np_usage_error(np_command_find("profile"), "%s", ctx->err);
+				np_usage_error(self, "%s", ctx->err);
 				rc = EXIT_USAGE;
-				np_table_cell(tab, "%s", names[k]);
-				np_table_cell(tab, "-");
-				np_table_cell(tab, "-");
-				np_table_cell(tab, "(invalid: run 'numaplace profile validate FILE')");
 			}
-			np_table_cell(tab, "%s", path);
+			struct listed row = { names[k], path, valid ? &p : NULL };
+			int added = np_table_add(&tab, &row);
+			if (added != EXIT_OK)
+				rc = added;
 			np_profile_free(&p);
 			free(path);
 		}
 		free(names);
 	}
-	if (any) {
-		np_table_print(tab, stdout);
+	if (o->json) {
+		cJSON *doc = np_json_doc();
+		np_json_put(doc, "profiles", np_table_take_json(&tab));
+		int printed = np_print_json(doc, o->pretty);
+		rc = rc == EXIT_OK ? printed : rc;
+	} else if (any) {
+		int printed = np_table_print(&tab, stdout);
+		rc = rc == EXIT_OK ? printed : rc;
 	} else {
 		printf("No profiles in");
 		for (size_t i = 0; i < dirs->n; i++)
 			printf("%s %s", i ? "," : "", dirs->v[i]);
 		printf(".\n");
 	}
-	np_table_free(tab);
+	np_table_free(&tab);
 	free_names(seen, nseen);
 	return rc;
 }
 
-static int profile_show(const struct np_command *self, const struct np_dirlist *dirs, const char *name,
-			struct np_ctx *ctx)
+static int profile_show(const struct np_command *self, const struct profile_opts *o, const struct np_dirlist *dirs,
+			const char *name, struct np_ctx *ctx)
 {
 	struct np_profile prof;
 	int rc = np_profile_open(ctx, self, dirs, name, &prof);
 	if (rc != EXIT_OK)
 		return rc;
 	char *text = np_profile_to_text(&prof);
-	np_profile_free(&prof);
-	if (!text)
+	if (!text) {
+		np_profile_free(&prof);
 		return np_error("%s", strerror(ENOMEM));
-	fputs(text, stdout);
+	}
+	if (o->json) {
+		/* The canonical text is JSON: the document carries it as a value. */
+		cJSON *doc = np_json_doc();
+		cJSON_AddStringToObject(doc, "name", prof.name);
+		cJSON_AddStringToObject(doc, "file", prof.file);
+		np_json_put(doc, "profile", cJSON_Parse(text));
+		rc = np_print_json(doc, o->pretty);
+	} else {
+		fputs(text, stdout);
+	}
+	np_profile_free(&prof);
 	free(text);
-	return EXIT_OK;
+	return rc;
 }
 
-static int profile_validate(const struct np_command *self, int nfiles, char **files, struct np_ctx *ctx)
+static int profile_validate(const struct np_command *self, const struct profile_opts *o, int nfiles, char **files,
+			    struct np_ctx *ctx)
 {
 	int rc = EXIT_OK;
+	cJSON *doc = o->json ? np_json_doc() : NULL, *results = o->json ? cJSON_CreateArray() : NULL;
 	/* Every file is checked, so one run reports every broken one. */
 	for (int i = 0; i < nfiles; i++) {
 		struct np_profile p;
@@ -270,11 +274,25 @@ static int profile_validate(const struct np_command *self, int nfiles, char **fi
 			np_usage_error(self, "%s", ctx->err);
 			if (rc == EXIT_OK)
 				rc = EXIT_USAGE;
-		} else {
+		} else if (!o->json) {
 			printf("%s: ok (%zu rule%s, %zu setting%s)\n", files[i], p.nrules, p.nrules == 1 ? "" : "s",
 			       p.nsettings, p.nsettings == 1 ? "" : "s");
 		}
+		if (o->json) {
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "file", files[i]);
+			cJSON_AddBoolToObject(r, "valid", !err);
+			np_json_put(r, "rules", np_json_int((long long)p.nrules, !err));
+			np_json_put(r, "settings", np_json_int((long long)p.nsettings, !err));
+			np_json_put(r, "error", np_json_str(err ? ctx->err : NULL));
+			np_json_put(results, NULL, r);
+		}
 		np_profile_free(&p);
+	}
+	if (o->json) {
+		np_json_put(doc, "profiles", results);
+		int printed = np_print_json(doc, o->pretty);
+		rc = rc == EXIT_OK ? printed : rc;
 	}
 	return rc;
 }
@@ -282,61 +300,40 @@ static int profile_validate(const struct np_command *self, int nfiles, char **fi
 int cmd_profile(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("profile");
-	struct np_optparse st = { .index = 1 };
+	struct profile_opts o = { 0 };
 	struct np_dirlist dirs = { 0 };
-	char **operands = calloc((size_t)argc, sizeof(*operands));
-	int noperands = 0, rc = EXIT_OK;
-	const char *arg;
-
-	if (!operands)
-		return np_error("%s", strerror(ENOMEM));
-	/* Options may follow the subcommand ("profile list --profile-dir d"). */
-	while (st.index < argc) {
-		if (!strcmp(argv[st.index], "--")) {
-			while (++st.index < argc)
-				operands[noperands++] = argv[st.index];
-			break;
-		}
-		int opt = np_opt_next(&st, self, argc, argv, &arg);
-		if (opt == NP_OPT_END) {
-			operands[noperands++] = argv[st.index++];
-		} else if (opt < 0) {
-			rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-			goto out;
-		} else if (!*arg) {
-			rc = np_usage_error(self, "option '--profile-dir' needs a directory, not an empty string");
-			goto out;
-		} else if (np_dirs_add(&dirs, arg)) {
-			rc = np_error("%s", strerror(ENOMEM));
-			goto out;
-		}
-	}
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	dirs = o.dirs;
+	if (rc != NP_CONTINUE)
+		goto out;
+	rc = EXIT_OK;
 	if (np_profile_dirs_finish(&dirs)) {
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
 
+	char **operands = argv + first;
+	int noperands = argc - first;
 	const char *sub = noperands ? operands[0] : NULL;
 	if (!sub) {
 		rc = np_usage_error(self, "missing subcommand, expected list, show NAME or validate FILE...");
 	} else if (!strcmp(sub, "list")) {
 		rc = noperands > 1 ? np_usage_error(self, "list: unexpected argument '%s'", operands[1])
-				   : profile_list(&dirs, ctx);
+				   : profile_list(&o, &dirs, ctx);
 	} else if (!strcmp(sub, "show")) {
 		if (noperands != 2)
 			rc = np_usage_error(self, "show: expected one profile NAME or FILE");
 		else
-			rc = profile_show(self, &dirs, operands[1], ctx);
+			rc = profile_show(self, &o, &dirs, operands[1], ctx);
 	} else if (!strcmp(sub, "validate")) {
 		if (noperands < 2)
 			rc = np_usage_error(self, "validate: expected at least one FILE");
 		else
-			rc = profile_validate(self, noperands - 1, operands + 1, ctx);
+			rc = profile_validate(self, &o, noperands - 1, operands + 1, ctx);
 	} else {
 		rc = np_usage_error(self, "unknown subcommand '%s', expected list, show or validate", sub);
 	}
 out:
 	np_dirs_free(&dirs);
-	free(operands);
 	return rc;
 }

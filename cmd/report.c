@@ -1,18 +1,24 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "../lib/findings.h"
 #include "../lib/host.h"
 #include "../lib/machine.h"
-#include "cmd.h"
-#include "table.h"
+#include "render.h"
+
+struct report_opts {
+	bool json, pretty;
+	double interval;
+};
 
 const struct np_option report_options[] = {
-	{ "json", 'j', NULL, "print everything as one JSON document", NULL },
-	{ "interval", 'i', "SEC", "sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_JSON(struct report_opts, json, "print everything as one JSON document"),
+	NP_OPT_PRETTY(struct report_opts, pretty),
+	NP_OPT_CALLBACK('i', "interval", struct report_opts, interval, double, "SEC",
+			"sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now", NULL,
+			np_opt_interval),
+	NP_OPT_END,
 };
 
 static void add_string_or_null(cJSON *o, const char *key, const char *value)
@@ -37,68 +43,157 @@ static cJSON *findings_to_json(const struct np_findings *f)
 		cJSON_AddStringToObject(o, "kind", f->v[i].kind);
 		cJSON_AddStringToObject(o, "subject", f->v[i].subject);
 		cJSON_AddStringToObject(o, "message", f->v[i].message);
-		cJSON_AddItemToArray(a, o);
+		np_json_put(a, NULL, o);
 	}
 	return a;
 }
 
-/* One line per device that has IRQs: where they are allowed, where they ran. */
-static void print_placement(const struct np_machine *m, const bool *selected)
+/* The placement table: a row per device with IRQs, the row its index. */
+#define MACHINE(data) ((const struct np_machine *)(data))
+#define DEV_INDEX(row) (*(const size_t *)(row))
+
+static struct np_irq_summary summary(const void *data, const void *row)
 {
-	static const char *const head[] = { "DEVICE", "DRIVER", ">NODE", ">IRQS", ">MANAGED", "RAN ON NODES",
-					    ">INTERRUPTS", ">REMOTE", NULL };
-	struct np_table *t = np_table_new(head);
+	struct np_irq_summary s;
+	np_device_irq_summary(MACHINE(data), DEV_INDEX(row), &s);
+	return s;
+}
+
+static int get_device(const void *data, const void *row, struct np_value *v)
+{
+	return np_val_str(v, MACHINE(data)->pci.devs[DEV_INDEX(row)].addr);
+}
+
+static int get_driver(const void *data, const void *row, struct np_value *v)
+{
+	const struct np_pci_dev *d = &MACHINE(data)->pci.devs[DEV_INDEX(row)];
+	return np_val_str(v, d->child_driver ? d->child_driver : d->driver);
+}
+
+static int get_node(const void *data, const void *row, struct np_value *v)
+{
+	int node = np_device_node(MACHINE(data), &MACHINE(data)->pci.devs[DEV_INDEX(row)], NULL);
+	return node >= 0 ? np_val_int(v, node) : np_val_null(v);
+}
+
+static int get_irqs(const void *data, const void *row, struct np_value *v)
+{
+	return np_val_int(v, summary(data, row).nirqs);
+}
+
+static int get_managed(const void *data, const void *row, struct np_value *v)
+{
+	return np_val_int(v, summary(data, row).nmanaged);
+}
+
+/* The nodes whose CPUs handled any of its IRQs. */
+static int get_ran_on_nodes(const void *data, const void *row, struct np_value *v)
+{
+	const struct np_machine *m = MACHINE(data);
 	struct np_cpuset ran = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
-	for (size_t di = 0; di < m->pci.ndevs; di++) {
-		const struct np_pci_dev *d = &m->pci.devs[di];
-		struct np_irq_summary s;
-		np_device_irq_summary(m, di, &s);
-		if (!selected[di] || s.nirqs == 0)
-			continue;
-		np_cpuset_clear(&ran);
-		for (size_t i = 0; i < m->irqs.n; i++)
-			if (m->irqs.v[i].dev == (int)di)
-				np_cpuset_or(&ran, &m->irqs.v[i].ran_on);
-		np_nodes_of(&m->topo, &ran, &nodes);
-		char *ran_nodes = np_cpuset_format_list(&nodes);
-		int node = np_device_node(m, d, NULL);
-		np_table_cell(t, "%s", d->addr);
-		np_table_cell(t, "%s", d->child_driver ? d->child_driver : d->driver ? d->driver : "-");
-		np_table_cell(t, node >= 0 ? "%d" : "?", node);
-		np_table_cell(t, "%d", s.nirqs);
-		np_table_cell(t, "%d", s.nmanaged);
-		np_table_cell(t, "%s", ran_nodes && *ran_nodes ? ran_nodes : "-");
-		np_table_cell(t, "%llu", s.total);
-		if (s.total > 0 && s.node_known)
-			np_table_cell(t, "%.0f%%", 100.0 * (double)s.remote / (double)s.total);
-		else
-			np_table_cell(t, "-");
-		free(ran_nodes);
-	}
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)DEV_INDEX(row))
+			rc = np_cpuset_or(&ran, &m->irqs.v[i].ran_on);
+	if (!rc)
+		rc = np_nodes_of(&m->topo, &ran, &nodes);
+	if (!rc)
+		rc = np_val_cpus(v, &nodes, false);
 	np_cpuset_free(&ran);
 	np_cpuset_free(&nodes);
-	np_table_print(t, stdout);
-	np_table_free(t);
+	return rc;
+}
+
+static int get_interrupts(const void *data, const void *row, struct np_value *v)
+{
+	return np_val_int(v, (long long)summary(data, row).total);
+}
+
+static int get_remote_share(const void *data, const void *row, struct np_value *v)
+{
+	struct np_irq_summary s = summary(data, row);
+	if (s.total > 0 && s.node_known)
+		return np_val_share(v, (double)s.remote / (double)s.total);
+	return np_val_null(v);
+}
+
+static const struct np_column placement_columns[] = {
+	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address", get_device),
+	NP_COLUMN("driver", "DRIVER", 0.1, SCOLS_FL_TRUNC, "its driver (of its child, for a virtio device)", get_driver),
+	NP_COLUMN_TEXT("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_node, "?", NULL),
+	NP_COLUMN("irqs", "IRQS", 4, SCOLS_FL_RIGHT, "its IRQs", get_irqs),
+	NP_COLUMN("managed", "MANAGED", 4, SCOLS_FL_RIGHT, "of those, managed by the kernel", get_managed),
+	NP_COLUMN("ran_on_nodes", "RAN ON NODES", 1, 0, "the nodes that handled them", get_ran_on_nodes),
+	NP_COLUMN("interrupts", "INTERRUPTS", 8, SCOLS_FL_RIGHT, "interrupts handled", get_interrupts),
+	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its node", get_remote_share),
+	NP_COLUMN_END,
+};
+#define PLACEMENT_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,interrupts,remote_share"
+
+/* One line per device that has IRQs: where they are allowed, where they ran. */
+static int print_placement(const struct np_command *self, const struct np_machine *m, const bool *selected)
+{
+	struct np_table t;
+	int rc = np_table_init(&t, self, placement_columns, PLACEMENT_COLUMNS, NULL, false, m);
+	if (rc != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
+	for (size_t di = 0; rc == EXIT_OK && di < m->pci.ndevs; di++) {
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected[di] && s.nirqs > 0)
+			rc = np_table_add(&t, &di);
+	}
+	if (rc == EXIT_OK)
+		rc = np_table_print(&t, stdout);
+	np_table_free(&t);
+	return rc;
+}
+
+static int report_json(struct np_ctx *ctx, const struct np_machine *m, const bool *selected,
+		       const struct np_findings *f, const struct report_opts *o)
+{
+	struct np_host host;
+	struct np_table irqs;
+	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns, NP_IRQ_DEFAULT_COLUMNS, NULL, true, m);
+	if (rc != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
+	for (size_t i = 0; rc == EXIT_OK && i < m->irqs.n; i++)
+		rc = np_table_add(&irqs, &m->irqs.v[i]);
+	cJSON *doc = np_json_doc(), *topo = cJSON_CreateObject();
+	if (rc == EXIT_OK && np_host_read(ctx, &host)) {
+		rc = np_error("%s", ctx->err);
+	} else if (rc == EXIT_OK) {
+		host_to_json(doc, &host);
+		np_host_free(&host);
+	}
+	if (o->interval > 0)
+		cJSON_AddNumberToObject(doc, "interval", o->interval);
+	if (rc == EXIT_OK)
+		rc = np_topo_json(topo, &m->topo);
+	np_json_put(doc, "topology", topo);
+	np_json_put(doc, "devices", np_devices_json(m, selected));
+	np_json_put(doc, "irqs", np_table_take_json(&irqs));
+	np_json_put(doc, "irqbalance", np_irqbalance_json(m->irqbalance));
+	np_json_put(doc, "findings", findings_to_json(f));
+	np_table_free(&irqs);
+	if (rc != EXIT_OK) {
+		cJSON_Delete(doc);
+		return rc;
+	}
+	return np_print_json(doc, o->pretty);
 }
 
 int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("report");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	bool json = false;
-	double interval = 0;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else if (np_parse_interval(self, arg, &interval))
-			return EXIT_USAGE;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index]);
+	struct report_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	if (first < argc)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
 
 	struct np_machine m;
 	struct np_findings f;
@@ -106,9 +201,11 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	int rc = selected ? np_select_devices(&m, 0, NULL, false, selected) : EXIT_FAIL;
+	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
+	if (rc == EXIT_OK && np_select_devices(ctx, &m, 0, NULL, false, selected))
+		rc = np_error("%s", ctx->err);
 	/* Before the findings: they judge the placement by where the IRQs ran. */
-	if (rc == EXIT_OK && interval > 0 && np_machine_sample_irqs(ctx, &m, interval))
+	if (rc == EXIT_OK && o.interval > 0 && np_sample_irqs(ctx, &m, o.interval))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && np_findings_collect(&m, &f))
 		rc = np_error("collecting findings: out of memory");
@@ -117,31 +214,17 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		np_machine_free(&m);
 		return rc;
 	}
-	struct np_host host = { 0 };
-	if (rc == EXIT_OK && json && np_host_read(ctx, &host))
-		rc = np_error("%s", ctx->err);
-	if (rc == EXIT_OK && json) {
-		cJSON *doc = cJSON_CreateObject();
-		host_to_json(doc, &host);
-		if (interval > 0)
-			cJSON_AddNumberToObject(doc, "interval", interval);
-		cJSON_AddItemToObject(doc, "topology", topo_to_json(&m.topo));
-		cJSON_AddItemToObject(doc, "devices", devices_to_json(&m, selected));
-		cJSON *irqs = cJSON_AddArrayToObject(doc, "irqs");
-		for (size_t i = 0; i < m.irqs.n; i++)
-			cJSON_AddItemToArray(irqs, irq_to_json(&m, &m.irqs.v[i]));
-		cJSON_AddBoolToObject(doc, "irqbalance", m.irqbalance);
-		cJSON_AddItemToObject(doc, "findings", findings_to_json(&f));
-		rc = np_print_json(doc);
-	} else if (rc == EXIT_OK) {
+	if (o.json) {
+		rc = report_json(ctx, &m, selected, &f, &o);
+	} else {
 		puts("== Topology");
-		topo_print(&m.topo, stdout, false);
+		rc = np_topo_print(&m.topo, stdout, false);
 		puts("\n== Devices");
-		devices_print(&m, selected, stdout);
+		np_devices_print(&m, selected, stdout);
 		puts("\n== IRQ placement");
-		if (m.irqs.n)
-			print_placement(&m, selected);
-		else
+		if (rc == EXIT_OK && m.irqs.n)
+			rc = print_placement(self, &m, selected);
+		else if (rc == EXIT_OK)
 			puts("no interrupts (the root has no /proc/interrupts)");
 		puts("\n== Findings");
 		for (size_t i = 0; i < f.n; i++)
@@ -149,7 +232,6 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		if (f.n == 0)
 			puts("none");
 	}
-	np_host_free(&host);
 	np_findings_free(&f);
 	free(selected);
 	np_machine_free(&m);

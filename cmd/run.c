@@ -6,12 +6,21 @@
 #include <unistd.h>
 
 #include "../lib/advise.h"
-#include "cmd.h"
+#include "output.h"
+
+struct run_opts {
+	const char *near;
+	bool print, json, pretty;
+};
 
 const struct np_option run_options[] = {
-	{ "near", 0, "DEVICE", "run on the CPUs and memory of this device's node (address, interface, block device, driver)", "device" },
-	{ "print", 0, NULL, "print the binding (and the numactl equivalent) instead of running", NULL },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_STRING(0, "near", struct run_opts, near, "DEVICE",
+		      "run on the CPUs and memory of this device's node (address, interface, block device, driver)",
+		      "device"),
+	NP_OPT_BOOL(0, "print", struct run_opts, print, "print the binding (and the numactl equivalent) instead of running"),
+	NP_OPT_JSON(struct run_opts, json, "with --print, print JSON: {\"device\": ADDR, \"cpus\": LIST, \"memory_nodes\": LIST}"),
+	NP_OPT_PRETTY(struct run_opts, pretty),
+	NP_OPT_END,
 };
 
 /* CPUs and memory nodes for an application that should sit with dev. */
@@ -65,21 +74,17 @@ static int bind_and_exec(const struct np_cpuset *cpus, const struct np_cpuset *n
 int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("run");
-	struct np_optparse st = { 0 };
-	const char *arg, *near = NULL;
-	bool print = false;
-	int opt;
-	while ((opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "near"))
-			near = arg;
-		else
-			print = true;
-	}
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
+	struct run_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	const char *near = o.near;
+	bool print = o.print;
 	if (!near)
 		return np_usage_error(self, "--near DEVICE is required");
-	if (!print && st.index >= argc)
+	if (o.json && !print)
+		return np_usage_error(self, "--json goes with --print: a command that runs prints its own output");
+	if (!print && first >= argc)
 		return np_usage_error(self, "no command to run (numaplace run --near DEVICE -- CMD ARGS...)");
 	if (!print && *ctx->root)
 		return np_usage_error(self, "--root describes another machine: only --print makes sense there");
@@ -88,7 +93,7 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	const struct np_pci_dev *dev = NULL;
-	int rc = EXIT_OK;
+	rc = EXIT_OK;
 	for (size_t i = 0; i < m.pci.ndevs; i++) {
 		if (!np_pci_dev_match(&m.pci.devs[i], near))
 			continue;
@@ -106,12 +111,21 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 		rc = binding(&m, dev, &cpus, &nodes);
 	if (rc == EXIT_OK) {
 		char *c = np_cpuset_format_list(&cpus), *n = np_cpuset_format_list(&nodes);
-		if (print)
+		if (!c || !n) {
+			rc = np_error("%s", strerror(ENOMEM));
+		} else if (print && o.json) {
+			cJSON *doc = np_json_doc();
+			cJSON_AddStringToObject(doc, "device", dev->addr);
+			cJSON_AddStringToObject(doc, "cpus", c);
+			cJSON_AddStringToObject(doc, "memory_nodes", n);
+			rc = np_print_json(doc, o.pretty);
+		} else if (print) {
 			printf("cpus %s memory-nodes %s\nnumactl --physcpubind=%s --membind=%s\n", c, n, c, n);
+		}
 		free(c);
 		free(n);
-		if (!print)
-			rc = bind_and_exec(&cpus, &nodes, argv + st.index);
+		if (!print && rc == EXIT_OK)
+			rc = bind_and_exec(&cpus, &nodes, argv + first);
 	}
 	np_cpuset_free(&cpus);
 	np_cpuset_free(&nodes);

@@ -1,31 +1,45 @@
 #include <stdio.h>
 
 #include "../lib/snapshot.h"
-#include "cmd.h"
+#include "output.h"
+
+struct snapshot_opts {
+	bool json, pretty;
+};
 
 const struct np_option snapshot_options[] = {
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_JSON(struct snapshot_opts, json, "print JSON: {\"output\": OUT, \"files\": N, ...}"),
+	NP_OPT_PRETTY(struct snapshot_opts, pretty),
+	NP_OPT_END,
 };
 
 int cmd_snapshot(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("snapshot");
-	struct np_optparse st = { 0 };
-	const char *arg;
-	int opt = np_opt_next(&st, self, argc, argv, &arg);
-	if (opt != NP_OPT_END)
-		return opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	if (st.index >= argc)
+	struct snapshot_opts o = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc != NP_CONTINUE)
+		return rc;
+	if (first >= argc)
 		return np_usage_error(self, "missing the output: a new directory, or a file ending in .tar.gz");
-	if (argc - st.index > 1)
-		return np_usage_error(self, "unexpected argument '%s'", argv[st.index + 1]);
-	const char *out = argv[st.index];
+	if (argc - first > 1)
+		return np_usage_error(self, "unexpected argument '%s'", argv[first + 1]);
+	const char *out = argv[first];
 	if (!*out)
 		return np_usage_error(self, "the output path is empty");
 
 	struct np_snapshot_stats stats;
 	if (np_snapshot(ctx, out, &stats))
 		return np_error("%s", ctx->err);
+	if (o.json) {
+		cJSON *doc = np_json_doc();
+		np_json_put(doc, "root", np_json_str(*ctx->root ? ctx->root : NULL));
+		cJSON_AddStringToObject(doc, "output", out);
+		cJSON_AddNumberToObject(doc, "files", (double)stats.files);
+		cJSON_AddNumberToObject(doc, "links", (double)stats.links);
+		cJSON_AddNumberToObject(doc, "skipped", (double)stats.skipped);
+		return np_print_json(doc, o.pretty);
+	}
 	printf("snapshot of %s written to %s: %lu files, %lu links, %lu skipped\n",
 	       *ctx->root ? ctx->root : "this machine", out, stats.files, stats.links, stats.skipped);
 	return EXIT_OK;

@@ -5,12 +5,19 @@
 
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
-#include "cmd.h"
+#include "output.h"
+
+struct verify_opts {
+	bool json, pretty;
+	struct np_dirlist dirs;
+};
 
 const struct np_option verify_options[] = {
-	{ "json", 'j', NULL, "print JSON: {\"matches\": true|false, \"drift\": [...]}", NULL },
-	{ "profile-dir", 0, "DIR", "look for profiles in DIR first (repeatable)", "dir" },
-	{ NULL, 0, NULL, NULL, NULL },
+	NP_OPT_JSON(struct verify_opts, json, "print JSON: {\"matches\": true|false, \"drift\": [...]}"),
+	NP_OPT_PRETTY(struct verify_opts, pretty),
+	NP_OPT_CALLBACK(0, "profile-dir", struct verify_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_END,
 };
 
 enum { EXIT_DRIFT = 1, EXIT_VERIFY_ERROR = 2 };
@@ -18,34 +25,25 @@ enum { EXIT_DRIFT = 1, EXIT_VERIFY_ERROR = 2 };
 int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("verify");
-	struct np_optparse st = { 0 };
-	struct np_dirlist dirs = { 0 };
-	const char *arg;
-	bool json = false;
-	int opt, rc = EXIT_OK;
-	while (rc == EXIT_OK && (opt = np_opt_next(&st, self, argc, argv, &arg)) >= 0) {
-		if (!strcmp(self->options[opt].name, "json"))
-			json = true;
-		else if (np_dirs_add(&dirs, arg))
-			rc = EXIT_VERIFY_ERROR;
-	}
-	if (rc == EXIT_OK && opt != NP_OPT_END)
-		rc = opt == NP_OPT_HELP ? EXIT_OK : EXIT_USAGE;
-	else if (rc == EXIT_OK && argc - st.index != 1)
+	struct verify_opts vo = { 0 };
+	int first, rc = np_parse_options(self, argc, argv, &vo, &first);
+	if (rc == NP_CONTINUE && argc - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
-	if (rc != EXIT_OK || opt != NP_OPT_END) {
-		np_dirs_free(&dirs);
-		return rc;
+	if (rc != NP_CONTINUE) {
+		np_dirs_free(&vo.dirs);
+		/* Drift is 1: a failure here must be 2 too. */
+		return rc == EXIT_FAIL ? EXIT_VERIFY_ERROR : rc;
 	}
+	bool json = vo.json;
 
 	struct np_machine m;
 	struct np_profile prof;
 	struct np_resolved res;
-	rc = np_load_resolved(ctx, self, &dirs, argv[st.index], &m, &prof, &res);
+	rc = np_load_resolved(ctx, self, &vo.dirs, argv[first], &m, &prof, &res);
 	/* Drift is 1, so every error here must be 2, even a failure to read. */
 	if (rc != EXIT_OK)
 		return EXIT_VERIFY_ERROR;
-	cJSON *doc = cJSON_CreateObject(), *drift = cJSON_AddArrayToObject(doc, "drift");
+	cJSON *doc = np_json_doc(), *drift = cJSON_AddArrayToObject(doc, "drift");
 	size_t ndrift = 0;
 	for (size_t i = 0; i < res.n && rc == EXIT_OK; i++) {
 		const struct np_change *c = &res.changes[i];
@@ -77,8 +75,12 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 		if (json) {
 			cJSON_AddBoolToObject(doc, "matches", ndrift == 0);
 			cJSON_AddNumberToObject(doc, "checked", (double)res.n);
-			np_print_json(doc);
+			int printed = np_print_json(doc, vo.pretty);
 			doc = NULL;
+			if (printed != EXIT_OK) {
+				rc = EXIT_VERIFY_ERROR;
+				goto out;
+			}
 		} else if (ndrift == 0) {
 			printf("%s: the machine matches (%zu value%s checked)\n", prof.name, res.n, res.n == 1 ? "" : "s");
 		} else {
@@ -86,6 +88,7 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 		}
 		rc = ndrift ? EXIT_DRIFT : EXIT_OK;
 	}
+out:
 	cJSON_Delete(doc);
 	np_resolved_free(&res);
 	np_profile_free(&prof);

@@ -4,26 +4,28 @@
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
 _numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
+# Their options end at the first operand (a command line follows).
+_numaplace_options_end='run'
 
 # The options of command $1 ('' for the global ones, before the command).
 _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --interval -i --help -h' ;;
-	topo) echo '--json -j --cpus -c --help -h' ;;
-	devices) echo '--all -a --json -j --help -h' ;;
-	irqs) echo '--json -j --interval -i --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --help -h' ;;
-	apply) echo '--dry-run -n --json -j --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
-	verify) echo '--json -j --profile-dir --help -h' ;;
-	revert) echo '--force -f --dry-run -n --json -j --state-dir --no-wait --help -h' ;;
-	enable) echo '--profile-dir --json -j --help -h' ;;
-	disable) echo '--json -j --help -h' ;;
-	history) echo '--json -j --state-dir --prune --keep --help -h' ;;
-	profile) echo '--profile-dir --help -h' ;;
-	run) echo '--near --print --help -h' ;;
-	snapshot) echo '--help -h' ;;
+	report) echo '--json -j --pretty --interval -i --help -h' ;;
+	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
+	devices) echo '--all -a --json -j --pretty --help -h' ;;
+	irqs) echo '--json -j --pretty --interval -i --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --pretty --help -h' ;;
+	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
+	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
+	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
+	enable) echo '--profile-dir --json -j --pretty --help -h' ;;
+	disable) echo '--json -j --pretty --help -h' ;;
+	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --prune --keep --help -h' ;;
+	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	run) echo '--near --print --json -j --pretty --help -h' ;;
+	snapshot) echo '--json -j --pretty --help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
 	esac
@@ -37,6 +39,7 @@ _numaplace_argument()
 	:--root) echo dir ;;
 	report:--interval | report:-i) echo none ;;
 	irqs:--interval | irqs:-i) echo none ;;
+	irqs:--output | irqs:-o) echo none ;;
 	advise:--policy | advise:-p) echo policy ;;
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;
@@ -51,8 +54,10 @@ _numaplace_argument()
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
+	history:--output | history:-o) echo none ;;
 	history:--keep) echo none ;;
 	profile:--profile-dir) echo dir ;;
+	profile:--output | profile:-o) echo none ;;
 	run:--near) echo device ;;
 	esac
 }
@@ -103,17 +108,11 @@ _numaplace_values()
 	esac
 }
 
-# The profile names: the first column of "$@ list" (numaplace [--root DIR]
-# profile [--profile-dir DIR...]), under its header.
+# The profile names, one a line: "$@ list -n -o name" (numaplace [--root DIR]
+# profile [--profile-dir DIR...]).
 _numaplace_profiles()
 {
-	local name rest
-	"$@" list 2>/dev/null | {
-		read -r rest
-		while read -r name rest; do
-			echo "$name"
-		done
-	}
+	"$@" list -n -o name 2>/dev/null
 }
 
 _numaplace()
@@ -138,8 +137,8 @@ _numaplace()
 	done
 
 	# The global --root, the command, its --profile-dir options and its
-	# operands. Options end at the first operand (np_opt_next), except for
-	# profile, which takes them after its subcommand too.
+	# operands. Options may follow operands (getopt_long permutes), except
+	# after "--" and for the commands of $_numaplace_options_end.
 	local last=$((${#words[@]} - 1)) root='' cmd='' opt='' only='' operands=() dirs=()
 	for ((i = 1; i < last; i++)); do
 		w=${words[i]}
@@ -150,7 +149,7 @@ _numaplace()
 				cmd=$w
 			else
 				operands+=("$w")
-				[[ $cmd == profile ]] || only=1
+				[[ " $_numaplace_options_end " == *" $cmd "* ]] && only=1
 			fi
 			continue
 		elif [[ $w == -- ]]; then

@@ -14,6 +14,8 @@ function __numaplace_argument
             echo none
         case 'irqs:--interval' 'irqs:-i'
             echo none
+        case 'irqs:--output' 'irqs:-o'
+            echo none
         case 'advise:--policy' 'advise:-p'
             echo policy
         case 'advise:--app-cpus'
@@ -42,10 +44,14 @@ function __numaplace_argument
             echo dir
         case 'history:--state-dir'
             echo dir
+        case 'history:--output' 'history:-o'
+            echo none
         case 'history:--keep'
             echo none
         case 'profile:--profile-dir'
             echo dir
+        case 'profile:--output' 'profile:-o'
+            echo none
         case 'run:--near'
             echo device
     end
@@ -72,11 +78,14 @@ function __numaplace_commands
         help 'Show the commands, or the help of one command.'
 end
 
+# Their options end at the first operand (a command line follows).
+set -g __numaplace_options_end run
+
 # One part of the line before the cursor: "root" (the global --root),
 # "command", "operands", "profile-dirs" (as --profile-dir=DIR), "pending"
 # (an option waiting for its argument) or "options" (the command, while
-# options may come). Options end at the first operand (np_opt_next), except
-# for profile, which takes them after its subcommand too.
+# options may come). Options may follow operands (getopt_long permutes),
+# except after "--" and for the commands of $__numaplace_options_end.
 function __numaplace_words --argument-names what
     set -l words (commandline -opc)
     set -e words[1]
@@ -95,7 +104,7 @@ function __numaplace_words --argument-names what
                 set cmd $w
             else
                 set -a operands $w
-                test "$cmd" = profile; or set only 1
+                contains -- $cmd $__numaplace_options_end; and set only 1
             end
             continue
         else if test "$w" = --
@@ -163,7 +172,7 @@ function __numaplace_list --argument-names dir desc
     end
 end
 
-# The profile names: the first column of 'numaplace profile list', under its header.
+# The profile names: 'numaplace profile list -n -o name'.
 function __numaplace_profiles
     set -l prog (commandline -opc)[1]
     set -l root (__numaplace_words root)
@@ -171,11 +180,7 @@ function __numaplace_profiles
     if test -n "$root"
         set args --root=$root
     end
-    set -l lines (command $prog $args profile (__numaplace_words profile-dirs) list 2>/dev/null)
-    set -q lines[1]; and set -e lines[1]
-    for line in $lines
-        string replace -r -- ' .*' '' $line
-    end
+    command $prog $args profile (__numaplace_words profile-dirs) list -n -o name 2>/dev/null
 end
 
 # The values of kind $kind on the machine under the global --root.
@@ -224,29 +229,37 @@ end
 
 complete -c numaplace -f
 complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
-complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR instead of this machine'
+complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT'
 complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
 complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
 
 # report
 complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
+complete -c numaplace -n '__numaplace_option report' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option report' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo
 complete -c numaplace -n '__numaplace_option topo' -s j -l json -d 'print JSON instead of tables'
+complete -c numaplace -n '__numaplace_option topo' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option topo' -s c -l cpus -d 'also list every CPU with its node, package, core and siblings'
 complete -c numaplace -n '__numaplace_option topo' -s h -l help -d 'show this help'
 
 # devices
 complete -c numaplace -n '__numaplace_option devices' -s a -l all -d 'list every PCI function, not only the ones that matter'
 complete -c numaplace -n '__numaplace_option devices' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option devices' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option devices' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand devices many' -a '(__numaplace_values device)'
 
 # irqs
 complete -c numaplace -n '__numaplace_option irqs' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option irqs' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between'
+complete -c numaplace -n '__numaplace_option irqs' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option irqs' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option irqs' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option irqs' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
 
@@ -259,11 +272,13 @@ complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__nu
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'also write the plan as a profile for \'numaplace apply\''
 complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
 
 # apply
 complete -c numaplace -n '__numaplace_option apply' -s n -l dry-run -d 'print the plan (file, current, new) and write nothing'
 complete -c numaplace -n '__numaplace_option apply' -s j -l json -d 'print JSON: {"changed": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option apply' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
@@ -274,6 +289,7 @@ complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values
 
 # verify
 complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
+complete -c numaplace -n '__numaplace_option verify' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option verify' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option verify' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_values profile-name)'
@@ -281,40 +297,58 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
 complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
-complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
+complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option revert' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this help'
 
 # enable
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
+complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
 
 # disable
 complete -c numaplace -n '__numaplace_option disable' -s j -l json -d 'print JSON: {"disabled": true|false, "file": PATH}'
+complete -c numaplace -n '__numaplace_option disable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this help'
 
 # history
 complete -c numaplace -n '__numaplace_option history' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option history' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option history' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
 complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile
 complete -c numaplace -n '__numaplace_option profile' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option profile' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option profile' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option profile' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option profile' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option profile' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option profile' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_values profile)'
 
 # run
 complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
 complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
+complete -c numaplace -n '__numaplace_option run' -s j -l json -d 'with --print, print JSON: {"device": ADDR, "cpus": LIST, "memory_nodes": LIST}'
+complete -c numaplace -n '__numaplace_option run' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'
 
 # snapshot
+complete -c numaplace -n '__numaplace_option snapshot' -s j -l json -d 'print JSON: {"output": OUT, "files": N, ...}'
+complete -c numaplace -n '__numaplace_option snapshot' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option snapshot' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand snapshot many' -F
 

@@ -451,6 +451,42 @@ static int net_recs(struct planner *p, size_t di)
 	return rc;
 }
 
+/* Every IRQ requested from now on (a driver loaded, a device hot-plugged,
+ * a queue added) starts on default_smp_affinity. When that includes CPUs
+ * the plan keeps free of IRQs, they get interrupts until someone notices:
+ * recommend the usable (housekeeping) CPUs. Otherwise nothing. */
+static int default_irq_rec(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	const struct np_irqs *irqs = &m->irqs;
+	struct np_cpuset bad = NP_CPUSET_INIT;
+	if (!irqs->has_default_affinity || np_cpuset_empty(&p->usable))
+		return 0;
+	int rc = np_cpuset_copy(&bad, &irqs->default_affinity);
+	np_cpuset_and(&bad, &m->topo.online);
+	np_cpuset_andnot(&bad, &p->usable);
+	if (rc == 0 && !np_cpuset_empty(&bad)) {
+		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1 };
+		const struct np_cpuset *why_set[] = { &m->topo.isolated, &m->topo.nohz_full, &p->opts->exclude };
+		static const char *const why_name[] = { "isolated", "nohz_full", "excluded" };
+		char why[48] = "";
+		for (size_t i = 0; i < 3; i++)
+			if (np_cpuset_intersects(&bad, why_set[i]))
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", *why ? ", " : "",
+					 why_name[i]);
+		char *list = list_text(&bad);
+		r.current = list_text(&irqs->default_affinity);
+		r.recommended = list_text(&p->usable);
+		if (!list || asprintf(&r.reason, "new IRQs would start on CPUs %s (%s): start them on the usable CPUs",
+				      list, why) < 0)
+			r.reason = NULL;
+		free(list);
+		rc = add_rec(p->plan, &r);
+	}
+	np_cpuset_free(&bad);
+	return rc;
+}
+
 int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -487,6 +523,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		if ((rc = block_recs(&p, di)) == 0)
 			rc = net_recs(&p, di);
 	}
+	if (rc == 0 && !opts->devices_only)
+		rc = default_irq_rec(&p);
 	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
 		np_cpuset_free(&p.target[i]);
 		free(p.target_why[i]);
@@ -599,4 +637,23 @@ int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
 	if (!line || rc)
 		return np_fail(ctx, -EINVAL, "'%s/proc/%d/status': no readable Cpus_allowed_list", ctx->root, pid);
 	return 0;
+}
+
+int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const char *cpus, int node, int pid,
+		struct np_cpuset *out)
+{
+	if (cpus) {
+		if (np_cpuset_parse_list(out, cpus) || np_cpuset_empty(out))
+			return np_fail(ctx, -EINVAL, "--app-cpus: '%s' is not a CPU list such as 0-3,8", cpus);
+		return 0;
+	}
+	if (node >= 0) {
+		const struct np_node *n = np_topology_node(topo, node);
+		if (!n)
+			return np_fail(ctx, -EINVAL, "--app-node: there is no node %d", node);
+		if (np_cpuset_empty(&n->cpus))
+			return np_fail(ctx, -EINVAL, "--app-node: node %d has no CPUs (memory only)", node);
+		return np_cpuset_copy(out, &n->cpus);
+	}
+	return pid >= 0 ? np_process_cpus(ctx, pid, out) : 0;
 }

@@ -31,6 +31,8 @@ struct np_advise_opts {
 	struct np_cpuset app_cpus;   /* where the application runs (app policy, rq_affinity, RPS) */
 	struct np_cpuset exclude;    /* CPUs kept free of IRQs */
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
+	bool devices_only;           /* the devices' settings only, nothing machine-wide
+				      * (profile rules speak for the devices they match) */
 };
 
 struct np_rec {
@@ -64,6 +66,11 @@ void np_plan_free(struct np_plan *plan);
 
 /* The CPUs a process may run on (Cpus_allowed_list of /proc/PID/status). */
 int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out);
+/* The application's CPUs from the one of cpus (a list; non-NULL), node or
+ * pid (>= 0) given. Returns 0, -EINVAL for a list or node that cannot be
+ * (ctx->err says why), or what np_process_cpus returns. */
+int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const char *cpus, int node, int pid,
+		struct np_cpuset *out);
 
 /* The plan as a settings profile (every planned value, changed or not), named
  * by stable identity: PCI address and queue index where the index is unique

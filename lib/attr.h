@@ -8,8 +8,12 @@
  * Adding a kind takes: one row in np_attrs[] (attr.c) and its enum value
  * here; one reader that puts its current value into the machine model
  * (machine.h); one advisor rule (advise.c) when numaplace should recommend a
- * value; its section in man/numaplace-profile.5. Profiles, resolve, apply,
- * verify, revert and snapshot follow from the row. */
+ * value; its section in man/numaplace-profile.5 (and its line in the
+ * DESCRIPTION of numaplace.8). Profiles, resolve, apply, verify, revert,
+ * the journal and snapshot follow from the row, as long as the kind belongs
+ * to a target numaplace knows (an IRQ, a network queue, a block device, the
+ * machine); a new sort of target (per CPU, per node) also needs its keys
+ * read in profile.c and looked up in resolve.c. */
 #ifndef NUMAPLACE_ATTR_H
 #define NUMAPLACE_ATTR_H
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "sysfs.h"
 
 /* The kernel numbers IRQs below IRQ_BITMAP_BITS (NR_IRQS + 8196, about half a
@@ -103,6 +104,7 @@ void np_irqs_free(struct np_irqs *irqs)
 	for (size_t i = 0; i < irqs->nwarnings; i++)
 		free(irqs->warnings[i]);
 	free(irqs->warnings);
+	np_cpuset_free(&irqs->default_affinity);
 	memset(irqs, 0, sizeof(*irqs));
 }
 
@@ -577,6 +579,18 @@ static bool has_flag(const char *text, const char *flag)
 	return false;
 }
 
+/* A mask file (lists exist only per IRQ). Absent (old kernels, roots that
+ * lack it) leaves it unknown; unreadable or malformed is a warning. */
+static int read_default_affinity(struct np_ctx *ctx, struct np_irqs *out, size_t *dropped)
+{
+	int rc = np_read_cpumask(ctx, &out->default_affinity, "%s", np_attrs[NP_ATTR_DEFAULT_IRQ_AFFINITY].path);
+	out->has_default_affinity = rc == 0;
+	if (rc == 0 || rc == -ENOENT)
+		return 0;
+	np_cpuset_free(&out->default_affinity);
+	return rc == -ENOMEM ? rc : warn(out, dropped, "%s", ctx->err);
+}
+
 int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out)
 {
 	int rc = np_irqs_read_counts(ctx, topo, out);
@@ -609,6 +623,8 @@ int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_i
 			rc = warn(out, &dropped, "%s", ctx->err);
 		}
 	}
+	if (!rc)
+		rc = read_default_affinity(ctx, out, &dropped);
 	char where[PATH_MAX];
 	if (!rc && dropped && !(rc = np_sysfs_path(ctx, where, "/proc/irq")))
 		rc = warn_dropped(out, dropped, where, "unreadable or malformed IRQ files skipped");

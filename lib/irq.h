@@ -51,11 +51,15 @@ struct np_irqs {
 	char **warnings;   /* rows skipped, with file and line */
 	size_t nwarnings;
 	bool debugfs;      /* /sys/kernel/debug/irq was readable: managed state is known */
+	/* Where a newly requested IRQ starts (attr default_irq_affinity);
+	 * unknown when the file is absent or unreadable. */
+	struct np_cpuset default_affinity;
+	bool has_default_affinity;
 };
 
 /* Parses /proc/interrupts (columns mapped by the header's CPUn names, so
  * offline CPUs are handled), then reads /proc/irq/N/{smp_affinity_list,
- * effective_affinity_list} and the managed state. Malformed rows are skipped
+ * effective_affinity_list}, the managed state and the default affinity. Malformed rows are skipped
  * with a warning; an unreadable or headerless file is an error. */
 int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
 /* Counts only (for --interval sampling): same parse, no /proc/irq reads. */

@@ -120,7 +120,33 @@ int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, st
 	return 0;
 }
 
-int np_machine_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds)
+static bool device_has_irqs(const struct np_machine *m, size_t di)
+{
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)di)
+			return true;
+	return false;
+}
+
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected)
+{
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
+	for (int f = 0; f < nfilters; f++) {
+		bool any = false;
+		for (size_t i = 0; i < m->pci.ndevs; i++)
+			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
+				selected[i] = any = true;
+		if (!any)
+			return np_fail(ctx, -ENOENT,
+				       "no PCI function matches '%s' (an address, interface, block device or driver)",
+				       filters[f]);
+	}
+	return 0;
+}
+
+int np_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds)
 {
 	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)

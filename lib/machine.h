@@ -18,9 +18,6 @@ struct np_machine {
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
 void np_machine_free(struct np_machine *m);
-/* Replaces each IRQ's counts (total, per node, the CPUs it ran on) by what it
- * handled during the next `seconds`: where IRQs run now, not since boot. */
-int np_machine_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
 /* The node a device's locality is judged by: its numa_node, else the one
  * node whose CPUs are exactly its local CPUs (*inferred set), else -1. */
@@ -45,5 +42,15 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 
 /* Nodes of the CPUs in set, as a set of node ids. */
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes);
+
+/* Marks the devices a command shows (selected: one per PCI function): those
+ * matching any filter, else those that matter (every one with all).
+ * Returns 0, or -ENOENT when a filter matches nothing. */
+struct np_ctx;
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected);
+/* Replaces each IRQ's counts with what it handled during the next seconds:
+ * /proc/interrupts read again then, less what m has. Returns 0 or -errno. */
+int np_sample_irqs(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
 #endif

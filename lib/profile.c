@@ -431,7 +431,7 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 		if (!f[2])
 			return missing(ps, s->where, "value", "0, 1 or 2");
 		subpath(path, s->where, "value");
-		return get_int(ps, f[2], path, 0, 2, "0, 1 or 2", &s->value);
+		return get_int(ps, f[2], path, np_attrs[attr].min, np_attrs[attr].max, "0, 1 or 2", &s->value);
 
 	case NP_ATTR_RPS_CPUS:
 	case NP_ATTR_XPS_CPUS:

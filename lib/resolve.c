@@ -24,11 +24,16 @@ void np_resolved_free(struct np_resolved *r)
 /* Adds the change of attr for t to value (taken), replacing an earlier
  * change of the same file: a later setting for a file wins. Settings and
  * rules alike come here. */
-static int add_change(struct np_resolved *r, enum np_attr attr, const struct np_target *t, char *value)
+static int add_change(struct np_ctx *ctx, const struct np_profile *p, struct np_resolved *r, enum np_attr attr,
+		      const struct np_target *t, char *value)
 {
 	struct np_change c;
 	int rc = value ? np_change_make(&c, attr, t, value) : -ENOMEM;
 	free(value);
+	/* The names were checked before; the table refuses them again. */
+	if (rc == -EINVAL)
+		return np_fail(ctx, rc, "%s: %s: a name that cannot be part of the path '%s'", p->file,
+			       np_attr_name(attr), np_attrs[attr].path);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->n; i++) {
@@ -136,7 +141,7 @@ static int irq_change(struct np_ctx *ctx, const struct np_machine *m, const stru
 			       p->file, s->where, irq->irq, irq->name, dev,
 			       irq->managed == NP_MANAGED_INFERRED ? " (its driver uses managed vectors)" : "");
 	struct np_target t = { .irq = irq->irq, .queue = -1, .device = dev, .vector = irq->name };
-	return add_change(out, NP_ATTR_IRQ_AFFINITY, &t, cpus_value(m, NP_ATTR_IRQ_AFFINITY, cpus));
+	return add_change(ctx, p, out, NP_ATTR_IRQ_AFFINITY, &t, cpus_value(m, NP_ATTR_IRQ_AFFINITY, cpus));
 }
 
 static int resolve_irq_setting(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
@@ -204,7 +209,7 @@ static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const
 		else if (s->value < np_attrs[attr].min || s->value > np_attrs[attr].max)
 			rc = np_fail(ctx, -EINVAL, "%s: %s.value: %d, expected 0, 1 or 2", p->file, s->where, s->value);
 		else
-			rc = add_change(out, attr, &t, fmt("%d", s->value));
+			rc = add_change(ctx, p, out, attr, &t, fmt("%d", s->value));
 		break;
 	case NP_ATTR_RPS_CPUS:
 	case NP_ATTR_XPS_CPUS:
@@ -215,7 +220,7 @@ static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const
 			rc = np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no %s queue %d with %s", p->file, s->where,
 				     s->net, attr == NP_ATTR_RPS_CPUS ? "receive" : "transmit", s->queue, name);
 		else if (!(rc = online_cpus(ctx, m, p, s, &cpus, np_attrs[attr].empty_ok)))
-			rc = add_change(out, attr, &t, cpus_value(m, attr, &cpus));
+			rc = add_change(ctx, p, out, attr, &t, cpus_value(m, attr, &cpus));
 		break;
 	default:
 		/* Machine-wide kinds: a file every kernel with the feature has. */
@@ -224,7 +229,7 @@ static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const
 			rc = np_fail(ctx, -EINVAL, "%s: %s.kind: this machine has no %s ('%s')", p->file, s->where,
 				     name, path ? path : np_attrs[attr].path);
 		else if (!(rc = online_cpus(ctx, m, p, s, &cpus, np_attrs[attr].empty_ok)))
-			rc = add_change(out, attr, &t, cpus_value(m, attr, &cpus));
+			rc = add_change(ctx, p, out, attr, &t, cpus_value(m, attr, &cpus));
 		break;
 	}
 	free(path);
@@ -268,7 +273,7 @@ static bool rule_matches(const struct np_rule *r, const struct np_pci_dev *d)
 static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 			 struct np_resolved *out)
 {
-	struct np_advise_opts o = { .policy_name = "profile" };
+	struct np_advise_opts o = { .policy_name = "profile", .devices_only = true };
 	struct np_plan plan = { 0 };
 	o.devices = calloc(m->pci.ndevs + 1, sizeof(*o.devices));
 	if (!o.devices)
@@ -302,9 +307,9 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
 		struct np_cpuset set = NP_CPUSET_INIT;
 		if (np_attrs[r->kind].value == NP_VALUE_INT)
-			rc = add_change(out, r->kind, &t, strdup(r->recommended));
+			rc = add_change(ctx, p, out, r->kind, &t, strdup(r->recommended));
 		else if (!(rc = np_cpuset_parse_list(&set, r->recommended)))
-			rc = add_change(out, r->kind, &t, cpus_value(m, r->kind, &set));
+			rc = add_change(ctx, p, out, r->kind, &t, cpus_value(m, r->kind, &set));
 		np_cpuset_free(&set);
 	}
 	/* What the rules could not do is worth telling, not failing on. */

@@ -74,11 +74,6 @@ static enum np_value_kind kind_of(const struct np_change *c)
 	return np_attrs[c->attr].value;
 }
 
-static const char *kind_name(enum np_value_kind kind)
-{
-	return np_value_kind_name(kind);
-}
-
 /* ---- values ---- */
 
 /* ROOT + path for messages, so the user sees the file really touched. */
@@ -126,7 +121,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 		*current = NULL;
 	if (!want) {
 		rc = np_fail(ctx, -EINVAL, "'%s' is not a valid %s value for '%s'",
-			     np_excerpt(value ? value : "", ex, sizeof(ex)), kind_name(kind),
+			     np_excerpt(value ? value : "", ex, sizeof(ex)), np_value_kind_name(kind),
 			     full_path(ctx, path, fp));
 		goto out;
 	}
@@ -136,7 +131,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 	have = np_value_normalize(kind, cur);
 	if (!have) {
 		rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
-			     full_path(ctx, path, fp), kind_name(kind),
+			     full_path(ctx, path, fp), np_value_kind_name(kind),
 			     np_excerpt(cur, ex, sizeof(ex)));
 		goto out;
 	}
@@ -217,6 +212,8 @@ void np_txns_free(struct np_txn *txns, size_t count)
 	free(txns);
 }
 
+/* The copy's target is read from its (validated) path, as a journal's is:
+ * a transaction never holds a target its path does not say. */
 static int change_copy(struct np_change *dst, const struct np_change *src)
 {
 	dst->attr = src->attr;
@@ -224,11 +221,8 @@ static int change_copy(struct np_change *dst, const struct np_change *src)
 	dst->subject = strdup(subject_of(src));
 	dst->old_value = strdup(src->old_value);
 	dst->new_value = strdup(src->new_value);
-	dst->target = src->target;
-	dst->target.net = src->target.net ? strdup(src->target.net) : NULL;
-	dst->target.block = src->target.block ? strdup(src->target.block) : NULL;
 	if (!dst->path || !dst->subject || !dst->old_value || !dst->new_value ||
-	    (src->target.net && !dst->target.net) || (src->target.block && !dst->target.block)) {
+	    np_attr_match(dst->path, &dst->target) != (int)dst->attr) {
 		np_change_free(dst);
 		return -ENOMEM;
 	}
@@ -462,7 +456,7 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 		 * revert this journal after a downgrade. */
 		if (!cJSON_AddStringToObject(o, "path", c->path) ||
 		    !cJSON_AddStringToObject(o, "attr", np_attr_name(c->attr)) ||
-		    !cJSON_AddStringToObject(o, "kind", kind_name(kind_of(c))) ||
+		    !cJSON_AddStringToObject(o, "kind", np_value_kind_name(kind_of(c))) ||
 		    !cJSON_AddStringToObject(o, "subject", subject_of(c)) ||
 		    !cJSON_AddStringToObject(o, "old", c->old_value) ||
 		    !cJSON_AddStringToObject(o, "new", c->new_value))
@@ -853,6 +847,9 @@ static unsigned journal_count(struct state *st)
 			close(fd);
 		return 0;
 	}
+	/* The dup shares its offset with txnfd, which the pending check has
+	 * read to the end: without this, every count after it was 0. */
+	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		size_t len = strlen(de->d_name);
 		n += len > strlen(JOURNAL_EXT) && !strcmp(de->d_name + len - strlen(JOURNAL_EXT), JOURNAL_EXT);
@@ -1050,7 +1047,7 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 		char *norm = np_value_normalize(kind_of(c), old);
 		if (!norm) {
 			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
-				     full_path(ctx, c->path, fp), kind_name(kind_of(c)),
+				     full_path(ctx, c->path, fp), np_value_kind_name(kind_of(c)),
 				     np_excerpt(old, ex, sizeof(ex)));
 			free(old);
 			return with_subject(ctx, rc, c);

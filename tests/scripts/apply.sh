@@ -130,6 +130,39 @@ test_bad_profiles_exit_2_and_write_nothing() {
 	[ ! -e "$ROOT/var/lib/numaplace/txn" ] || [ -z "$(ls "$ROOT/var/lib/numaplace/txn")" ] || die "a journal was written"
 }
 
+# default_irq_affinity, the kind added by one table row: advised on a machine
+# with isolated CPUs, written as a mask, verified, and reverted byte for byte.
+test_default_irq_affinity_round_trip() {
+	rm -rf "$WORK/rt" "$WORK/rt-orig"
+	cp -a "$FIXTURES/smt-isolated" "$WORK/rt"
+	cp -a "$FIXTURES/smt-isolated" "$WORK/rt-orig"
+	ROOT=$WORK/rt
+	local f=proc/irq/default_smp_affinity out
+	np advise --json | jq -e '.recommendations[] | select(.kind == "default_irq_affinity")
+		| select(.current == "0-15" and .recommended == "0-2,4-10,12-15" and .device == null)' >/dev/null ||
+		die "advise does not move new IRQs off the isolated CPUs 3 and 11"
+	printf '%s\n' '{"format": "numaplace-profile/1", "name": "housekeeping",
+		"settings": [{"kind": "default_irq_affinity", "cpus": "0-2,4-10,12-15"}]}' >"$WORK/d.json"
+	np profile validate "$WORK/d.json" >/dev/null || die "profile validate refuses default_irq_affinity"
+	out=$(np apply --json "$WORK/d.json")
+	expect_eq /proc/irq/default_smp_affinity "$(jq -r '.changes[0].path' <<<"$out")" "path written"
+	expect_eq f7f7 "$(cat "$ROOT/$f")" "default_smp_affinity after apply (a mask)"
+	np verify "$WORK/d.json" >/dev/null || die "verify after apply: exit $?"
+	expect_eq 0 "$(np advise --json | jq '[.recommendations[] | select(.kind == "default_irq_affinity")] | length')" \
+		"advise after apply still recommends a default affinity"
+	np revert >/dev/null
+	same_tree
+	# The kernel refuses a default mask without CPUs: so does the profile.
+	bad_profile default-empty '{"format": "numaplace-profile/1", "name": "bad",
+		"settings": [{"kind": "default_irq_affinity", "cpus": ""}]}' "settings[0].cpus"
+	bad_profile default-keys '{"format": "numaplace-profile/1", "name": "bad",
+		"settings": [{"kind": "default_irq_affinity", "net": "eth0", "cpus": "0"}]}' "not a key of default_irq_affinity"
+	# The irqbalance file is apply's own business, not a profile's.
+	bad_profile irqbalance-kind '{"format": "numaplace-profile/1", "name": "bad",
+		"settings": [{"kind": "irqbalance_config", "cpus": "0"}]}' "settings[0].kind"
+	same_tree
+}
+
 # --- live, on this machine's kernel
 
 live_eth0_ok() {

@@ -110,3 +110,29 @@ test_apply_boot_bans_in_the_transaction() {
 	npb revert --state-dir "$STATE" >/dev/null
 	cmp -s "$WORK/boot-irqb.orig" "$ROOT/etc/default/irqbalance" || die "revert did not restore the file"
 }
+
+# enable, apply, revert, history and disable say the same in JSON: one object
+# each, "schema" first, the transaction by the ID that history lists.
+test_json_of_the_writing_commands() {
+	boot_root
+	local out id
+	out=$(npb enable --json "$WORK/boot-megasas.json" 2>/dev/null)
+	expect_eq '["schema",true,"megasas-node1",2]' "$(jq -c '[keys_unsorted[0], .enabled, .profile, .values]' <<<"$out")" \
+		"enable --json"
+	out=$(npb apply --json --irqbalance=ignore --state-dir "$STATE" "$WORK/boot-megasas.json")
+	id=$(jq -r .transaction <<<"$out")
+	[ -n "$id" ] && [ "$id" != null ] || die "apply --json names no transaction: $out"
+	expect_eq "$id" "$(npb history --state-dir "$STATE" --json | jq -r '.transactions[-1].id')" "history --json"
+	expect_eq "$id" "$(npb history --state-dir "$STATE" -n -r -o id | tail -n 1)" "history -n -r -o id"
+	out=$(npb revert --json --state-dir "$STATE")
+	expect_eq "[\"schema\",true,\"$id\",2]" "$(jq -c '[keys_unsorted[0], .reverted, .transaction, (.changes | length)]' <<<"$out")" \
+		"revert --json"
+	# What revert restored is what apply wrote, the other way round.
+	expect_eq "$(jq -c '[.changes[] | .old]' <<<"$out")" \
+		"$(cd "$FIXTURES/r715" && cat proc/irq/34/smp_affinity_list sys/class/net/eth0/queues/rx-0/rps_cpus | jq -Rcs 'split("\n")[:-1]')" \
+		"revert --json: the old values"
+	out=$(npb disable --json)
+	expect_eq '["schema",true]' "$(jq -c '[keys_unsorted[0], .disabled]' <<<"$out")" "disable --json"
+	out=$(npb disable --json)
+	expect_eq false "$(jq .disabled <<<"$out")" "disable --json with nothing enabled"
+}

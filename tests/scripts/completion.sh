@@ -65,7 +65,7 @@ test_committed_completions_are_current() {
 test_bash_completes_commands() {
 	# Commands, options, and the values the tables name.
 	expect_completions "numaplace to" topo
-	expect_completions "numaplace topo --" --json --cpus --help
+	expect_completions "numaplace topo --" --json --pretty --cpus --help
 	expect_completions "numaplace --" --root --help --version
 	expect_completions "numaplace advise --policy " local app spread
 	expect_completions "numaplace advise -p sp" spread
@@ -81,9 +81,12 @@ test_bash_completes_commands() {
 	# A command the script does not know takes files.
 	expect_offered "numaplace no-such-command $TOP/Makef" "$TOP/Makefile"
 
-	# Options end at the first operand, as np_opt_next parses them ...
-	expect_completions "numaplace devices lo --"
-	# ... except for profile, and after profile show come the profile names.
+	# Options may follow operands, as getopt_long permutes them ...
+	expect_completions "numaplace devices lo --" --all --json --pretty --help
+	# ... but not after "--", nor in the command line that run runs.
+	expect_completions "numaplace devices -- lo --"
+	expect_completions "numaplace run --near lo sh --"
+	# After profile show come the profile names.
 	expect_completions "numaplace profile list --profile-" --profile-dir
 	local names=() file
 	for file in "$TOP"/profiles/*.json; do

@@ -204,3 +204,36 @@ test_help_matches_man() {
 	done
 	[ "$n" -ge "$(help_commands | wc -l)" ] || die "expected an option line (at least --help) per command, found $n"
 }
+
+# Every key of every command's JSON is in the JSON OUTPUT section: the keys
+# the commands print on the fixtures (object keys at any depth; per_node's
+# node ids are values, not names).
+test_json_keys_documented() {
+	local text r715=$FIXTURES/r715 keys key missing=()
+	text=$(section_text "$MAN8" "JSON OUTPUT"; for s in topo devices irqs report advise apply verify revert enable disable history profile run snapshot; do
+		section_text "$MAN8" "JSON OUTPUT" "$s"; done)
+	[ -n "$text" ] || die "man/numaplace.8 has no JSON OUTPUT section"
+	keys=$( {
+		"$NUMAPLACE" --root "$r715" report --json
+		"$NUMAPLACE" --root "$FIXTURES/amd16" advise --policy spread --json
+		"$NUMAPLACE" --root "$r715" irqs --json --interval 0.01
+		"$NUMAPLACE" --root "$r715" history --json
+		"$NUMAPLACE" --root "$r715" profile list --json
+		"$NUMAPLACE" --root "$r715" profile show network-local --json | jq 'del(.profile)'
+		"$NUMAPLACE" --root "$r715" run --near eth4 --print --json
+		"$NUMAPLACE" --root "$r715" disable --json
+		"$NUMAPLACE" profile validate "$TOP/profiles/network-local.json" --json
+		rm -rf "$WORK/man-snapshot"
+		"$NUMAPLACE" --root "$FIXTURES/onenode" snapshot --json "$WORK/man-snapshot"
+	} | jq -r '[paths | .[] | strings | select(test("^[0-9]+$") | not)] | unique[]' | sort -u)
+	[ -n "$keys" ] || die "no JSON keys found"
+	for key in $keys; do
+		grep -qw -- "$key" <<<"$text" || missing+=("$key")
+	done
+	[ ${#missing[@]} -eq 0 ] || die "JSON keys not in the JSON OUTPUT section of man/numaplace.8: ${missing[*]}"
+	# And every column of the table commands, which -o and --json take.
+	for key in $("$NUMAPLACE" --root "$r715" irqs -o help | awk 'NR > 1 { print $1 }') \
+		$("$NUMAPLACE" --root "$r715" history -o help | awk 'NR > 1 { print $1 }'); do
+		grep -qw -- "$key" <<<"$text" || die "column '$key' is not in the JSON OUTPUT section"
+	done
+}

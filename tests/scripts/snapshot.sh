@@ -144,7 +144,7 @@ test_snapshot_live() {
 	take_snapshot "" "$out"
 	live=$("$NUMAPLACE" report --json | jq -S "$filter") || die "report failed on this machine"
 	snap=$("$NUMAPLACE" --root "$out" report --json | jq -S "$filter") || die "report failed on the snapshot"
-	if [ "$(jq .irqbalance <<<"$live")" = true ]; then
+	if [ "$(jq .irqbalance.running <<<"$live")" = true ]; then
 		live=$(jq -S 'del(.irqs[].affinity, .irqs[].effective, .irqs[].effective_nodes)' <<<"$live")
 		snap=$(jq -S 'del(.irqs[].affinity, .irqs[].effective, .irqs[].effective_nodes)' <<<"$snap")
 	fi

@@ -873,6 +873,10 @@ static void test_list_oldest_first(void **state)
 		free_olds(c, NCHANGES);
 		ids[i] = strdup(txn.id);
 		np_txn_free(&txn);
+		/* The third in another second: its sequence number still counts
+		 * the journals before it (it once restarted at 1 there). */
+		if (i == 1)
+			sleep(1);
 	}
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
 	assert_file(f, IRQ45, "0");

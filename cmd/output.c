@@ -1,0 +1,404 @@
+#include "output.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/cpuset.h"
+
+/* ---- values ---- */
+
+int np_val_null(struct np_value *v)
+{
+	*v = (struct np_value){ .type = NP_VAL_NULL };
+	return 0;
+}
+
+int np_val_take(struct np_value *v, char *s)
+{
+	*v = (struct np_value){ .type = s ? NP_VAL_STRING : NP_VAL_NULL, .s = s, .owned = s };
+	return 0;
+}
+
+int np_val_str(struct np_value *v, const char *s)
+{
+	*v = (struct np_value){ .type = s ? NP_VAL_STRING : NP_VAL_NULL, .s = s };
+	return 0;
+}
+
+int np_val_int(struct np_value *v, long long i)
+{
+	*v = (struct np_value){ .type = NP_VAL_INT, .i = i };
+	return 0;
+}
+
+int np_val_number(struct np_value *v, double d)
+{
+	*v = (struct np_value){ .type = NP_VAL_NUMBER, .d = d };
+	return 0;
+}
+
+int np_val_bool(struct np_value *v, bool b)
+{
+	*v = (struct np_value){ .type = NP_VAL_BOOL, .b = b };
+	return 0;
+}
+
+int np_val_share(struct np_value *v, double fraction)
+{
+	*v = (struct np_value){ .type = NP_VAL_SHARE, .d = fraction };
+	return 0;
+}
+
+int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null)
+{
+	if (empty_null && np_cpuset_empty(set))
+		return np_val_null(v);
+	char *text = np_cpuset_format_list(set);
+	return text ? np_val_take(v, text) : -ENOMEM;
+}
+
+int np_val_kb(struct np_value *v, unsigned long long kb)
+{
+	*v = (struct np_value){ .type = NP_VAL_KB, .i = (long long)kb };
+	return 0;
+}
+
+int np_val_time(struct np_value *v, long long seconds)
+{
+	*v = (struct np_value){ .type = NP_VAL_TIME, .i = seconds };
+	return 0;
+}
+
+static void value_free(struct np_value *v)
+{
+	free(v->owned);
+	cJSON_Delete(v->json);
+	np_val_null(v);
+}
+
+/* The cell text, allocated. */
+static char *value_text(const struct np_column *c, const struct np_value *v)
+{
+	char *text = NULL;
+	switch (v->type) {
+	case NP_VAL_NULL:
+		return strdup(c->null_text ? c->null_text : "-");
+	case NP_VAL_STRING:
+	case NP_VAL_JSON:
+		return strdup(v->s && *v->s ? v->s : c->empty_text ? c->empty_text : "-");
+	case NP_VAL_INT:
+		return asprintf(&text, "%lld", v->i) < 0 ? NULL : text;
+	case NP_VAL_NUMBER:
+		return asprintf(&text, "%g", v->d) < 0 ? NULL : text;
+	case NP_VAL_BOOL:
+		return strdup(v->b ? "yes" : "no");
+	case NP_VAL_SHARE:
+		return asprintf(&text, "%.0f%%", 100 * v->d) < 0 ? NULL : text;
+	case NP_VAL_TIME: {
+		char when[32];
+		time_t tt = (time_t)v->i;
+		struct tm tm;
+		if (!localtime_r(&tt, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+			snprintf(when, sizeof(when), "%lld", v->i);
+		return strdup(when);
+	}
+	case NP_VAL_KB:
+		if (v->i >= 1024LL * 1024)
+			return asprintf(&text, "%.1fG", (double)v->i / (1024.0 * 1024.0)) < 0 ? NULL : text;
+		return asprintf(&text, "%lldM", v->i / 1024) < 0 ? NULL : text;
+	}
+	return NULL;
+}
+
+/* The JSON value; takes v's nested value. */
+static cJSON *value_json(struct np_value *v)
+{
+	cJSON *j = NULL;
+	switch (v->type) {
+	case NP_VAL_NULL:
+		return cJSON_CreateNull();
+	case NP_VAL_STRING:
+		if (!v->owned)
+			return cJSON_CreateString(v->s);
+		/* The item takes the string rather than a copy of it (4000 IRQs, 16 keys
+		 * each), cut to its length: a CPU list is formatted in room for every CPU. */
+		j = cJSON_CreateString("");
+		char *fit = j ? realloc(v->owned, strlen(v->owned) + 1) : NULL;
+		if (fit) {
+			cJSON_free(j->valuestring);
+			j->valuestring = fit;
+			v->owned = NULL;
+		} else if (j) {
+			cJSON_Delete(j);
+			j = NULL;
+		}
+		return j;
+	case NP_VAL_INT:
+	case NP_VAL_KB:
+	case NP_VAL_TIME:
+		return cJSON_CreateNumber((double)v->i);
+	case NP_VAL_NUMBER:
+	case NP_VAL_SHARE:
+		return cJSON_CreateNumber(v->d);
+	case NP_VAL_BOOL:
+		return cJSON_CreateBool(v->b);
+	case NP_VAL_JSON:
+		j = v->json;
+		v->json = NULL;
+		return j;
+	}
+	return NULL;
+}
+
+/* ---- tables ---- */
+
+static size_t count_columns(const struct np_column *cols)
+{
+	size_t n = 0;
+	while (cols[n].name)
+		n++;
+	return n;
+}
+
+static void print_columns(const struct np_command *cmd, const struct np_column *cols, const char *defaults)
+{
+	printf("The columns of 'numaplace %s' (-o NAME,...; the default: %s):\n", cmd->name, defaults);
+	for (const struct np_column *c = cols; c->name; c++)
+		printf("  %-16s %-11s %s\n", c->name, c->header, c->help);
+}
+
+/* The columns named in list (comma-separated), appended to t->shown. */
+static int select_columns(struct np_table *t, const struct np_command *cmd, const char *list)
+{
+	const char *p = list;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t i = 0;
+		for (; t->cols[i].name; i++)
+			if (strlen(t->cols[i].name) == len && !strncasecmp(t->cols[i].name, p, len))
+				break;
+		if (!t->cols[i].name)
+			return np_usage_error(cmd, "unknown column '%.*s' ('numaplace %s -o help' lists them)", (int)len,
+					      p, cmd->name);
+		t->shown[t->nshown++] = i;
+		p += len + (p[len] == ',');
+	}
+	if (!t->nshown)
+		return np_usage_error(cmd, "no columns given to --output");
+	return NP_CONTINUE;
+}
+
+int np_table_init(struct np_table *t, const struct np_command *cmd, const struct np_column *cols,
+		  const char *defaults, const struct np_table_opts *opts, bool json, const void *data)
+{
+	static const struct np_table_opts none = { 0 };
+	size_t ncols = count_columns(cols);
+	*t = (struct np_table){ .cols = cols, .data = data };
+	if (!opts)
+		opts = &none;
+	if (opts->columns && !strcmp(opts->columns, "help")) {
+		print_columns(cmd, cols, defaults);
+		return EXIT_OK;
+	}
+	/* A column may be asked for more than once: as many as the list has words. */
+	const char *list = opts->columns ? opts->columns : defaults;
+	size_t room = ncols + 1;
+	for (const char *p = list; *p; p++)
+		room += *p == ',';
+	t->shown = calloc(room, sizeof(*t->shown));
+	if (!t->shown)
+		return np_error("%s", strerror(ENOMEM));
+	int rc = NP_CONTINUE;
+	if (json && !opts->columns) {
+		/* JSON has every column, in the table's order. */
+		for (size_t i = 0; i < ncols; i++)
+			t->shown[t->nshown++] = i;
+	} else {
+		rc = select_columns(t, cmd, list);
+	}
+	if (rc == NP_CONTINUE && json && !(t->rows = cJSON_CreateArray()))
+		rc = np_error("%s", strerror(ENOMEM));
+	if (rc == NP_CONTINUE && !json) {
+		t->tb = scols_new_table();
+		if (!t->tb)
+			rc = np_error("%s", strerror(ENOMEM));
+	}
+	if (rc == NP_CONTINUE && t->tb) {
+		/* Two spaces between columns, as numaplace always printed them. */
+		scols_table_set_column_separator(t->tb, "  ");
+		scols_table_enable_noheadings(t->tb, opts->noheadings);
+		scols_table_enable_raw(t->tb, opts->raw);
+		if (opts->raw || opts->pairs)
+			scols_table_set_column_separator(t->tb, " ");
+		scols_table_enable_export(t->tb, opts->pairs);
+		scols_table_enable_shellvar(t->tb, opts->pairs);
+		for (size_t i = 0; i < t->nshown && rc == NP_CONTINUE; i++) {
+			const struct np_column *c = &cols[t->shown[i]];
+			/* The last column is never cut: nothing follows it to make room for. */
+			int flags = c->flags;
+			if (i == t->nshown - 1)
+				flags &= ~SCOLS_FL_TRUNC;
+			/* Words a script reads need no quoting: "EFFECTIVE_NODES", not "EFF NODES". */
+			char name[64];
+			size_t k = 0;
+			for (; (opts->raw || opts->pairs) && c->name[k] && k + 1 < sizeof(name); k++)
+				name[k] = (char)toupper((unsigned char)c->name[k]);
+			name[k] = '\0';
+			if (!scols_table_new_column(t->tb, k ? name : c->header, c->whint, flags))
+				rc = np_error("%s", strerror(ENOMEM));
+		}
+	}
+	if (rc != NP_CONTINUE)
+		np_table_free(t);
+	return rc;
+}
+
+int np_table_add(struct np_table *t, const void *row)
+{
+	struct libscols_line *ln = t->tb ? scols_table_new_line(t->tb, NULL) : NULL;
+	cJSON *o = t->rows ? cJSON_CreateObject() : NULL;
+	if ((t->tb && !ln) || (t->rows && !o))
+		return np_error("building the output: %s", strerror(ENOMEM));
+	if (o)
+		cJSON_AddItemToArray(t->rows, o);
+	for (size_t i = 0; i < t->nshown; i++) {
+		const struct np_column *c = &t->cols[t->shown[i]];
+		struct np_value v = { .text = ln != NULL };
+		int err = c->get(t->data, row, &v);
+		if (!err && ln) {
+			char *text = value_text(c, &v);
+			if (!text || scols_line_refer_data(ln, i, text)) {
+				free(text);
+				err = -ENOMEM;
+			}
+		}
+		if (!err && o) {
+			cJSON *j = value_json(&v);
+			if (!j || !cJSON_AddItemToObject(o, c->name, j)) {
+				cJSON_Delete(j);
+				err = -ENOMEM;
+			}
+		}
+		value_free(&v);
+		if (err)
+			return np_error("building the output: %s", strerror(-err));
+	}
+	return EXIT_OK;
+}
+
+cJSON *np_table_take_json(struct np_table *t)
+{
+	cJSON *rows = t->rows;
+	t->rows = NULL;
+	return rows;
+}
+
+int np_table_print(struct np_table *t, FILE *out)
+{
+	if (!t->tb)
+		return EXIT_OK;
+	/* Fit a terminal; a pipe or a file gets every character. */
+	scols_table_set_termforce(t->tb, isatty(fileno(out)) ? SCOLS_TERMFORCE_ALWAYS : SCOLS_TERMFORCE_NEVER);
+	return scols_table_set_stream(t->tb, out) || scols_print_table(t->tb)
+		       ? np_error("cannot print the table: %s", strerror(errno ? errno : EIO))
+		       : EXIT_OK;
+}
+
+void np_table_free(struct np_table *t)
+{
+	scols_unref_table(t->tb);
+	cJSON_Delete(t->rows);
+	free(t->shown);
+	*t = (struct np_table){ 0 };
+}
+
+/* ---- JSON documents ---- */
+
+/* Every allocation cJSON makes goes through here, so that one that failed
+ * anywhere in building a document is known when it is printed. */
+static bool json_alloc_failed;
+
+static void *json_malloc(size_t size)
+{
+	void *p = malloc(size);
+	if (!p)
+		json_alloc_failed = true;
+	return p;
+}
+
+/* Before main: no cJSON value may come from another allocator. */
+__attribute__((constructor)) static void json_hooks(void)
+{
+	cJSON_Hooks hooks = { json_malloc, free };
+	cJSON_InitHooks(&hooks);
+}
+
+/* Printing reports its own failure (NULL), and only with the default hooks
+ * does cJSON grow its buffer with realloc rather than copy it at each step:
+ * 0.5% of a 1024-CPU report. Both allocate with malloc, so the values built
+ * under one are freed under the other. */
+static char *json_text(const cJSON *doc, bool pretty)
+{
+	cJSON_InitHooks(NULL);
+	char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+	json_hooks();
+	return text;
+}
+
+cJSON *np_json_doc(void)
+{
+	cJSON *doc = cJSON_CreateObject();
+	if (doc && !cJSON_AddNumberToObject(doc, "schema", NP_JSON_SCHEMA)) {
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	return doc;
+}
+
+int np_print_json(cJSON *doc, bool pretty)
+{
+	bool failed = json_alloc_failed || !doc;
+	char *text = failed ? NULL : json_text(doc, pretty || isatty(STDOUT_FILENO));
+	cJSON_Delete(doc);
+	if (!text)
+		return np_error("cannot build the JSON output: %s", strerror(ENOMEM));
+	puts(text);
+	free(text);
+	return EXIT_OK;
+}
+
+cJSON *np_json_cpus(const struct np_cpuset *set, bool empty_null)
+{
+	if (empty_null && np_cpuset_empty(set))
+		return cJSON_CreateNull();
+	char *text = np_cpuset_format_list(set);
+	cJSON *j = text ? cJSON_CreateString(text) : NULL;
+	free(text);
+	if (!text)
+		json_alloc_failed = true;
+	return j;
+}
+
+void np_json_put(cJSON *o, const char *key, cJSON *item)
+{
+	bool ok = item && o && (key ? cJSON_AddItemToObject(o, key, item) : cJSON_AddItemToArray(o, item));
+	if (!ok) {
+		cJSON_Delete(item);
+		json_alloc_failed = true;
+	}
+}
+
+cJSON *np_json_str(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+cJSON *np_json_int(long long i, bool known)
+{
+	return known ? cJSON_CreateNumber((double)i) : cJSON_CreateNull();
+}

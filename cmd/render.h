@@ -1,0 +1,39 @@
+/* What more than one command shows: the topology, the devices and the IRQs
+ * (report shows all three), each described once for text and JSON. */
+#ifndef NUMAPLACE_RENDER_H
+#define NUMAPLACE_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "output.h"
+
+struct np_machine;
+struct np_topology;
+
+/* topo: a summary, the nodes table and, with per_cpu, the CPUs table. */
+/* Adds the topology's keys to o. Returns an exit status. */
+int np_topo_json(cJSON *o, const struct np_topology *topo);
+int np_topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
+/* What the topology could not read, one "numaplace: note:" line each. */
+void np_topo_print_notes(const struct np_topology *topo, FILE *out);
+
+/* devices: the selected ones (a flag per PCI function). */
+cJSON *np_devices_json(const struct np_machine *m, const bool *selected);
+void np_devices_print(const struct np_machine *m, const bool *selected, FILE *out);
+
+/* irqs: one row per IRQ, the row a struct np_irq, the data the machine. */
+extern const struct np_column np_irq_columns[];
+#define NP_IRQ_DEFAULT_COLUMNS \
+	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share"
+
+/* The changes of a transaction, as a JSON array of {path, subject, old, new}. */
+struct np_change;
+extern const struct np_column np_change_columns[];
+cJSON *np_changes_json(const struct np_change *changes, size_t n);
+
+/* irqbalance, the same object wherever it appears: {"running": bool, ...}. */
+cJSON *np_irqbalance_json(bool running);
+
+#endif

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" irqs eth4 -o irq,name,affinity_nodes,managed_source,remote_share -n

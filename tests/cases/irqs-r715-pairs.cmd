@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" irqs 34 40 -P -o irq,effective_nodes,remote_share

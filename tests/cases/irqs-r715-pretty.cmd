@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" irqs 34 --json --pretty -o irq,per_node

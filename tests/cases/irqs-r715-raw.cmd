@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" irqs eth4 -r -o irq,name,per_node,remote_share

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" profile list --json --profile-dir "$FIXTURES/../../profiles"

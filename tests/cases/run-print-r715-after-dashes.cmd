@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" run --near eth4 --print -- sh -x -c true
