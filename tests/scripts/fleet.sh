@@ -150,3 +150,15 @@ test_report_interval_counts_only_what_ran_in_between() {
 	npf report --interval 0 >/dev/null 2>&1 || status=$?
 	expect_eq 2 "$status" "--interval 0"
 }
+
+test_json_carries_the_warnings() {
+	fleet_root
+	local out
+	out=$(npf apply --dry-run --json --state-dir "$STATE" "$WORK/fleet.json" 2>"$WORK/fleet.err")
+	# The same lines as on stderr, without the "numaplace: " prefix.
+	expect_eq "$(sed 's/^numaplace: //' "$WORK/fleet.err")" "$(jq -r '.warnings[]' <<<"$out")" "warnings in the JSON"
+	[[ $(jq -r '.warnings[1]' <<<"$out") == "apply: WARNING: irqbalance is running and will move IRQ 34"* ]] ||
+		die "no irqbalance warning in the JSON: $out"
+	out=$(npf apply --dry-run --json --irqbalance=ignore --state-dir "$STATE" "$WORK/fleet.json")
+	expect_eq null "$(jq -c .warnings <<<"$out")" "warnings when nothing was said"
+}
