@@ -113,6 +113,9 @@ install: numaplace
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
 	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
 	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace-hold.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp
+	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service
 
 # Removes what install put there, and the directories that are left empty.
 .PHONY: uninstall
@@ -124,7 +127,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_numaplace \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/numaplace.fish \
 		$(addprefix $(DESTDIR)$(DATADIR)/profiles/,$(notdir $(wildcard profiles/*.json))) \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service
 	rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:

@@ -52,7 +52,7 @@ int cmd_disable(int argc, char **argv, struct np_ctx *ctx)
 	if (o.json)
 		return print_json(true, target, o.pretty);
 	printf("disabled the boot profile: removed '%s'\n", target);
-	puts("numaplace.service now applies nothing at boot; the values applied now stay until "
-	     "'numaplace revert' or the next reboot");
+	puts("numaplace.service and numaplace-hold.service now apply nothing at boot; the values applied now stay "
+	     "until 'numaplace revert' or the next reboot (stop a running hold: 'systemctl stop numaplace-hold.service')");
 	return EXIT_OK;
 }

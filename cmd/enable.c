@@ -12,7 +12,7 @@
 
 struct enable_opts {
 	struct np_dirlist dirs;
-	bool json, pretty;
+	bool json, pretty, hold;
 };
 
 const struct np_option enable_options[] = {
@@ -20,6 +20,8 @@ const struct np_option enable_options[] = {
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_JSON(struct enable_opts, json, "print JSON: {\"enabled\": true, \"changed\": true|false, \"profile\": NAME, ...}"),
 	NP_OPT_PRETTY(struct enable_opts, pretty),
+	NP_OPT_BOOL(0, "hold", struct enable_opts, hold,
+		    "keep it applied too: numaplace-hold.service ('numaplace hold --boot') instead of numaplace.service"),
 	NP_OPT_END,
 };
 
@@ -145,7 +147,11 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 		printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
 		       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n,
 		       res.n == 1 ? "" : "s");
-	puts("run 'systemctl enable numaplace.service' to apply it at every boot ('numaplace apply --boot')");
+	if (o.hold)
+		puts("run 'systemctl disable numaplace.service; systemctl enable --now numaplace-hold.service' to apply it "
+		     "at every boot and keep it applied ('numaplace hold --boot')");
+	else
+		puts("run 'systemctl enable numaplace.service' to apply it at every boot ('numaplace apply --boot')");
 out:
 	free(text);
 	np_resolved_free(&res);

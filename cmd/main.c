@@ -33,6 +33,14 @@ const struct np_command np_commands[] = {
 	  .usage = "[--dry-run] [--irqbalance ban|warn|ignore] PROFILE | --boot",
 	  .summary = "Apply a profile as one transaction: all of it, checked, or nothing.",
 	  .epilog = WRITES_EXIT "\n--boot with no boot profile enabled says so and exits 0." },
+	{ .name = "hold", .fn = cmd_hold, .operands = "profile-name", .options = hold_options,
+	  .usage = "[--interval SECONDS] [--report-only] [--json] PROFILE | --boot",
+	  .summary = "Apply a profile, then keep it applied as devices come and go (foreground).",
+	  .epilog = "Re-applies what drifts (kernel uevents, link events, and every --interval seconds) as small\n"
+		    "transactions that history shows with their cause. SIGHUP re-reads the profile; SIGTERM and\n"
+		    "SIGINT exit 0 and leave the values applied.\n"
+		    "Exit status: 0 stopped by a signal (or --boot with no boot profile), 1 failure before holding,\n"
+		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)." },
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },
@@ -41,13 +49,14 @@ const struct np_command np_commands[] = {
 	  .epilog = "Exit status: 0 restored (or from an earlier boot: nothing left to restore),\n"
 		    "1 failure (unknown ID, a value changed since, a write refused: nothing is left half-restored),\n"
 		    "2 usage error." },
-	{ .name = "enable", .fn = cmd_enable, .operands = "profile-name", .options = enable_options, .usage = "PROFILE",
+	{ .name = "enable", .fn = cmd_enable, .operands = "profile-name", .options = enable_options, .usage = "[--hold] PROFILE",
 	  .summary = "Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).",
-	  .epilog = "Then 'systemctl enable numaplace.service': it runs 'numaplace apply --boot' at boot.\n"
+	  .epilog = "Then 'systemctl enable numaplace.service': it runs 'numaplace apply --boot' at boot\n"
+		    "(with --hold: numaplace-hold.service, which runs 'numaplace hold --boot').\n"
 		    "Exit status: 0 enabled, 1 failure, 2 bad input (usage, or a profile that is invalid or\n"
 		    "does not fit this machine)." },
 	{ .name = "disable", .fn = cmd_disable, .operands = "none", .options = disable_options,
-	  .summary = "Stop applying a profile at boot (remove /etc/numaplace/boot.json).",
+	  .summary = "Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).",
 	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
 	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options,
 	  .summary = "List the transactions: id, time, profile, state, number of changes." },

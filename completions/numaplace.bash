@@ -3,7 +3,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs advise apply verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs advise apply hold verify revert enable disable history profile run snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -18,9 +18,10 @@ _numaplace_options()
 	irqs) echo '--json -j --pretty --interval -i --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
+	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
 	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
-	enable) echo '--profile-dir --json -j --pretty --help -h' ;;
+	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
 	disable) echo '--json -j --pretty --help -h' ;;
 	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --prune --keep --help -h' ;;
 	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
@@ -50,6 +51,10 @@ _numaplace_argument()
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
 	apply:--irqbalance) echo none ;;
+	hold:--interval | hold:-i) echo none ;;
+	hold:--profile-dir) echo dir ;;
+	hold:--state-dir) echo dir ;;
+	hold:--irqbalance) echo none ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
@@ -72,6 +77,7 @@ _numaplace_operands()
 	irqs) echo device many ;;
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
+	hold) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
 	enable) echo profile-name one ;;

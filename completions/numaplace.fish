@@ -36,6 +36,14 @@ function __numaplace_argument
             echo dir
         case 'apply:--irqbalance'
             echo none
+        case 'hold:--interval' 'hold:-i'
+            echo none
+        case 'hold:--profile-dir'
+            echo dir
+        case 'hold:--state-dir'
+            echo dir
+        case 'hold:--irqbalance'
+            echo none
         case 'verify:--profile-dir'
             echo dir
         case 'revert:--state-dir'
@@ -66,10 +74,11 @@ function __numaplace_commands
         irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
+        hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
-        disable 'Stop applying a profile at boot (remove /etc/numaplace/boot.json).' \
+        disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
         history 'List the transactions: id, time, profile, state, number of changes.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
@@ -287,6 +296,17 @@ complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numap
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
 
+# hold
+complete -c numaplace -n '__numaplace_option hold' -s i -l interval -x -d 'check every value against the profile this often (default 30)'
+complete -c numaplace -n '__numaplace_option hold' -l report-only -d 'log drift and device events, change nothing'
+complete -c numaplace -n '__numaplace_option hold' -s j -l json -d 'log one JSON object per line'
+complete -c numaplace -n '__numaplace_option hold' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option hold' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance at the first apply (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
+complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
+
 # verify
 complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
 complete -c numaplace -n '__numaplace_option verify' -l pretty -d 'indent the JSON (the default on a terminal)'
@@ -307,6 +327,7 @@ complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this 
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
 complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option enable' -l hold -d 'keep it applied too: numaplace-hold.service (\'numaplace hold --boot\') instead of numaplace.service'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
 

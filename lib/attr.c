@@ -363,12 +363,9 @@ int np_change_make(struct np_change *c, enum np_attr attr, const struct np_targe
 		return rc;
 	c->subject = np_attr_subject(attr, t);
 	c->new_value = new_value ? strdup(new_value) : NULL;
-	c->target.irq = t->irq;
-	c->target.queue = t->queue;
-	c->target.net = t->net ? strdup(t->net) : NULL;
-	c->target.block = t->block ? strdup(t->block) : NULL;
-	if (!c->subject || (new_value && !c->new_value) || (t->net && !c->target.net) ||
-	    (t->block && !c->target.block)) {
+	/* The target is what the path says, as for a change read back from a
+	 * journal: the fields the path does not use stay unset. */
+	if (!c->subject || (new_value && !c->new_value) || np_attr_match(c->path, &c->target) != (int)attr) {
 		np_change_free(c);
 		return -ENOMEM;
 	}

@@ -115,10 +115,10 @@ struct np_change {
 			    * the text new_value was made from: the apply then fails
 			    * (-EAGAIN) when the file, once locked, holds another */
 	char *new_value;
-	struct np_target target; /* net and block owned; device and vector NULL */
+	struct np_target target; /* the fields path says (net, block owned); the rest unset */
 };
 
-/* Fills c (path, subject, target copy, new_value copied) for attr and t.
+/* Fills c (path, subject, the target its path says, new_value copied).
  * Returns 0, -EINVAL when t lacks what attr's path needs, -ENOMEM. */
 int np_change_make(struct np_change *c, enum np_attr attr, const struct np_target *t, const char *new_value);
 void np_change_free(struct np_change *c);

@@ -182,6 +182,9 @@ printf '%-26s %12s %12s %10s\n' "numaplace report, ms" "$(ms "${MED[report-512]}
 printf '%-26s %12s %12s %10s\n' "floor, ms" "$(ms "${MED[floor-512]}")" "$(ms "${MED[floor]}")" \
 	"$(ratio "${MED[floor]}" "${MED[floor-512]}")x"
 
+# hold's re-apply of one 64-queue NIC after its event (its own small root).
+bash tests/bench/hold.sh || failed=1
+
 if [ "$failed" != 0 ]; then
 	echo "bench: some runs failed (see above)" >&2
 	exit 1

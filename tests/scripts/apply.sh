@@ -152,6 +152,10 @@ test_default_irq_affinity_round_trip() {
 		"advise after apply still recommends a default affinity"
 	np revert >/dev/null
 	same_tree
+	# Rules speak for the devices they match, never for the whole machine.
+	np apply --dry-run --json "$TOP/profiles/network-local.json" 2>/dev/null |
+		jq -e '[.changes[].path] | length > 0 and all(. != "/proc/irq/default_smp_affinity")' >/dev/null ||
+		die "a rule profile changes default_smp_affinity"
 	# The kernel refuses a default mask without CPUs: so does the profile.
 	bad_profile default-empty '{"format": "numaplace-profile/1", "name": "bad",
 		"settings": [{"kind": "default_irq_affinity", "cpus": ""}]}' "settings[0].cpus"

@@ -35,6 +35,7 @@ test_install_into_destdir() {
 		installed $p/share/numaplace/profiles/"${f##*/}" 644 "$f"
 	done
 	installed $p/lib/systemd/system/numaplace.service 644
+	installed $p/lib/systemd/system/numaplace-hold.service 644
 	# Nothing group- or world-writable, no directory others may write to.
 	[ -z "$(find "$DEST" -perm /022)" ] || die "writable by others: $(find "$DEST" -perm /022)"
 
@@ -44,6 +45,11 @@ test_install_into_destdir() {
 	expect_eq "ExecStart=$p/bin/numaplace apply --boot" "$(grep '^ExecStart=' "$unit")" "the unit's ExecStart"
 	grep -qx 'Type=oneshot' "$unit" || die "the unit is not oneshot"
 	grep -qx 'ConditionPathExists=/etc/numaplace/boot.json' "$unit" || die "the unit has no boot.json condition"
+	unit=$DEST$p/lib/systemd/system/numaplace-hold.service
+	! grep -q @BINDIR@ "$unit" || die "@BINDIR@ left in the hold unit"
+	expect_eq "ExecStart=$p/bin/numaplace hold --boot" "$(grep '^ExecStart=' "$unit")" "the hold unit's ExecStart"
+	grep -qx 'Type=simple' "$unit" || die "the hold unit is not Type=simple"
+	grep -qx 'Restart=on-failure' "$unit" || die "the hold unit does not restart on failure"
 
 	# The profile directory is compiled in: it must be where they landed.
 	grep -qaF "$p/share/numaplace" "$DEST$p/bin/numaplace" || die "the binary does not look in $p/share/numaplace"
@@ -63,11 +69,16 @@ test_unit_verifies() {
 	command -v systemd-analyze >/dev/null || skip_test "no systemd-analyze here"
 	install_into
 	# ExecStart must name an executable that exists: point it at the DESTDIR copy.
-	local unit=$WORK/unit/numaplace.service out
+	local name unit out
 	mkdir -p "$WORK/unit"
-	sed "s|^ExecStart=$INSTALL_PREFIX|ExecStart=$DEST$INSTALL_PREFIX|" \
-		"$DEST$INSTALL_PREFIX/lib/systemd/system/numaplace.service" >"$unit"
-	out=$(systemd-analyze verify --man=no "$unit" 2>&1) || die "systemd-analyze verify: $out"
-	# Unknown keys are only warned about: any word from it is a fault.
-	expect_eq "" "$out" "systemd-analyze verify"
+	for name in numaplace.service numaplace-hold.service; do
+		unit=$WORK/unit/$name
+		sed "s|^ExecStart=$INSTALL_PREFIX|ExecStart=$DEST$INSTALL_PREFIX|" \
+			"$DEST$INSTALL_PREFIX/lib/systemd/system/$name" >"$unit"
+	done
+	for name in numaplace.service numaplace-hold.service; do
+		out=$(systemd-analyze verify --man=no "$WORK/unit/$name" 2>&1) || die "systemd-analyze verify $name: $out"
+		# Unknown keys are only warned about: any word from it is a fault.
+		expect_eq "" "$out" "systemd-analyze verify $name"
+	done
 }

@@ -250,6 +250,9 @@ static void test_change_make(void **state)
 	assert_true(c.target.net != t.net);
 	assert_string_equal(c.target.net, "eth0");
 	assert_int_equal(c.target.queue, 3);
+	/* Only what the path says: not the IRQ nor the block device given. */
+	assert_int_equal(c.target.irq, -1);
+	assert_null(c.target.block);
 	assert_null(c.target.device);
 	np_change_free(&c);
 	assert_null(c.path);

@@ -506,6 +506,33 @@ static void test_affinity(void **state)
 		assert_int_equal(f->irqs.v[i].managed, NP_MANAGED_NO);
 }
 
+/* Where new IRQs start: a mask file, optional (absent: unknown). */
+static void test_default_affinity(void **state)
+{
+	struct fixture *f = *state;
+	load_topology(f);
+	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPU1   CPU2   CPU3\n"
+				   " 30:  1  2  3  4  chip 0-edge lists\n");
+	assert_int_equal(np_irqs_read(&f->ctx, &f->topo, &f->irqs), 0);
+	assert_false(f->irqs.has_default_affinity);
+	assert_int_equal(f->irqs.nwarnings, 0);
+	np_irqs_free(&f->irqs);
+
+	tmproot_put(f->root, "/proc/irq/default_smp_affinity", "0000000a\n");
+	assert_int_equal(np_irqs_read(&f->ctx, &f->topo, &f->irqs), 0);
+	assert_true(f->irqs.has_default_affinity);
+	assert_list(&f->irqs.default_affinity, "1,3");
+	np_irqs_free(&f->irqs);
+
+	tmproot_put(f->root, "/proc/irq/default_smp_affinity", "0-3\n");
+	assert_int_equal(np_irqs_read(&f->ctx, &f->topo, &f->irqs), 0);
+	assert_false(f->irqs.has_default_affinity);
+	assert_true(np_cpuset_empty(&f->irqs.default_affinity));
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof(want), "'%s/proc/irq/default_smp_affinity'", f->root);
+	assert_has_warning(f, want);
+}
+
 static void test_debugfs_managed(void **state)
 {
 	struct fixture *f = *state;
@@ -770,6 +797,7 @@ int main(void)
 		T(test_warnings_capped),
 		T(test_no_header),
 		T(test_affinity),
+		T(test_default_affinity),
 		T(test_debugfs_managed),
 		T(test_queue_from_name),
 		T(test_tie),

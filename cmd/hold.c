@@ -1,0 +1,489 @@
+/* numaplace hold: apply a profile, then keep it applied as devices come and
+ * go and others write over it, until SIGTERM. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/conffile.h"
+#include "../lib/hold.h"
+#include "../lib/irqbalance.h"
+#include "../lib/resolve.h"
+#include "../lib/sysfs.h"
+#include "../lib/uevent.h"
+#include "cmd.h"
+#include "output.h"
+
+#define DEFAULT_INTERVAL 30
+#define MAX_PENDING 64
+/* A NIC coming up sends an event per queue and link change, within
+ * milliseconds: waiting this long after an event makes them one pass. */
+#define EVENT_SETTLE_MS 50
+
+enum irqb_mode { IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
+
+struct hold_opts {
+	int interval;
+	bool report_only, json, boot;
+	struct np_dirlist dirs;
+	const char *state_dir;
+	enum irqb_mode irqbalance;
+};
+
+static int parse_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	static const char *const modes[] = { [IRQB_BAN] = "ban", [IRQB_WARN] = "warn", [IRQB_IGNORE] = "ignore" };
+	for (int m = IRQB_BAN; m <= IRQB_IGNORE; m++)
+		if (!strcmp(arg, modes[m])) {
+			*(enum irqb_mode *)field = (enum irqb_mode)m;
+			return EXIT_OK;
+		}
+	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
+}
+
+static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 86400)
+		return np_usage_error(cmd, "--%s takes whole seconds from 1 to 86400, not '%s'", o->name, arg);
+	*(int *)field = (int)v;
+	return EXIT_OK;
+}
+
+const struct np_option hold_options[] = {
+	NP_OPT_CALLBACK('i', "interval", struct hold_opts, interval, int, "SECONDS",
+			"check every value against the profile this often (default 30)", NULL, parse_interval),
+	NP_OPT_BOOL(0, "report-only", struct hold_opts, report_only, "log drift and device events, change nothing"),
+	NP_OPT_JSON(struct hold_opts, json, "log one JSON object per line"),
+	NP_OPT_CALLBACK(0, "profile-dir", struct hold_opts, dirs, struct np_dirlist, "DIR",
+			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
+	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
+		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
+	/* Ban by default, unlike apply only when irqbalance is there: hold runs
+	 * for long, and an IRQ irqbalance moves would be a fight every minute. */
+	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum irqb_mode, "MODE",
+			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+			" at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
+			parse_irqbalance),
+	NP_OPT_BOOL(0, "boot", struct hold_opts, boot, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')"),
+	NP_OPT_END,
+};
+
+struct holder {
+	struct np_ctx *ctx;
+	struct np_hold h;
+	struct np_profile prof;
+	struct np_dirlist dirs;
+	const char *name;        /* the PROFILE argument, re-read on SIGHUP */
+	bool json;
+	/* Passes to make: after events settle, or once a rate limit allows. */
+	struct pending {
+		char device[64]; /* "" for every device */
+		char cause[160];
+		long long due;
+	} pending[MAX_PENDING];
+	size_t npending;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One line on stderr: text, or a JSON object with event and message and
+ * the given string fields (name, value pairs, NULL-terminated). */
+static void hold_log(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void hold_log(const struct holder *hd, const char *event, const char *const *fields, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!hd->json) {
+		fprintf(stderr, "numaplace: hold: %s\n", msg);
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "time", (double)ts.tv_sec + ts.tv_nsec / 1e9);
+	cJSON_AddStringToObject(o, "event", event);
+	cJSON_AddStringToObject(o, "message", msg);
+	for (size_t i = 0; fields && fields[i]; i += 2)
+		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? fields[i + 1] : "");
+	char *text = cJSON_PrintUnformatted(o);
+	if (text)
+		fprintf(stderr, "%s\n", text);
+	free(text);
+	cJSON_Delete(o);
+}
+
+/* Schedules a pass over device ("": all) at due; one already pending for
+ * it keeps its cause and takes the earlier time. */
+static void pending_add(struct holder *hd, const char *device, const char *cause, long long due)
+{
+	for (size_t i = 0; i < hd->npending; i++)
+		if (!strcmp(hd->pending[i].device, device)) {
+			if (due < hd->pending[i].due)
+				hd->pending[i].due = due;
+			return;
+		}
+	if (hd->npending == MAX_PENDING) { /* many at once: one check of everything covers them */
+		device = "", cause = "check after many events";
+		hd->npending = 0;
+	}
+	struct pending *p = &hd->pending[hd->npending++];
+	snprintf(p->device, sizeof(p->device), "%s", device);
+	snprintf(p->cause, sizeof(p->cause), "%s", cause);
+	p->due = due;
+}
+
+/* One pass over device (NULL: all), logged; cause names it in the journal. */
+static void pass(struct holder *hd, const char *device, const char *cause)
+{
+	char label[512], n[32], ms[32];
+	struct np_hold_result r;
+	snprintf(label, sizeof(label), "%s (hold: %s)", hd->prof.name, cause);
+	long long start = now_ms();
+	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, label, start, &r);
+	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
+	for (size_t i = 0; i < r.nmissing; i++)
+		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
+		      "skipped (%s): %s: gone from the machine", cause, r.missing[i]);
+	for (size_t i = 0; i < r.ndrift; i++) {
+		const struct np_hold_drift *d = &r.drift[i];
+		const char *what = hd->h.report_only ? "reported" : d->what == NP_HOLD_FIX ? "re-apply"
+				 : d->what == NP_HOLD_WAIT ? "rate-limited" : "left-alone";
+		const char *say = hd->h.report_only ? "report only, left as is"
+				: d->what == NP_HOLD_FIX ? "re-applying"
+				: d->what == NP_HOLD_WAIT ? "written less than a second ago: again shortly"
+				: "left alone: someone else keeps rewriting it";
+		hold_log(hd, "drift", (const char *const[]){ "subject", d->subject, "path", d->path, "current", d->current,
+							  "wanted", d->wanted, "action", what, "cause", cause, NULL },
+		      "drift (%s): %s (%s) is '%s', the profile wants '%s': %s", cause, d->subject, d->path,
+		      d->current ? d->current : "?", d->wanted, say);
+	}
+	if (rc == -EINVAL) {
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
+		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
+	} else if (rc) {
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
+		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
+	} else if (r.txn.nchanges) {
+		snprintf(n, sizeof(n), "%zu", r.txn.nchanges);
+		hold_log(hd, "reapplied", (const char *const[]){ "transaction", r.txn.id, "changes", n, "cause", cause,
+							      "ms", ms, NULL },
+		      "re-applied %zu value%s (transaction %s, %s) in %s ms", r.txn.nchanges,
+		      r.txn.nchanges == 1 ? "" : "s", r.txn.id, cause, ms);
+	}
+	for (size_t i = 0; i < r.ndrift; i++)
+		if (r.drift[i].culprit)
+			hold_log(hd, "gave-up", (const char *const[]){ "path", r.drift[i].path, "culprit", r.drift[i].culprit, NULL },
+			      "giving up on %s: it drifted back after each of %d re-applies within a minute; "
+			      "likely culprit: %s", r.drift[i].subject, NP_HOLD_FIGHT_TRIES, r.drift[i].culprit);
+	if (r.retry_ms > 0)
+		pending_add(hd, device ? device : "", cause, now_ms() + r.retry_ms);
+	np_hold_result_free(&r);
+}
+
+/* The first apply: all of the profile as one transaction, as apply does,
+ * with the irqbalance ban when asked. Returns an exit status. */
+static int first_apply(struct holder *hd, const struct np_command *self, enum irqb_mode irqb)
+{
+	struct np_machine m;
+	struct np_resolved res;
+	struct np_change ban = { 0 };
+	int *irqs = NULL, *added = NULL;
+	size_t nirqs = 0, nadded = 0;
+	int rc;
+	if (np_machine_load(hd->ctx, &m))
+		return np_error("%s", hd->ctx->err);
+	np_print_warnings(&m);
+	if ((rc = np_profile_resolve(hd->ctx, &m, &hd->prof, &res))) {
+		np_machine_free(&m);
+		return rc == -EINVAL ? np_usage_error(self, "%s", hd->ctx->err) : np_error("%s", hd->ctx->err);
+	}
+	for (size_t i = 0; i < res.nwarnings; i++)
+		hold_log(hd, "note", NULL, "note: %s", res.warnings[i]);
+	if (hd->h.report_only) {
+		rc = EXIT_OK;
+		goto out;
+	}
+	bool config = np_sysfs_exists(hd->ctx, "%s", NP_IRQBALANCE_CONFIG);
+	if (np_irqbalance_irqs(res.changes, res.n, &irqs, &nirqs)) {
+		rc = np_error("%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (nirqs && (m.irqbalance || config) && irqb == IRQB_WARN)
+		hold_log(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
+		      m.irqbalance ? "is running" : "is installed");
+	if (nirqs && m.irqbalance && !config && irqb == IRQB_BAN)
+		hold_log(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
+		      " is missing: cannot ban the IRQs placed");
+	if (nirqs && config && irqb == IRQB_BAN &&
+	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
+		struct np_change *more = realloc(res.changes, (res.n + 1) * sizeof(*more));
+		if (!more) {
+			np_change_free(&ban);
+			rc = np_error("%s", strerror(ENOMEM));
+			goto out;
+		}
+		res.changes = more;
+		res.changes[res.n++] = ban; /* last: a failed ban undoes the placement too */
+	}
+	struct np_txn txn;
+	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
+		rc = np_error("%s", hd->ctx->err);
+		goto out;
+	}
+	if (txn.nchanges)
+		hold_log(hd, "applied", (const char *const[]){ "transaction", txn.id, NULL },
+		      "applied %s: %zu change%s (transaction %s)", hd->prof.name, txn.nchanges,
+		      txn.nchanges == 1 ? "" : "s", txn.id);
+	else
+		hold_log(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
+	if (nadded && m.irqbalance)
+		hold_log(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
+	np_txn_free(&txn);
+	rc = EXIT_OK;
+out:
+	free(irqs);
+	free(added);
+	np_resolved_free(&res);
+	np_machine_free(&m);
+	return rc;
+}
+
+/* SIGHUP: the profile re-read; on a bad one the old one stays held. */
+static void reload(struct holder *hd, const struct np_command *self)
+{
+	struct np_profile p;
+	if (np_profile_open(hd->ctx, self, &hd->dirs, hd->name, &p) != EXIT_OK) {
+		hold_log(hd, "error", NULL, "SIGHUP: cannot read the profile '%s': still holding %s", hd->name, hd->prof.name);
+		return;
+	}
+	np_profile_free(&hd->prof);
+	hd->prof = p;
+	/* A new profile may want what the old one's fights were about. */
+	np_hold_free(&hd->h);
+	hold_log(hd, "reload", NULL, "SIGHUP: re-read %s", hd->name);
+	pass(hd, NULL, "SIGHUP reload");
+}
+
+/* Test hook lines: read what is there, one event per complete line. */
+struct linebuf {
+	char buf[4096];
+	size_t len;
+};
+
+static void handle_event(struct holder *hd, const struct np_event *ev)
+{
+	char cause[160];
+	snprintf(cause, sizeof(cause), "%s %s %s", ev->action, ev->subsystem, ev->device);
+	hold_log(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
+						   "device", ev->device, NULL }, "event: %s", cause);
+	if (!strcmp(ev->action, "remove") || !strcmp(ev->action, "dellink") || !strcmp(ev->action, "unbind"))
+		return; /* nothing left to place; it is re-placed when it comes back */
+	pending_add(hd, ev->device, cause, now_ms() + EVENT_SETTLE_MS);
+}
+
+static int read_lines(struct holder *hd, int fd, struct linebuf *lb)
+{
+	ssize_t n = read(fd, lb->buf + lb->len, sizeof(lb->buf) - 1 - lb->len);
+	if (n <= 0)
+		return (int)n;
+	lb->len += (size_t)n;
+	lb->buf[lb->len] = '\0';
+	char *start = lb->buf, *nl;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		struct np_event ev;
+		if (np_event_line(start, &ev))
+			handle_event(hd, &ev);
+		else if (*start)
+			hold_log(hd, "error", NULL, "test event line '%s' is not ACTION SUBSYSTEM DEVICE: ignored", start);
+		start = nl + 1;
+	}
+	lb->len -= (size_t)(start - lb->buf);
+	memmove(lb->buf, start, lb->len);
+	if (lb->len == sizeof(lb->buf) - 1)
+		lb->len = 0; /* a line too long for any event */
+	return (int)n;
+}
+
+static void read_netlink(struct holder *hd, int fd, bool rtnl)
+{
+	char buf[16384];
+	ssize_t n;
+	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		struct np_event evs[16];
+		size_t count = 0;
+		if (rtnl)
+			count = np_rtnl_parse(buf, (size_t)n, evs, 16);
+		else
+			count = (size_t)np_uevent_parse(buf, (size_t)n, &evs[0]);
+		for (size_t i = 0; i < count; i++)
+			handle_event(hd, &evs[i]);
+	}
+	if (n < 0 && errno == ENOBUFS)
+		/* Events were lost: only a check of everything is sure to see their devices. */
+		pending_add(hd, "", "check after lost events", now_ms());
+}
+
+enum { FD_SIGNAL, FD_UEVENT, FD_RTNL, FD_TEST, NFDS };
+
+static int hold_loop(struct holder *hd, const struct np_command *self, int interval)
+{
+	struct pollfd fds[NFDS];
+	struct linebuf lb = { .len = 0 };
+	int test_keep = -1, rc = EXIT_OK;
+	sigset_t set;
+	for (int i = 0; i < NFDS; i++)
+		fds[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fds[FD_SIGNAL].fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fds[FD_SIGNAL].fd < 0)
+		return np_error("cannot receive signals: %s", strerror(errno));
+	/* The kernel's events concern this machine only, not a copy under --root. */
+	if (!hd->ctx->root[0]) {
+		if ((fds[FD_UEVENT].fd = np_uevent_open(hd->ctx)) < 0 ||
+		    (fds[FD_RTNL].fd = np_rtnl_open(hd->ctx)) < 0) {
+			rc = np_error("%s", hd->ctx->err);
+			goto out;
+		}
+	}
+	const char *test = getenv(NP_HOLD_EVENTS_ENV);
+	if (test && *test) {
+		if ((fds[FD_TEST].fd = open(test, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			rc = np_error("cannot open '%s' (" NP_HOLD_EVENTS_ENV "): %s", test, strerror(errno));
+			goto out;
+		}
+		/* A writer of our own: a FIFO whose writers come and go never hangs up. */
+		struct stat sb;
+		if (!fstat(fds[FD_TEST].fd, &sb) && S_ISFIFO(sb.st_mode))
+			test_keep = open(test, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	}
+	hold_log(hd, "holding", NULL, "holding %s: checking every %d s%s", hd->prof.name, interval,
+	      hd->h.report_only ? ", report only" : "");
+	long long next = now_ms() + interval * 1000LL;
+	for (;;) {
+		long long now = now_ms(), due = next;
+		for (size_t i = 0; i < hd->npending; i++)
+			if (hd->pending[i].due < due)
+				due = hd->pending[i].due;
+		int timeout = due > now ? (int)(due - now) : 0;
+		if (poll(fds, NFDS, timeout) < 0 && errno != EINTR) {
+			rc = np_error("poll: %s", strerror(errno));
+			break;
+		}
+		if (fds[FD_SIGNAL].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(fds[FD_SIGNAL].fd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP) {
+					reload(hd, self);
+				} else {
+					hold_log(hd, "exit", NULL, "%s: stopping; the values stay applied (undo with "
+					      "'numaplace revert')", strsignal((int)si.ssi_signo));
+					break;
+				}
+			}
+		}
+		if (fds[FD_UEVENT].revents & POLLIN)
+			read_netlink(hd, fds[FD_UEVENT].fd, false);
+		if (fds[FD_RTNL].revents & POLLIN)
+			read_netlink(hd, fds[FD_RTNL].fd, true);
+		if (fds[FD_TEST].revents & (POLLIN | POLLHUP)) {
+			if (read_lines(hd, fds[FD_TEST].fd, &lb) == 0 && test_keep < 0) {
+				close(fds[FD_TEST].fd); /* a plain file read to its end */
+				fds[FD_TEST].fd = -1;
+			}
+		}
+		now = now_ms();
+		for (size_t i = 0; i < hd->npending;) {
+			if (hd->pending[i].due > now) {
+				i++;
+				continue;
+			}
+			struct pending p = hd->pending[i];
+			hd->pending[i] = hd->pending[--hd->npending];
+			pass(hd, p.device[0] ? p.device : NULL, p.cause);
+		}
+		if (now_ms() >= next) {
+			pass(hd, NULL, "interval check");
+			next = now_ms() + interval * 1000LL;
+		}
+	}
+out:
+	for (int i = 0; i < NFDS; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	if (test_keep >= 0)
+		close(test_keep);
+	return rc;
+}
+
+int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
+{
+	const struct np_command *self = np_command_find("hold");
+	struct hold_opts o = { .interval = DEFAULT_INTERVAL };
+	int first, rc = np_parse_options(self, argc, argv, &o, &first);
+	if (rc == NP_CONTINUE && o.boot && argc - first != 0)
+		rc = np_usage_error(self, "--boot holds " NP_BOOT_PROFILE " and takes no PROFILE");
+	else if (rc == NP_CONTINUE && !o.boot && argc - first != 1)
+		rc = np_usage_error(self, "expected one PROFILE (a name or a file)");
+	if (rc != NP_CONTINUE) {
+		np_dirs_free(&o.dirs);
+		return rc;
+	}
+	struct holder hd = { .ctx = ctx, .dirs = o.dirs, .json = o.json };
+	hd.h.report_only = o.report_only;
+	hd.h.txn.state_dir = o.state_dir;
+
+	char bootpath[PATH_MAX];
+	hd.name = o.boot ? bootpath : argv[first];
+	if (o.boot && np_sysfs_path(ctx, bootpath, "%s", NP_BOOT_PROFILE)) {
+		np_dirs_free(&hd.dirs);
+		return np_error("%s", ctx->err);
+	}
+	if (o.boot && access(bootpath, F_OK) < 0 && errno == ENOENT) {
+		np_dirs_free(&hd.dirs);
+		puts("no boot profile enabled");
+		return EXIT_OK;
+	}
+	if (np_profile_dirs_finish(&hd.dirs)) {
+		np_dirs_free(&hd.dirs);
+		return np_error("%s", strerror(ENOMEM));
+	}
+	rc = np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
+	if (rc == EXIT_OK) {
+		rc = first_apply(&hd, self, o.irqbalance);
+		if (rc == EXIT_OK && hd.h.report_only)
+			pass(&hd, NULL, "start");
+		if (rc == EXIT_OK)
+			rc = hold_loop(&hd, self, o.interval);
+		np_profile_free(&hd.prof);
+	}
+	np_hold_free(&hd.h);
+	np_dirs_free(&hd.dirs);
+	return rc;
+}

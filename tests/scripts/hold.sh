@@ -1,0 +1,295 @@
+# numaplace hold: a profile kept applied on a copy of the r715 fixture,
+# with events injected through NUMAPLACE_HOLD_EVENTS (a FIFO), and live on
+# a veth pair of this kernel.
+
+hold_root() {
+	rm -rf "$WORK/hold" && mkdir -p "$WORK/hold"
+	cp -a "$TOP/tests/fixtures/r715" "$WORK/hold/root"
+	cp -a "$TOP/tests/fixtures/r715" "$WORK/hold/orig"
+	ROOT=$WORK/hold/root
+	Q=$ROOT/sys/class/net
+	mkfifo "$WORK/hold/ev"
+	# eth4 rx-0 on CPU 2, eth5 rx-1 on CPU 3.
+	profile "$WORK/hold/p.json" '"cpus": "2"' '"cpus": "3"'
+}
+
+# profile FILE CPUS-OF-ETH4 CPUS-OF-ETH5
+profile() {
+	cat >"$1.tmp" <<-EOF
+	{"format": "numaplace-profile/1", "name": "hold-test", "settings": [
+	 {"kind": "rps_cpus", "net": "eth4", "queue": 0, $2},
+	 {"kind": "rps_cpus", "net": "eth5", "queue": 1, $3}]}
+	EOF
+	mv "$1.tmp" "$1"
+}
+
+np() { "$NUMAPLACE" --root "$ROOT" "$@"; }
+
+# Starts hold in the background (HOLD_PID, log in $WORK/hold/log); the
+# trap stops it however the test ends.
+start_hold() {
+	HOLD_LOG=$WORK/hold/log
+	NUMAPLACE_HOLD_EVENTS=$WORK/hold/ev "$NUMAPLACE" --root "$ROOT" hold --state-dir "$WORK/hold/state" "$@" \
+		2>"$HOLD_LOG" &
+	HOLD_PID=$!
+	trap 'kill $HOLD_PID 2>/dev/null || true' EXIT
+	wait_log "holding" 50
+}
+
+# wait_log PATTERN TENTHS [COUNT]: until the log has COUNT lines matching
+# PATTERN (default 1), polling every 0.1 s.
+wait_log() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		[ "$(grep -c -- "$1" "$HOLD_LOG" || true)" -ge "${3:-1}" ] && return 0
+		kill -0 "$HOLD_PID" 2>/dev/null || { cat "$HOLD_LOG"; die "hold exited while waiting for '$1'"; }
+		sleep 0.1
+	done
+	cat "$HOLD_LOG"
+	die "no '$1' in hold's log after $(($2 / 10)) s"
+}
+
+event() { echo "$*" >"$WORK/hold/ev"; }
+
+stop_hold() {
+	local status=0
+	kill -TERM "$HOLD_PID"
+	wait "$HOLD_PID" || status=$?
+	expect_eq 0 "$status" "hold's exit status after SIGTERM"
+}
+
+test_hold_event_reapplies_only_the_affected_device() {
+	hold_root
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 after the first apply"
+	echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"
+	echo 0 >"$Q/eth5/queues/rx-1/rps_cpus"
+	event add net eth4
+	wait_log "re-applied 1 value" 50
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 after its event"
+	expect_eq 0 "$(cat "$Q/eth5/queues/rx-1/rps_cpus")" "eth5, not named by the event, is left for the interval check"
+	stop_hold
+	grep -q "stay applied" "$WORK/hold/log" || die "no exit line"
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "the value after SIGTERM"
+	local hist
+	hist=$(np history --state-dir "$WORK/hold/state" --json)
+	[[ $hist == *"hold-test (hold: add net eth4)"* ]] || die "history does not show the event: $hist"
+}
+
+test_hold_interval_check_reapplies_drift_and_revert_restores() {
+	hold_root
+	start_hold --interval 1 --json "$WORK/hold/p.json"
+	echo 0 >"$Q/eth5/queues/rx-1/rps_cpus"
+	wait_log '"cause":"interval check"' 30
+	expect_eq 0008 "$(cat "$Q/eth5/queues/rx-1/rps_cpus")" "eth5 rx-1 after an interval"
+	stop_hold
+	jq -e . "$WORK/hold/log" >/dev/null || die "a --json log line is not JSON"
+	# The re-apply is its own transaction, and the first one stays
+	# revertible: reverting it gives back the fixture's values.
+	local first
+	first=$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[0].id')
+	expect_eq "hold-test (hold: interval check)" \
+		"$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[1].profile')" "the re-apply in history"
+	np revert --state-dir "$WORK/hold/state" "$first" >/dev/null
+	diff -r --no-dereference "$WORK/hold/orig/sys" "$ROOT/sys" >/dev/null || die "sys/ differs from the original after both reverts"
+}
+
+test_hold_fight_detector_gives_up_after_5_tries() {
+	hold_root
+	start_hold --interval 1 "$WORK/hold/p.json"
+	# Someone else keeps writing eth4 rx-0.
+	(while :; do echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"; sleep 0.2; done) &
+	fighter=$!
+	trap 'kill $HOLD_PID $fighter 2>/dev/null || true' EXIT
+	wait_log "giving up on eth4 rx-0 rps_cpus" 150
+	grep -q "likely culprit: another tuning tool" "$WORK/hold/log" || die "the give-up line names no culprit"
+	local n
+	n=$(grep -c "re-applied" "$WORK/hold/log")
+	[ "$n" -ge 5 ] || die "gave up after $n re-applies"
+	sleep 2.5
+	expect_eq "$n" "$(grep -c "re-applied" "$WORK/hold/log")" "re-applies after giving up"
+	grep -q "left alone" "$WORK/hold/log" || die "later drift is not reported as left alone"
+	kill $fighter
+	stop_hold
+}
+
+test_hold_report_only_writes_nothing() {
+	hold_root
+	echo 0 >"$WORK/hold/orig/sys/class/net/eth4/queues/rx-0/rps_cpus"
+	echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"
+	start_hold --interval 1 --report-only "$WORK/hold/p.json"
+	event add net eth4
+	wait_log "drift (add net eth4)" 30
+	wait_log "drift (interval check)" 30
+	stop_hold
+	diff -r --no-dereference "$WORK/hold/orig/sys" "$ROOT/sys" >/dev/null || die "--report-only changed sys/"
+	[ -z "$(ls -A "$WORK/hold/state" 2>/dev/null)" ] || die "--report-only wrote a journal"
+}
+
+test_hold_sighup_applies_the_changed_profile() {
+	hold_root
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	profile "$WORK/hold/p.json" '"cpus": "5"' '"cpus": "6"'
+	kill -HUP "$HOLD_PID"
+	wait_log "re-applied 2 values (transaction .*, SIGHUP reload)" 50
+	expect_eq 0020 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 after SIGHUP"
+	expect_eq 0040 "$(cat "$Q/eth5/queues/rx-1/rps_cpus")" "eth5 rx-1 after SIGHUP"
+	# A broken profile on SIGHUP keeps the old one held.
+	echo '{' >"$WORK/hold/p.json"
+	kill -HUP "$HOLD_PID"
+	wait_log "still holding hold-test" 50
+	stop_hold
+}
+
+test_hold_profile_that_does_not_fit_exits_2() {
+	hold_root
+	sed -i 's/eth5/eth9/' "$WORK/hold/p.json"
+	local status=0 err
+	err=$(np hold --state-dir "$WORK/hold/state" "$WORK/hold/p.json" 2>&1) || status=$?
+	expect_eq 2 "$status" "hold with a profile naming eth9"
+	[[ $err == *eth9* ]] || die "the error does not name eth9: $err"
+	diff -r --no-dereference "$WORK/hold/orig/sys" "$ROOT/sys" >/dev/null || die "a profile that does not fit changed sys/"
+}
+
+test_hold_vanished_device_is_skipped() {
+	hold_root
+	start_hold --interval 1 "$WORK/hold/p.json"
+	local eth5
+	eth5=$(readlink -f "$Q/eth5")
+	mv "$eth5" "$WORK/hold/eth5-gone" && rm "$Q/eth5"
+	echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"
+	event add net eth4
+	wait_log "re-applied 1 value (transaction .*, add net eth4)" 50
+	wait_log "skipped (interval check): .*eth5" 30
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4, still there, is held"
+	stop_hold
+}
+
+test_hold_unwritable_state_dir_fails_cleanly_and_keeps_holding() {
+	hold_root
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	mv "$WORK/hold/state" "$WORK/hold/state.real"
+	echo "not a directory" >"$WORK/hold/state"
+	echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"
+	event add net eth4
+	wait_log "re-apply failed, nothing changed, still holding (add net eth4)" 50
+	expect_eq 0 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "nothing written without a journal"
+	rm "$WORK/hold/state" && mv "$WORK/hold/state.real" "$WORK/hold/state"
+	sleep 1.1 # past the once-a-second limit of the failed try
+	event add net eth4
+	wait_log "re-applied 1 value" 50
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "re-applied once the state directory is back"
+	stop_hold
+}
+
+# The value of a CPU mask file as a number ("00000000,00000001" -> 1).
+mask_of() { local m; m=$(tr -d ',\n' <"$1"); echo $((16#$m)); }
+
+# until_mask FILE VALUE TENTHS: polls every 0.05 s; prints the tenths waited.
+until_mask() {
+	local i
+	for ((i = 0; i < $3 * 2; i++)); do
+		[ "$(mask_of "$1")" = "$2" ] 2>/dev/null && { echo $((i / 2)); return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
+test_live_hold_veth_pair() {
+	[ "$(id -u)" = 0 ] || skip_test "needs root (creates a veth pair)"
+	command -v ip >/dev/null || skip_test "no ip(8)"
+	local a=nphold0 b=nphold1 dir=$WORK/hold-live f waited status=0 first last
+	rm -rf "$dir" && mkdir -p "$dir"
+	HOLD_LOG=$dir/log HOLD_PID=
+	ip link del "$a" 2>/dev/null || true
+	trap '[ -z "$HOLD_PID" ] || kill $HOLD_PID 2>/dev/null; ip link del '"$a"' 2>/dev/null || true' EXIT
+	veth() { ip link add "$a" numtxqueues 2 numrxqueues 2 type veth peer name "$b" numtxqueues 2 numrxqueues 2; }
+	veth || skip_test "cannot create a veth pair here"
+	f=/sys/class/net/$a/queues/rx-0/rps_cpus
+	[ -e "$f" ] || skip_test "no $f (a kernel without RPS)"
+	cat >"$dir/p.json" <<-EOF
+	{"format": "numaplace-profile/1", "name": "hold-live", "settings": [
+	 {"kind": "rps_cpus", "net": "$a", "queue": 0, "cpus": "0"}]}
+	EOF
+	"$NUMAPLACE" hold --interval 1 --state-dir "$dir/state" "$dir/p.json" 2>"$HOLD_LOG" &
+	HOLD_PID=$!
+	wait_log "holding" 50
+	expect_eq 1 "$(mask_of "$f")" "rx-0 rps_cpus once held"
+
+	# Drift by hand: restored by the interval check, within two intervals.
+	echo 0 >"$f"
+	until_mask "$f" 1 20 >/dev/null || { cat "$HOLD_LOG"; die "rps_cpus written by hand not restored within 2 s"; }
+
+	# Re-created: restored within a second of its uevent (after the
+	# once-a-second limit of the write just made).
+	sleep 1
+	ip link del "$a"
+	veth
+	waited=$(until_mask "$f" 1 10) || { cat "$HOLD_LOG"; die "the re-created interface not placed within 1 s"; }
+	echo "re-created $a placed after ${waited}00 ms" >&2
+	grep -q "event: add net $a" "$HOLD_LOG" || die "no uevent logged for $a"
+
+	kill -TERM "$HOLD_PID"
+	wait "$HOLD_PID" || status=$?
+	HOLD_PID=
+	expect_eq 0 "$status" "hold's exit status after SIGTERM"
+	expect_eq 1 "$(mask_of "$f")" "rps_cpus after SIGTERM"
+
+	local hist
+	hist=$("$NUMAPLACE" history --state-dir "$dir/state" --json)
+	[ "$(jq '[.transactions[] | select(.profile | startswith("hold-live (hold: "))] | length' <<<"$hist")" -ge 2 ] ||
+		die "history does not show the re-applies: $hist"
+	# Reverting the last re-apply gives back what the new interface came with.
+	"$NUMAPLACE" revert --state-dir "$dir/state" >/dev/null
+	expect_eq 0 "$(mask_of "$f")" "rps_cpus after revert"
+}
+
+test_hold_fight_over_an_irq_names_irqbalance() {
+	hold_root
+	# irqbalance runs (as a process listing shows it), with no ban.
+	mkdir -p "$ROOT/proc/4242" && echo irqbalance >"$ROOT/proc/4242/comm"
+	cat >"$WORK/hold/p.json" <<-EOF
+	{"format": "numaplace-profile/1", "name": "hold-irq", "settings": [
+	 {"kind": "irq_affinity", "device": "eth4", "queue": 0, "cpus": "2"}]}
+	EOF
+	start_hold --interval 1 --irqbalance warn "$WORK/hold/p.json"
+	grep -q "irqbalance is running" "$HOLD_LOG" || die "no warning about irqbalance at the first apply"
+	(while :; do echo 0 >"$ROOT/proc/irq/40/smp_affinity_list"; sleep 0.2; done) &
+	fighter=$!
+	trap 'kill $HOLD_PID $fighter 2>/dev/null || true' EXIT
+	wait_log "giving up on 0000:23:00.0 irq 40" 150
+	grep -q "likely culprit: irqbalance is running and IRQ 40 is not banned" "$HOLD_LOG" ||
+		die "the give-up line does not name irqbalance: $(grep 'giving up' "$HOLD_LOG")"
+	kill $fighter
+	stop_hold
+}
+
+test_hold_burst_of_events_is_one_pass() {
+	hold_root
+	# Report only: every pass over eth4 logs its drift, so the lines count passes.
+	echo 0 >"$Q/eth4/queues/rx-0/rps_cpus"
+	start_hold --interval 3600 --report-only "$WORK/hold/p.json"
+	# A NIC coming up: an event per queue, and its link, at once.
+	local i lines=""
+	for ((i = 0; i < 16; i++)); do lines+="add net eth4"$'\n'; done
+	printf '%slink net eth4\n' "$lines" >"$WORK/hold/ev"
+	wait_log "event: link net eth4" 50
+	wait_log "drift (add net eth4)" 50
+	sleep 0.3
+	expect_eq 17 "$(grep -c "event: " "$HOLD_LOG")" "events logged"
+	expect_eq 1 "$(grep -c "drift (add net eth4)" "$HOLD_LOG")" "passes over eth4"
+	stop_hold
+}
+
+test_hold_boot_holds_the_enabled_profile() {
+	hold_root
+	local out
+	out=$(np hold --boot --state-dir "$WORK/hold/state")
+	expect_eq "no boot profile enabled" "$out" "hold --boot with none enabled"
+	out=$(np enable --hold "$WORK/hold/p.json")
+	[[ $out == *"numaplace-hold.service"* ]] || die "enable --hold does not name numaplace-hold.service: $out"
+	start_hold --boot
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 held from boot.json"
+	stop_hold
+	[[ $(np disable) == *"numaplace-hold.service"* ]] || die "disable does not say the hold unit stops too"
+}
