@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../lib/advise.h"
+#include "../lib/appdev.h"
 #include "cmd.h"
 #include "output.h"
 
@@ -18,6 +19,7 @@ struct filters {
 struct advise_opts {
 	const char *policy, *app_cpus, *exclude, *output;
 	int app_node, app_pid;
+	double interval;
 	struct filters devices;
 	bool json, pretty;
 };
@@ -36,6 +38,17 @@ static int add_filter(const struct np_command *cmd, const struct np_option *o, c
 	return EXIT_OK;
 }
 
+static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	(void)o;
+	char *end;
+	double *v = field;
+	*v = strtod(arg, &end);
+	if (*end || end == arg || !(*v > 0 && *v <= 3600))
+		return np_usage_error(cmd, "--interval needs seconds between 0 and 3600, not '%s'", arg);
+	return EXIT_OK;
+}
+
 const struct np_option advise_options[] = {
 	NP_OPT_STRING('p', "policy", struct advise_opts, policy, "POLICY",
 		      "local (IRQs on the device's node, default), app, or spread", "policy"),
@@ -44,10 +57,14 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK(0, "app-node", struct advise_opts, app_node, int, "NODE",
 			"the application runs on this node (for --policy app)", NULL, np_opt_int),
 	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, app_pid, int, "PID",
-			"the application is this process: use the CPUs it may run on", "pid", np_opt_int),
+			"the application is this process: its CPUs, and (for --policy app) its devices", "pid", np_opt_int),
 	NP_OPT_CALLBACK('d', "device", struct advise_opts, devices, struct filters, "FILTER",
-			"plan only for matching devices (repeatable)", "device", add_filter),
+			"plan only for matching devices (repeatable); with --policy app, the application's devices",
+			"device", add_filter),
 	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, exclude, "LIST", "keep these CPUs free of IRQs", NULL),
+	NP_OPT_CALLBACK('i', "interval", struct advise_opts, interval, double, "SEC",
+			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
+			parse_interval),
 	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
@@ -146,6 +163,45 @@ static int get_reason(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, REC(row)->reason);
 }
 
+/* "48.2M" */
+static void count_text(unsigned long long n, char *buf, size_t size)
+{
+	if (n >= 10000000ULL)
+		snprintf(buf, size, "%.0fM", (double)n / 1e6);
+	else if (n >= 1000000ULL)
+		snprintf(buf, size, "%.1fM", (double)n / 1e6);
+	else if (n >= 10000ULL)
+		snprintf(buf, size, "%.0fk", (double)n / 1e3);
+	else
+		snprintf(buf, size, "%llu", n);
+}
+
+/* What a recommendation moves: interrupts at stake and their share handled
+ * today off its target's nodes; for an advice-only kind, the command to run. */
+static int get_volume(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	const struct np_rec *r = REC(row);
+	char buf[200], n[32];
+	if (np_attrs[r->kind].command) {
+		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block };
+		char *cmd = np_attr_command(r->kind, &t, r->recommended);
+		return cmd ? np_val_take(v, cmd) : -ENOMEM;
+	}
+	if (r->kind != NP_ATTR_IRQ_AFFINITY)
+		return np_val_null(v);
+	count_text(r->interrupts, n, sizeof(n));
+	snprintf(buf, sizeof(buf), "%s, %.0f%% remote", n, r->remote * 100);
+	char *copy = strdup(buf);
+	return copy ? np_val_take(v, copy) : -ENOMEM;
+}
+
+static int get_interrupts(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_val_int(v, (long long)REC(row)->interrupts) : np_val_null(v);
+}
+
 /* An empty CPU set (RPS, XPS) is "off". */
 static const struct np_column rec_columns[] = {
 	NP_COLUMN("kind", "KIND", 12, 0, "the kind of value (irq_affinity, rps_cpus...)", get_kind),
@@ -158,6 +214,9 @@ static const struct np_column rec_columns[] = {
 	NP_COLUMN("target", "TARGET", 1, 0, "what the recommendation sets", get_target),
 	NP_COLUMN_TEXT("current", "CURRENT", 1, 0, "its value now (a CPU list, or a number)", get_current, "?", "off"),
 	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 1, 0, "the value recommended", get_recommended, NULL, "off"),
+	NP_COLUMN("volume", "VOLUME", 1, 0, "interrupts at stake and their remote share; an advice-only kind's command",
+		  get_volume),
+	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
 	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
 	NP_COLUMN_END,
 };
@@ -166,27 +225,50 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		       const char *policy, bool json, bool pretty)
 {
 	struct np_table t;
-	int rc = np_table_init(&t, self, rec_columns, "target,current,recommended,reason", NULL, json, m);
+	int rc = np_table_init(&t, self, rec_columns, "target,current,recommended,volume,reason", NULL, json, m);
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
-	size_t n = 0;
-	for (size_t i = 0; rc == EXIT_OK && i < plan->n; i++)
+	size_t n = 0, kept = 0;
+	for (size_t i = 0; rc == EXIT_OK && i < plan->n; i++) {
+		kept += !plan->v[i].change && plan->v[i].kind == NP_ATTR_IRQ_AFFINITY;
 		if (plan->v[i].change) {
 			rc = np_table_add(&t, &plan->v[i]);
 			n++;
 		}
+	}
 	if (rc == EXIT_OK && json) {
 		cJSON *doc = np_json_doc(), *warnings = cJSON_CreateArray();
 		cJSON_AddStringToObject(doc, "policy", policy);
 		np_json_put(doc, "recommendations", np_table_take_json(&t));
+		cJSON *keptj = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+		for (size_t i = 0; i < plan->n; i++) {
+			const struct np_rec *r = &plan->v[i];
+			if (r->change || r->kind != NP_ATTR_IRQ_AFFINITY)
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
+			cJSON_AddNumberToObject(o, "irq", r->irq);
+			cJSON_AddStringToObject(o, "vector", r->vector);
+			cJSON_AddStringToObject(o, "cpus", r->recommended);
+			cJSON_AddStringToObject(o, "reason", r->reason);
+			np_json_put(keptj, NULL, o);
+		}
+		np_json_put(doc, "kept", keptj);
+		for (size_t i = 0; i < plan->nnotes; i++)
+			np_json_put(notes, NULL, cJSON_CreateString(plan->notes[i]));
+		np_json_put(doc, "notes", notes);
 		for (size_t i = 0; i < plan->nwarnings; i++)
 			np_json_put(warnings, NULL, cJSON_CreateString(plan->warnings[i]));
 		np_json_put(doc, "warnings", warnings);
 		rc = np_print_json(doc, pretty);
 	} else if (rc == EXIT_OK) {
-		printf("Policy %s: %zu change%s recommended%s\n", policy, n, n == 1 ? "" : "s",
-		       n ? "" : " (the machine already follows this plan)");
+		printf("Policy %s: %zu change%s recommended", policy, n, n == 1 ? "" : "s");
+		if (kept)
+			printf(", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s", kept == 1 ? "it is" : "they are");
+		printf("%s\n", n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "");
+		for (size_t i = 0; i < plan->nnotes; i++)
+			printf("note: %s\n", plan->notes[i]);
 		if (n) {
 			putchar('\n');
 			rc = np_table_print(&t, stdout);
@@ -239,6 +321,9 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid");
 	else if (irqs == NP_IRQS_APP && napp == 0)
 		rc = np_usage_error(self, "--policy app needs --app-cpus, --app-node or --app-pid");
+	else if (irqs == NP_IRQS_APP && nfilters == 0 && app_pid < 0)
+		rc = np_usage_error(self, "--policy app moves only the application's devices: name them with --device "
+				    "FILTER (repeatable) or let --app-pid PID infer them");
 	if (rc != EXIT_OK) {
 		free(filters);
 		return rc;
@@ -250,6 +335,13 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	}
 	np_print_warnings(&m);
+	/* Impact follows the recent rate when asked: counts since boot weigh a
+	 * device that was busy last month as much as one busy now. */
+	if (ao.interval > 0 && np_sample_irqs(ctx, &m, ao.interval)) {
+		np_machine_free(&m);
+		free(filters);
+		return np_error("%s", ctx->err);
+	}
 	struct np_advise_opts o = { .policy_name = policy };
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	o.devices = calloc(m.pci.ndevs + 1, sizeof(*o.devices));
@@ -262,8 +354,20 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	}
 	if (rc == EXIT_OK && exclude)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
-	if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected))
+	/* Bound to a set of CPUs, not merely allowed everywhere: what makes
+	 * forcing completions on the submitters pay (seed 004). */
+	o.app_pinned = app_cpus || app_node >= 0 || (app_pid >= 0 && !np_cpuset_subset(&m.topo.online, &o.app_cpus));
+	char **inferred = NULL;
+	size_t ninferred = 0;
+	if (rc == EXIT_OK && irqs == NP_IRQS_APP && nfilters == 0) {
+		if (np_app_devices(ctx, &m, app_pid, selected, &inferred, &ninferred))
+			rc = np_error("%s", ctx->err);
+		else if (ninferred == 0 || !memchr(selected, true, m.pci.ndevs))
+			rc = np_error("--app-pid %d: no device inferred from its open files, working directory, memory maps "
+				      "or sockets: name the application's devices with --device", app_pid);
+	} else if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected)) {
 		rc = np_error("%s", ctx->err);
+	}
 	for (size_t i = 0; rc == EXIT_OK && i < m.pci.ndevs; i++)
 		o.devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							  .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
@@ -271,6 +375,29 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	struct np_plan plan = { 0 };
 	if (rc == EXIT_OK && np_advise(&m, &o, &plan))
 		rc = np_error("planning: %s", strerror(ENOMEM));
+	/* What --app-pid inferred leads the notes: the plan follows from it;
+	 * then what the volumes count. */
+	size_t nlead = ninferred + (ao.interval > 0);
+	char **more = rc == EXIT_OK ? realloc(plan.notes, (plan.nnotes + nlead + 1) * sizeof(*more)) : NULL;
+	if (rc == EXIT_OK && !more)
+		rc = np_error("%s", strerror(ENOMEM));
+	if (rc == EXIT_OK) {
+		plan.notes = more;
+		memmove(plan.notes + nlead, plan.notes, plan.nnotes * sizeof(*more));
+		for (size_t i = 0; i < ninferred; i++)
+			if (asprintf(&plan.notes[i], "--app-pid %d: %s", app_pid, inferred[i]) < 0)
+				plan.notes[i] = NULL;
+		if (ao.interval > 0 && asprintf(&plan.notes[ninferred], "interrupts counted during %g s (--interval), "
+						"not since boot", ao.interval) < 0)
+			plan.notes[ninferred] = NULL;
+		plan.nnotes += nlead;
+		for (size_t i = 0; i < nlead; i++)
+			if (!plan.notes[i])
+				rc = np_error("%s", strerror(ENOMEM));
+	}
+	for (size_t i = 0; i < ninferred; i++)
+		free(inferred[i]);
+	free(inferred);
 	if (rc == EXIT_OK && output) {
 		struct np_profile prof;
 		char desc[256];

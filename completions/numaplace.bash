@@ -16,7 +16,7 @@ _numaplace_options()
 	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --pretty --help -h' ;;
 	irqs) echo '--json -j --pretty --interval -i --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --output -o --json -j --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
@@ -47,6 +47,7 @@ _numaplace_argument()
 	advise:--app-pid) echo pid ;;
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
+	advise:--interval | advise:-i) echo none ;;
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;

@@ -39,36 +39,73 @@ int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cp
 	return rc;
 }
 
+/* One queue: the vectors of a device that serve the same queue index
+ * (virtio input.N and output.N, one TxRx-N) move together; a vector with no
+ * queue (admin, config, misc, a device's only IRQ) is a slot of its own. */
+struct slot {
+	int dev;
+	int queue;          /* -1: not a queue vector */
+	size_t first, n;    /* its vectors: refs[first .. first + n) */
+	unsigned long long total;
+	bool done;
+};
+
 /* Working state of one advise run. */
 struct planner {
 	const struct np_machine *m;
 	const struct np_advise_opts *opts;
 	struct np_plan *plan;
 	struct np_cpuset usable;
-	int *load;          /* vectors placed per CPU */
+	bool flat;          /* one node with CPUs and one L3: no locality to gain */
+	int *load;          /* queue vectors per CPU, from this plan */
 	int *core_of;       /* CPU -> index of its physical core */
-	int *core_load;     /* vectors placed per core */
+	int *core_load;     /* queue vectors per core, from this plan */
+	int *vectors;       /* every IRQ's vector per CPU (where it runs), for the x86 budget */
+	int *stamp;         /* scratch per core */
 	struct np_cpuset *target;  /* per device: where its IRQs go (empty: leave them) */
 	char **target_why;         /* per device: the reason's second half */
+	int *anchor;               /* per device: the node distances are measured from */
+	int *nqueues, *ncores, *cap, *start; /* per device: queue slots, cores of its target, per-core cap, cursor */
+	int **dcount;              /* per device: its queue slots per core (allocated on use) */
+	int **dcpu;                /* per device: its queue slots per CPU (allocated on use) */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
 	bool *has_plan;
+	size_t *refs;
+	struct slot *slots;
+	size_t nslots;
+	bool budget_warned;
 };
+
+static int vnote(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char **more = realloc(*v, (*n + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	*v = more;
+	if (vasprintf(&more[*n], fmt, ap) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
 
 static int warn(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int warn(struct np_plan *plan, const char *fmt, ...)
 {
-	char **more = realloc(plan->warnings, (plan->nwarnings + 1) * sizeof(*more));
-	if (!more)
-		return -ENOMEM;
-	plan->warnings = more;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&more[plan->nwarnings], fmt, ap);
+	int rc = vnote(&plan->warnings, &plan->nwarnings, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	plan->nwarnings++;
-	return 0;
+	return rc;
+}
+
+static int note(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct np_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vnote(&plan->notes, &plan->nnotes, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static const char *dev_label(const struct np_pci_dev *d)
@@ -104,21 +141,78 @@ static int add_rec(struct np_plan *plan, struct np_rec *r)
 }
 
 /* Unique (package, core) pairs get one index each, so SMT siblings share it. */
-static int index_cores(struct planner *p)
+static void index_cores(struct planner *p)
 {
 	const struct np_topology *t = &p->m->topo;
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct np_cpu *c = &t->cpus[i];
 		int idx = -1;
 		np_cpuset_foreach(sib, &c->siblings) {
-			if (sib < c->id && p->core_of[sib] >= 0) {
+			if (sib < c->id && sib <= t->max_cpu && p->core_of[sib] >= 0) {
 				idx = p->core_of[sib];
 				break;
 			}
 		}
 		p->core_of[c->id] = idx >= 0 ? idx : c->id;
 	}
-	return 0;
+}
+
+static int core_of(const struct planner *p, int cpu)
+{
+	return cpu >= 0 && cpu <= p->m->topo.max_cpu && p->core_of[cpu] >= 0 ? p->core_of[cpu] : cpu;
+}
+
+/* The CPU an IRQ runs on today, for counting: its only allowed CPU, else the
+ * one the kernel chose within its affinity; -1 when that says nothing. */
+static int home_cpu(const struct np_irq *irq)
+{
+	if (irq->has_affinity && np_cpuset_count(&irq->affinity) == 1)
+		return np_cpuset_next(&irq->affinity, 0);
+	if (irq->has_effective && !np_cpuset_empty(&irq->effective) &&
+	    (!irq->has_affinity || np_cpuset_subset(&irq->effective, &irq->affinity)))
+		return np_cpuset_next(&irq->effective, 0);
+	return -1;
+}
+
+static int distance(const struct planner *p, int from_node, int cpu)
+{
+	int node = np_topology_node_of_cpu(&p->m->topo, cpu);
+	int d = from_node >= 0 ? np_topology_distance(&p->m->topo, from_node, node) : 10;
+	return d < 0 ? 255 : d;
+}
+
+/* Where the application's devices go when its own CPUs may not take IRQs:
+ * the housekeeping CPUs nearest to them, same L3 first, then node, then
+ * distance. */
+static int housekeeping_near_app(struct planner *p, struct np_cpuset *t, char **why)
+{
+	const struct np_machine *m = p->m;
+	const struct np_cpuset *app = &p->opts->app_cpus;
+	char *apps = list_text(app);
+	int rc = np_l3_cover(&m->l3, app, t);
+	const char *level = "sharing their L3 cache";
+	np_cpuset_and(t, &p->usable);
+	if (rc == 0 && np_cpuset_empty(t)) {
+		struct np_cpuset nodes = NP_CPUSET_INIT;
+		level = "of their node";
+		rc = np_nodes_of(&m->topo, app, &nodes);
+		np_cpuset_foreach(n, &nodes) {
+			const struct np_node *node = np_topology_node(&m->topo, n);
+			if (rc == 0 && node)
+				rc = np_cpuset_or(t, &node->cpus);
+		}
+		np_cpuset_and(t, &p->usable);
+		if (rc == 0 && np_cpuset_empty(t) && !np_cpuset_empty(&nodes)) {
+			level = "nearest to their node by distance";
+			rc = np_nearest_cpus(&m->topo, np_cpuset_next(&nodes, 0), &p->usable, t);
+		}
+		np_cpuset_free(&nodes);
+	}
+	if (rc == 0 && asprintf(why, "the application's CPUs (%s) are isolated or excluded: the housekeeping CPUs %s",
+				apps ? apps : "?", level) < 0)
+		rc = -ENOMEM;
+	free(apps);
+	return rc;
 }
 
 /* Target CPUs for each selected device's IRQs, by its policy. */
@@ -135,6 +229,7 @@ static int choose_targets(struct planner *p)
 		int node = np_device_node(m, d, &inferred);
 		char *why = NULL;
 		struct np_cpuset *t = &p->target[di];
+		p->anchor[di] = node;
 		switch (pol->irqs) {
 		case NP_IRQS_LOCAL:
 			if (node < 0) {
@@ -149,15 +244,21 @@ static int choose_targets(struct planner *p)
 				rc = np_nearest_cpus(&m->topo, node, &p->usable, t);
 				if (asprintf(&why, "node %d has no usable CPUs: nearest by distance", node) < 0)
 					why = NULL;
+			} else if (p->flat) {
+				why = strdup("one node and one L3 cache: every usable CPU is as near");
 			} else if (asprintf(&why, "node %d, the device's node%s", node,
 					    inferred ? " (inferred from its local CPUs)" : "") < 0) {
 				why = NULL;
 			}
 			break;
 		case NP_IRQS_APP:
+			p->anchor[di] = np_topology_node_of_cpu(&m->topo, np_cpuset_next(&p->opts->app_cpus, 0));
 			rc = np_cpuset_copy(t, &p->opts->app_cpus);
 			np_cpuset_and(t, &p->usable);
-			why = strdup("the application's CPUs: completions run where the work is");
+			if (rc == 0 && np_cpuset_empty(t))
+				rc = housekeeping_near_app(p, t, &why);
+			else
+				why = strdup("the application's CPUs: completions run where the work is");
 			break;
 		case NP_IRQS_SPREAD:
 			rc = np_cpuset_copy(t, &p->usable);
@@ -184,133 +285,467 @@ static int choose_targets(struct planner *p)
 	return rc;
 }
 
-/* Rank of a CPU within a device's target set: nearest nodes first (spread),
- * then CPU number. */
-static int rank(const struct planner *p, int dev_node, int cpu)
+static int by_dev_queue_irq(const void *a, const void *b, void *arg)
 {
-	int node = np_topology_node_of_cpu(&p->m->topo, cpu);
-	int d = dev_node >= 0 ? np_topology_distance(&p->m->topo, dev_node, node) : 0;
-	return (d < 0 ? 255 : d) * (p->m->topo.max_cpu + 1) + cpu;
+	const struct np_irq *v = arg;
+	const struct np_irq *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	if (x->dev != y->dev)
+		return x->dev - y->dev;
+	/* Queue vectors first, then the rest, each in IRQ order. */
+	int qx = x->queue < 0 ? 1 << 30 : x->queue, qy = y->queue < 0 ? 1 << 30 : y->queue;
+	if (qx != qy)
+		return qx < qy ? -1 : 1;
+	return x->irq - y->irq;
 }
 
-/* The least loaded core first, then the least loaded thread in it: one vector
- * per physical core before any SMT sibling gets a second. */
-static int pick_cpu(const struct planner *p, const struct np_cpuset *t, int dev_node)
+/* Groups the movable vectors of every device that has a target into slots. */
+static int build_slots(struct planner *p)
 {
-	int best = -1;
-	np_cpuset_foreach(cpu, t) {
-		if (best < 0) {
-			best = cpu;
-			continue;
+	const struct np_machine *m = p->m;
+	size_t n = 0;
+	p->refs = calloc(m->irqs.n + 1, sizeof(*p->refs));
+	p->slots = calloc(m->irqs.n + 1, sizeof(*p->slots));
+	if (!p->refs || !p->slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
+			p->refs[n++] = i;
+	}
+	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, m->irqs.v);
+	for (size_t k = 0; k < n; k++) {
+		const struct np_irq *irq = &m->irqs.v[p->refs[k]];
+		struct slot *last = p->nslots ? &p->slots[p->nslots - 1] : NULL;
+		if (last && irq->queue >= 0 && last->dev == irq->dev && last->queue == irq->queue) {
+			last->n++;
+		} else {
+			p->slots[p->nslots++] = (struct slot){ .dev = irq->dev, .queue = irq->queue, .first = k, .n = 1 };
+			if (irq->queue >= 0)
+				p->nqueues[irq->dev]++;
 		}
-		int cl = p->core_load[p->core_of[cpu]], bl = p->core_load[p->core_of[best]];
-		if (cl != bl ? cl < bl
-			     : p->load[cpu] != p->load[best] ? p->load[cpu] < p->load[best]
-							     : rank(p, dev_node, cpu) < rank(p, dev_node, best))
+		p->slots[p->nslots - 1].total += irq->total;
+	}
+	return 0;
+}
+
+/* Cores of each device's target, its per-core cap and its cursor: devices
+ * sharing a target start at different cores, so their queue 0s differ. */
+static int size_devices(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	size_t ncpu = (size_t)m->topo.max_cpu + 1;
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		if (!p->nqueues[di])
+			continue;
+		int n = 0;
+		np_cpuset_foreach(cpu, &p->target[di]) {
+			int c = core_of(p, cpu);
+			if ((size_t)c < ncpu && p->stamp[c] != (int)di + 1) {
+				p->stamp[c] = (int)di + 1;
+				n++;
+			}
+		}
+		p->ncores[di] = n;
+		p->cap[di] = (p->nqueues[di] + n - 1) / (n ? n : 1);
+		for (size_t dj = 0; dj < di; dj++)
+			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
+		if (!(p->dcount[di] = calloc(ncpu, sizeof(int))) || !(p->dcpu[di] = calloc(ncpu, sizeof(int))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct np_irq *slot_irq(const struct planner *p, const struct slot *s, size_t k)
+{
+	return &p->m->irqs.v[p->refs[s->first + k]];
+}
+
+/* Where an IRQ runs: the kernel's effective CPUs when they are within its
+ * affinity (else they say nothing reliable), its affinity otherwise. */
+static const struct np_cpuset *runs_on(const struct np_irq *irq)
+{
+	if (irq->has_effective && !np_cpuset_empty(&irq->effective) && np_cpuset_subset(&irq->effective, &irq->affinity))
+		return &irq->effective;
+	return &irq->affinity;
+}
+
+/* "may run on isolated CPU 3,11 and excluded CPU 8" when cpus holds CPUs no
+ * IRQ may use, else NULL. */
+static const char *outside_text(const struct planner *p, const struct np_cpuset *cpus, char *buf, size_t size)
+{
+	const struct np_topology *topo = &p->m->topo;
+	const struct np_cpuset *kinds[] = { &topo->isolated, &topo->nohz_full, &p->opts->exclude };
+	static const char *const names[] = { "isolated", "nohz_full", "excluded" };
+	struct np_cpuset bad = NP_CPUSET_INIT, seen = NP_CPUSET_INIT;
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < 3; k++) {
+		if (np_cpuset_copy(&bad, cpus))
+			break;
+		np_cpuset_and(&bad, kinds[k]);
+		np_cpuset_andnot(&bad, &seen);
+		if (np_cpuset_empty(&bad))
+			continue;
+		char *list = list_text(&bad);
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s CPU%s %s", len ? " and " : "may run on ",
+					names[k], np_cpuset_count(&bad) > 1 ? "s" : "", list ? list : "?");
+		free(list);
+		np_cpuset_or(&seen, &bad);
+	}
+	np_cpuset_free(&bad);
+	np_cpuset_free(&seen);
+	return len ? buf : NULL;
+}
+
+/* Why a slot cannot stay as it is, or NULL when it can (it satisfies the
+ * policy); buf holds the sentence. */
+static const char *why_move(const struct planner *p, const struct slot *s, char *buf, size_t size)
+{
+	const struct np_cpuset *t = &p->target[s->dev];
+	const struct np_irq *first = slot_irq(p, s, 0);
+	for (size_t k = 0; k < s->n; k++) {
+		const struct np_irq *irq = slot_irq(p, s, k);
+		if (!irq->has_affinity)
+			return "its affinity is unreadable";
+		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
+			return "the vectors of one queue are apart";
+		if (outside_text(p, &irq->affinity, buf, size))
+			return buf;
+		if (irq->has_effective && outside_text(p, &irq->effective, buf, size))
+			return buf;
+		/* A queue vector is pinned inside the target; any other vector
+		 * need only run there. */
+		const struct np_cpuset *where = s->queue >= 0 ? &irq->affinity : runs_on(irq);
+		if (!np_cpuset_subset(where, t)) {
+			struct np_cpuset out = NP_CPUSET_INIT;
+			if (np_cpuset_copy(&out, where))
+				return "out of memory";
+			np_cpuset_andnot(&out, t);
+			char *list = list_text(&out);
+			/* Pinned to one CPU, it runs there; a wider affinity only allows. */
+			const char *verb = where == &irq->affinity && np_cpuset_count(where) > 1 ? "may run" : "runs";
+			struct np_cpuset nodes = NP_CPUSET_INIT;
+			if (np_nodes_of(&p->m->topo, &out, &nodes) == 0 && np_cpuset_count(&nodes) == 1)
+				snprintf(buf, size, "%s on CPU%s %s (node %d), outside its target", verb,
+					 np_cpuset_count(&out) > 1 ? "s" : "",
+					 list ? list : "?", np_cpuset_next(&nodes, 0));
+			else
+				snprintf(buf, size, "%s on CPU%s %s, outside its target", verb,
+					 np_cpuset_count(&out) > 1 ? "s" : "",
+					 list ? list : "?");
+			free(list);
+			np_cpuset_free(&out);
+			np_cpuset_free(&nodes);
+			return buf;
+		}
+	}
+	if (s->queue >= 0 && !p->flat) {
+		int cpu = home_cpu(first), c = core_of(p, cpu);
+		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
+			snprintf(buf, size, "its core (CPU %d) already serves %d of this device's queues, "
+				 "%d per core is enough over %d cores", cpu, p->dcount[s->dev][c], p->cap[s->dev],
+				 p->ncores[s->dev]);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
+{
+	if (cpu < 0 || cpu > p->m->topo.max_cpu)
+		return;
+	if (s->queue >= 0) {
+		p->load[cpu] += sign;
+		p->core_load[core_of(p, cpu)] += sign;
+		p->dcount[s->dev][core_of(p, cpu)] += sign;
+		p->dcpu[s->dev][cpu] += sign;
+	}
+}
+
+static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpus, bool keep, const char *why)
+{
+	const struct np_machine *m = p->m;
+	int rc = 0;
+	int rnode = np_topology_node_of_cpu(&m->topo, np_cpuset_next(cpus, 0));
+	struct np_cpuset nodes = NP_CPUSET_INIT;
+	/* Remote: handled today on a node the target does not reach. */
+	rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes);
+	for (size_t k = 0; rc == 0 && k < s->n; k++) {
+		size_t ii = p->refs[s->first + k];
+		const struct np_irq *irq = &m->irqs.v[ii];
+		struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = s->dev, .irq = irq->irq, .queue = irq->queue,
+				    .vector = irq->name, .interrupts = irq->total };
+		unsigned long long off = 0;
+		double weighted = 0;
+		for (int n = 0; n < m->topo.nnodes; n++) {
+			int id = m->topo.nodes[n].id, d = rnode >= 0 ? np_topology_distance(&m->topo, id, rnode) : 10;
+			weighted += (double)irq->per_node[n] * (d > 0 ? d : 10) / 10.0;
+			if (!np_cpuset_test(&nodes, (unsigned)id))
+				off += irq->per_node[n];
+		}
+		r.remote = irq->total ? (double)off / (double)irq->total : 0;
+		r.impact = weighted + (double)irq->unknown_node;
+		r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
+		if (keep) {
+			/* What it has, as a profile can restate it: online CPUs only. */
+			struct np_cpuset on = NP_CPUSET_INIT;
+			if (np_cpuset_copy(&on, cpus) == 0) {
+				np_cpuset_and(&on, &m->topo.online);
+				r.recommended = list_text(&on);
+			}
+			np_cpuset_free(&on);
+		} else {
+			r.recommended = list_text(cpus);
+		}
+		if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
+			r.reason = NULL;
+		p->has_plan[ii] = true;
+		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = add_rec(p->plan, &r)) == 0 && keep)
+			p->plan->v[p->plan->n - 1].change = false;
+		if (rc == 0 && !keep) {
+			int old = home_cpu(irq), now = np_cpuset_count(cpus) == 1 ? np_cpuset_next(cpus, 0) : -1;
+			if (old >= 0 && old <= m->topo.max_cpu)
+				p->vectors[old]--;
+			if (now >= 0)
+				p->vectors[now]++;
+		}
+	}
+	np_cpuset_free(&nodes);
+	s->done = true;
+	return rc;
+}
+
+/* Keeps what already satisfies the policy, the busiest first, so that when a
+ * core holds too many of a device's queues the quiet ones move. */
+static int by_total_desc(const void *a, const void *b, void *arg)
+{
+	const struct slot *v = arg;
+	const struct slot *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int keep_slots(struct planner *p)
+{
+	size_t *order = calloc(p->nslots + 1, sizeof(*order));
+	int rc = order ? 0 : -ENOMEM;
+	for (size_t k = 0; k < p->nslots; k++)
+		order[k] = k;
+	if (rc == 0)
+		qsort_r(order, p->nslots, sizeof(*order), by_total_desc, p->slots);
+	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
+		struct slot *s = &p->slots[order[k]];
+		char buf[200];
+		if (why_move(p, s, buf, sizeof(buf)))
+			continue;
+		const struct np_irq *first = slot_irq(p, s, 0);
+		const struct np_cpuset *where = s->queue >= 0 ? &first->affinity : runs_on(first);
+		char *list = list_text(where);
+		char why[240];
+		snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s", where == &first->affinity ? "pinned" : "runs",
+			 np_cpuset_count(where) > 1 ? "s" : "", list ? list : "?",
+			 s->queue >= 0 && !p->flat ? " and its device's share of that core" : "");
+		free(list);
+		count_on(p, s, home_cpu(first), 1);
+		rc = record(p, s, &first->affinity, true, why);
+	}
+	free(order);
+	return rc;
+}
+
+/* The CPU for a device's next queue: a core below the device's cap and with
+ * the fewest of its queues (distinct physical cores first), nearest, least
+ * loaded by every device's queues, an SMT thread the device does not use
+ * yet, where it runs now (nothing moves for nothing), the least loaded
+ * thread, then the device's cursor. CPUs at the x86 vector budget are skipped while others remain. */
+static int pick_cpu(struct planner *p, int dev, int home)
+{
+	const struct np_cpuset *t = &p->target[dev];
+	int best = -1, pos = 0, bestrot = 0;
+	unsigned size = np_cpuset_count(t);
+	long long bestkey[8] = { 0 };
+	np_cpuset_foreach(cpu, t) {
+		int c = core_of(p, cpu);
+		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
+		long long key[8] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
+				     p->dcount[dev][c], distance(p, p->anchor[dev], cpu), p->core_load[c], p->dcpu[dev][cpu],
+				     cpu != home, p->load[cpu] };
+		pos++;
+		int cmp = 0;
+		for (int i = 0; i < 8 && !cmp && best >= 0; i++)
+			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
+		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
 			best = cpu;
+			bestrot = rot;
+			memcpy(bestkey, key, sizeof(key));
+		}
 	}
 	return best;
 }
 
-struct vector_ref {
-	size_t irq;  /* index into m->irqs.v */
-	int dev;
-	int queue;
-};
-
-static int by_queue_then_device(const void *a, const void *b)
+static int by_queue_then_device(const void *a, const void *b, void *arg)
 {
-	const struct vector_ref *x = a, *y = b;
+	const struct slot *v = arg;
+	const struct slot *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
 	if (x->queue != y->queue)
 		return x->queue - y->queue;
 	if (x->dev != y->dev)
 		return x->dev - y->dev;
-	return (int)x->irq - (int)y->irq;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int irq_rec(struct planner *p, size_t ii, const struct np_cpuset *cpus, const char *what)
-{
-	const struct np_irq *irq = &p->m->irqs.v[ii];
-	int di = irq->dev;
-	struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = di, .irq = irq->irq, .queue = irq->queue,
-			    .vector = irq->name };
-	r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
-	r.recommended = list_text(cpus);
-	if (asprintf(&r.reason, "%s: %s", what, p->target_why[di]) < 0)
-		r.reason = NULL;
-	p->has_plan[ii] = true;
-	int rc = np_cpuset_copy(&p->planned[ii], cpus);
-	return rc ? rc : add_rec(p->plan, &r);
-}
-
-static int place_irqs(struct planner *p)
+static int place_slots(struct planner *p)
 {
 	const struct np_machine *m = p->m;
-	struct vector_ref *queues = calloc(m->irqs.n + 1, sizeof(*queues));
+	size_t *order = calloc(p->nslots + 1, sizeof(*order)), n = 0;
 	struct np_cpuset one = NP_CPUSET_INIT;
-	size_t nq = 0;
-	int rc = queues ? 0 : -ENOMEM;
-	int *nvectors = calloc(m->pci.ndevs + 1, sizeof(int)), *nmanaged = calloc(m->pci.ndevs + 1, sizeof(int));
-	if (!nvectors || !nmanaged)
-		rc = -ENOMEM;
-
-	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
-		const struct np_irq *irq = &m->irqs.v[i];
-		if (irq->dev < 0 || np_cpuset_empty(&p->target[irq->dev]))
-			continue;
-		/* Managed vectors count: a device whose only movable vector is its
-		 * admin queue still has one CPU for it, not a whole node. */
-		nvectors[irq->dev]++;
-		if (irq->managed != NP_MANAGED_NO) {
-			nmanaged[irq->dev]++;
-			continue;
+	int rc = order ? 0 : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < p->nslots; k++)
+		if (!p->slots[k].done && p->slots[k].queue >= 0)
+			order[n++] = k;
+	/* Queue 0 of every device first, then queue 1...: devices take turns. */
+	if (rc == 0)
+		qsort_r(order, n, sizeof(*order), by_queue_then_device, p->slots);
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		struct slot *s = &p->slots[order[k]];
+		char buf[200], why[400];
+		const char *move = why_move(p, s, buf, sizeof(buf));
+		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)));
+		if (p->vectors[cpu] >= NP_VECTORS_PER_CPU && !p->budget_warned) {
+			p->budget_warned = true;
+			rc = warn(p->plan, "%s (%s): every CPU of its target already holds %d vectors: an x86 CPU has "
+				  "about %d free; reduce the device's queues", m->pci.devs[s->dev].addr,
+				  dev_label(&m->pci.devs[s->dev]), NP_VECTORS_PER_CPU, NP_VECTORS_PER_CPU);
 		}
-		if (irq->queue >= 0)
-			queues[nq++] = (struct vector_ref){ i, irq->dev, irq->queue };
-	}
-	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++)
-		if (nmanaged[di])
-			rc = warn(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
-				  m->pci.devs[di].addr, dev_label(&m->pci.devs[di]), nmanaged[di], nmanaged[di] > 1 ? "s" : "");
-
-	/* Queue 0 of every device first, then queue 1...: devices sharing a
-	 * node take turns, so their queue 0s do not pile on one CPU. */
-	qsort(queues, nq, sizeof(*queues), by_queue_then_device);
-	for (size_t k = 0; rc == 0 && k < nq; k++) {
-		const struct vector_ref *v = &queues[k];
-		int node = np_device_node(m, &m->pci.devs[v->dev], NULL);
-		int cpu = pick_cpu(p, &p->target[v->dev], node);
-		char what[64];
-		p->load[cpu]++;
-		p->core_load[p->core_of[cpu]]++;
+		count_on(p, s, cpu, 1);
 		np_cpuset_clear(&one);
-		snprintf(what, sizeof(what), "queue %d, one per core", v->queue);
-		rc = np_cpuset_set(&one, (unsigned)cpu);
-		if (!rc)
-			rc = irq_rec(p, v->irq, &one, what);
+		int here = p->dcount[s->dev][core_of(p, cpu)];
+		if (here > p->cap[s->dev])
+			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
+				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
+				 s->queue, here);
+		else if (p->cap[s->dev] > 1)
+			snprintf(why, sizeof(why), "%s; queue %d on a core it shares with at most %d of the device's "
+				 "queues (%d queues, %d core%s)", move ? move : "not placed yet", s->queue,
+				 p->cap[s->dev] - 1, p->nqueues[s->dev], p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
+		else
+			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d core%s)",
+				 move ? move : "not placed yet", s->queue, p->nqueues[s->dev],
+				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
+		if ((rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
+			rc = record(p, s, &one, false, why);
 	}
-	/* The rest: a device's only vector may use its whole set (the kernel
-	 * picks one CPU in it); admin, config and misc vectors take one CPU. */
-	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
-		const struct np_irq *irq = &m->irqs.v[i];
-		if (irq->dev < 0 || np_cpuset_empty(&p->target[irq->dev]) || irq->managed != NP_MANAGED_NO ||
-		    irq->queue >= 0)
+	/* Say where the budget kept queues away from. */
+	struct np_cpuset full = NP_CPUSET_INIT;
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		if (!p->nqueues[di])
 			continue;
-		if (nvectors[irq->dev] == 1) {
-			rc = irq_rec(p, i, &p->target[irq->dev], "the device's only IRQ, any CPU of the set");
+		np_cpuset_foreach(cpu, &p->target[di])
+			if (rc == 0 && p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+				rc = np_cpuset_set(&full, (unsigned)cpu);
+	}
+	if (rc == 0 && !np_cpuset_empty(&full)) {
+		char *list = list_text(&full);
+		rc = warn(p->plan, "CPU%s %s already hold%s %d vectors or more: an x86 CPU has about %d to give, so "
+			  "the plan puts no queue there while other CPUs of the target have room, and spreads instead",
+			  np_cpuset_count(&full) > 1 ? "s" : "", list ? list : "?", np_cpuset_count(&full) > 1 ? "" : "s",
+			  NP_VECTORS_PER_CPU, NP_VECTORS_PER_CPU);
+		free(list);
+	}
+	np_cpuset_free(&full);
+	/* The rest (a device's only IRQ, admin, config and misc vectors) keep
+	 * what they may of their CPUs, else take the whole target: they carry
+	 * little, and the kernel picks one CPU in the set. */
+	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
+		struct slot *s = &p->slots[k];
+		if (s->done)
 			continue;
+		char buf[200], why[400];
+		const char *move = why_move(p, s, buf, sizeof(buf));
+		const struct np_irq *irq = slot_irq(p, s, 0);
+		rc = np_cpuset_copy(&one, &p->target[s->dev]);
+		int nvec = 0;
+		for (size_t j = 0; j < p->m->irqs.n; j++)
+			nvec += p->m->irqs.v[j].dev == s->dev;
+		bool only = nvec == 1;
+		const char *what = only ? "the device's only vector" : s->queue >= 0 ? "queue" : "not a queue vector";
+		if (rc == 0 && irq->has_affinity && np_cpuset_intersects(&irq->affinity, &one)) {
+			np_cpuset_and(&one, &irq->affinity);
+			snprintf(why, sizeof(why), "%s; %s: the CPUs of the target it may already use",
+				 move ? move : "not placed", what);
+		} else {
+			snprintf(why, sizeof(why), "%s; %s: any CPU of the target, the kernel picks one",
+				 move ? move : "not placed", what);
 		}
-		int cpu = pick_cpu(p, &p->target[irq->dev], np_device_node(m, &m->pci.devs[irq->dev], NULL));
-		p->load[cpu]++;
-		p->core_load[p->core_of[cpu]]++;
-		np_cpuset_clear(&one);
-		if (!(rc = np_cpuset_set(&one, (unsigned)cpu)))
-			rc = irq_rec(p, i, &one, "not a queue vector, one CPU");
+		if (rc == 0)
+			rc = record(p, s, &one, false, why);
 	}
 	np_cpuset_free(&one);
-	free(queues);
-	free(nvectors);
-	free(nmanaged);
+	free(order);
+	return rc;
+}
+
+/* Warnings about IRQs the plan cannot or does not move but should be known:
+ * managed ones (the kernel owns them; on isolated CPUs only the kernel
+ * command line helps), and affinities the kernel did not honour. */
+static int irq_warnings(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	const struct np_topology *topo = &m->topo;
+	struct np_cpuset iso = NP_CPUSET_INIT, hit = NP_CPUSET_INIT;
+	int rc = np_cpuset_copy(&iso, &topo->isolated);
+	if (rc == 0)
+		rc = np_cpuset_or(&iso, &topo->nohz_full);
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		if (!p->opts->devices[di].selected)
+			continue;
+		int nmanaged = 0, niso = 0;
+		np_cpuset_clear(&hit);
+		for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+			const struct np_irq *irq = &m->irqs.v[i];
+			if (irq->dev != (int)di)
+				continue;
+			if (irq->managed != NP_MANAGED_NO) {
+				nmanaged++;
+				if (irq->has_effective && np_cpuset_intersects(&irq->effective, &iso)) {
+					niso++;
+					rc = np_cpuset_or(&hit, &irq->effective);
+				}
+			}
+			if (rc == 0 && irq->has_affinity && irq->has_effective && !np_cpuset_empty(&irq->effective) &&
+			    !np_cpuset_subset(&irq->effective, &irq->affinity)) {
+				char *eff = list_text(&irq->effective), *aff = list_text(&irq->affinity);
+				rc = warn(p->plan, "irq %d %s (%s): affinity not honoured: it runs on CPU %s, outside its "
+					  "affinity %s (usually no free vector there: see /proc/interrupts and debugfs)",
+					  irq->irq, irq->name, d->addr, eff ? eff : "?", aff ? aff : "?");
+				free(eff);
+				free(aff);
+			}
+		}
+		if (rc == 0 && nmanaged && !np_cpuset_empty(&p->target[di]))
+			rc = note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
+				  d->addr, dev_label(d), nmanaged, nmanaged > 1 ? "s" : "");
+		if (rc == 0 && niso) {
+			np_cpuset_and(&hit, &iso);
+			char *cpus = list_text(&hit), *all = list_text(&iso);
+			if (m->managed_irq_isolation)
+				rc = warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s although isolcpus= has "
+					  "managed_irq: their queues serve only isolated CPUs, so they fire only for I/O "
+					  "submitted there; keep the isolated application's I/O off this device or accept them",
+					  d->addr, dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?");
+			else
+				rc = warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s: writing cannot move them; "
+					  "boot with isolcpus=managed_irq,%s to keep them on housekeeping CPUs",
+					  d->addr, dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?", all ? all : "?");
+			free(cpus);
+			free(all);
+		}
+	}
+	np_cpuset_free(&iso);
+	np_cpuset_free(&hit);
 	return rc;
 }
 
@@ -320,7 +755,34 @@ static const struct np_cpuset *irq_cpus_after(const struct planner *p, size_t ii
 	const struct np_irq *irq = &p->m->irqs.v[ii];
 	if (p->has_plan[ii])
 		return &p->planned[ii];
-	return irq->has_effective ? &irq->effective : &irq->affinity;
+	return irq->has_effective && !np_cpuset_empty(&irq->effective) ? &irq->effective : &irq->affinity;
+}
+
+int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
+{
+	if (!f->pinned) {
+		*why = "submitters not pinned: forcing completion on them cost 14% IOPS with scheduler-placed "
+		       "processes (seed 004: 47.8 -> 41.0 K ios/s)";
+		return -1;
+	}
+	if (f->per_cpu_queues) {
+		*why = "a hardware queue per CPU: completions already return to the submitting CPU's queue";
+		return -1;
+	}
+	if (f->irq_on_submitters) {
+		*why = "the completion IRQ runs on the submitters' CPUs: forcing it gained nothing "
+		       "(seed 004: 12.312 vs 12.314 K ios/s)";
+		return -1;
+	}
+	if (f->shares_l3) {
+		*why = "the completion CPUs share an L3 cache with the submitters: 1 completes there already";
+		return -1;
+	}
+	*why = "submitters pinned outside the L3 of the completion IRQ, one queue for them all: 2 completes "
+	       "each request on the submitting CPU itself, 1 on any CPU sharing its cache (2008's "
+	       "rq_affinity=1 is today's 2); seed 004 measured +12.9% IOPS (39.8 -> 45.0 K ios/s) with "
+	       "pinned submitters off the IRQ CPUs";
+	return 2;
 }
 
 static int block_recs(struct planner *p, size_t di)
@@ -328,18 +790,22 @@ static int block_recs(struct planner *p, size_t di)
 	const struct np_machine *m = p->m;
 	const struct np_device_policy *pol = &p->opts->devices[di];
 	const struct np_pci_dev *d = &m->pci.devs[di];
-	struct np_cpuset completions = NP_CPUSET_INIT;
+	struct np_cpuset completions = NP_CPUSET_INIT, near = NP_CPUSET_INIT;
 	int rc = 0;
 	if (pol->rq_affinity == NP_RQ_KEEP || d->nblock == 0)
 		return 0;
 	/* I/O completes on queue vectors; admin and config vectors do not count
 	 * unless the device has nothing else. */
-	bool has_queues = false;
-	for (size_t i = 0; i < m->irqs.n; i++)
+	bool has_queues = false, managed = false;
+	for (size_t i = 0; i < m->irqs.n; i++) {
 		has_queues |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0;
+		managed |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].managed != NP_MANAGED_NO;
+	}
 	for (size_t i = 0; i < m->irqs.n && rc == 0; i++)
 		if (m->irqs.v[i].dev == (int)di && (!has_queues || m->irqs.v[i].queue >= 0))
 			rc = np_cpuset_or(&completions, irq_cpus_after(p, i));
+	if (rc == 0)
+		rc = np_l3_cover(&m->l3, &completions, &near);
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
@@ -349,16 +815,16 @@ static int block_recs(struct planner *p, size_t di)
 		if (pol->rq_affinity >= 0) {
 			want = pol->rq_affinity;
 			why = "the profile asks for it";
-		} else if (!np_cpuset_empty(submit) && !np_cpuset_subset(submit, &completions)) {
-			want = 2;
-			why = "its completion CPUs do not cover the application's CPUs: 2 completes each request on "
-			      "the CPU that submitted it (seed: +12.9% IOPS with pinned submitters off the IRQ CPUs; "
-			      "with unpinned processes, 1 cost 14% in one run)";
 		} else {
-			want = 1;
-			why = np_cpuset_empty(submit) ? "submitters unknown: 1 completes in the submitter's cache group "
-							"without forcing it (never 0 unless asked)"
-						      : "its completion CPUs cover the application's CPUs: 1 is enough";
+			struct np_rq_facts f = {
+				.pinned = p->opts->app_pinned && !np_cpuset_empty(submit),
+				.irq_on_submitters = np_cpuset_intersects(&completions, submit),
+				.shares_l3 = np_cpuset_intersects(&near, submit),
+				.per_cpu_queues = bd->nhwq > 1 && (managed || (unsigned)bd->nhwq >= np_cpuset_count(submit)),
+			};
+			want = np_rq_affinity_decide(&f, &why);
+			if (want < 0)
+				continue;
 		}
 		if (bd->rq_affinity >= 0 && asprintf(&r.current, "%d", bd->rq_affinity) < 0)
 			r.current = NULL;
@@ -368,6 +834,7 @@ static int block_recs(struct planner *p, size_t di)
 		rc = add_rec(p->plan, &r);
 	}
 	np_cpuset_free(&completions);
+	np_cpuset_free(&near);
 	return rc;
 }
 
@@ -402,27 +869,53 @@ static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct
 	return add_rec(p->plan, &r);
 }
 
+/* Physical cores among cpus. */
+static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int mark)
+{
+	unsigned n = 0;
+	np_cpuset_foreach(cpu, cpus) {
+		int c = core_of(p, cpu);
+		if (c <= p->m->topo.max_cpu && p->stamp[c] != mark) {
+			p->stamp[c] = mark;
+			n++;
+		}
+	}
+	return n;
+}
+
 static int net_recs(struct planner *p, size_t di)
 {
 	const struct np_machine *m = p->m;
 	const struct np_device_policy *pol = &p->opts->devices[di];
 	const struct np_pci_dev *d = &m->pci.devs[di];
-	struct np_cpuset off = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
-	int rc = 0;
-	bool managed = false;
-	for (size_t i = 0; i < m->irqs.n; i++)
-		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].managed != NP_MANAGED_NO)
-			managed = true;
-	rc = np_nodes_of(&m->topo, &p->opts->app_cpus, &nodes);
+	struct np_cpuset off = NP_CPUSET_INIT, rps_to = NP_CPUSET_INIT;
+	int rc = np_cpuset_copy(&rps_to, &p->opts->app_cpus);
+	np_cpuset_and(&rps_to, &p->usable);
+	unsigned app_cores = count_cores(p, &rps_to, -2 - (int)di);
 
 	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
 		const struct np_netif *nif = &d->net[k];
-		for (int q = 0; q < nif->ntx && rc == 0 && (pol->xps_follow_irq || pol->auto_net); q++) {
+		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
+		 * only with a choice of queues to make. */
+		for (int q = 0; q < nif->ntx && nif->ntx > 1 && rc == 0 && (pol->xps_follow_irq || pol->auto_net); q++) {
 			int ii = queue_irq(p, di, q, true);
-			if (!nif->xps_known[q] || ii < 0 || np_cpuset_empty(irq_cpus_after(p, (size_t)ii)))
+			if (!nif->xps_known[q] || ii < 0 || !p->has_plan[ii] || np_cpuset_count(&p->planned[ii]) != 1)
 				continue;
-			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], irq_cpus_after(p, (size_t)ii),
-				     "transmit from the CPUs that serve this queue's interrupt");
+			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &p->planned[ii],
+				     "transmit from the CPU that serves this queue's interrupt in the plan");
+		}
+		if (rc == 0 && p->nqueues[di] && p->ncores[di] && p->nqueues[di] > p->ncores[di] && pol->auto_net) {
+			struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name };
+			if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
+				r.current = NULL;
+			if (asprintf(&r.recommended, "%d", p->ncores[di]) < 0)
+				r.recommended = NULL;
+			if (asprintf(&r.reason, "%d queues for %d usable core%s (%s): queues share cores; seed 003 "
+				     "measured 4 queues, one per socket, at 361862 transactions/s against 226722 with 16, "
+				     "one per CPU (advice only: run it yourself)", p->nqueues[di], p->ncores[di],
+				     p->ncores[di] > 1 ? "s" : "", p->target_why[di]) < 0)
+				r.reason = NULL;
+			rc = add_rec(p->plan, &r);
 		}
 		enum np_rps_policy rps = pol->rps;
 		const char *why = NULL;
@@ -435,20 +928,68 @@ static int net_recs(struct planner *p, size_t di)
 		} else if (pol->auto_net && nif->nrx > 0 && (unsigned)nif->nrx >= usable_here) {
 			rps = NP_RPS_OFF;
 			why = "a hardware queue per usable CPU: RPS would only add a hop between CPUs";
-		} else if (pol->auto_net && !np_cpuset_empty(&p->opts->app_cpus) && pol->irqs == NP_IRQS_APP &&
-			   (managed || (unsigned)nif->nrx < np_cpuset_count(&nodes))) {
+		} else if (pol->auto_net && app_cores && nif->nrx > 0 && (unsigned)nif->nrx < app_cores) {
 			rps = NP_RPS_APP;
-			why = managed ? "its IRQs are managed and cannot move: RPS brings receive processing to the "
-					"application's CPUs"
-				      : "fewer queues than application nodes: RPS brings receive processing to the "
-					"application's CPUs";
+			why = "fewer receive queues than the application's cores: RPS spreads receive processing "
+			      "over them";
 		}
+		const struct np_cpuset *to = rps == NP_RPS_OFF ? &off : rps == NP_RPS_APP && pol->auto_net ? &rps_to
+													      : &p->opts->app_cpus;
 		for (int q = 0; q < nif->nrx && rc == 0 && rps != NP_RPS_KEEP; q++)
-			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q],
-				     rps == NP_RPS_OFF ? &off : &p->opts->app_cpus, why);
+			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q], to, why);
 	}
-	np_cpuset_free(&nodes);
+	np_cpuset_free(&rps_to);
 	return rc;
+}
+
+/* One node with CPUs and one L3 domain: no CPU is nearer to a device than another. */
+static bool flat_machine(const struct np_machine *m)
+{
+	int nodes = 0;
+	for (int i = 0; i < m->topo.nnodes; i++)
+		nodes += !np_cpuset_empty(&m->topo.nodes[i].cpus);
+	return nodes <= 1 && m->l3.n <= 1;
+}
+
+static int by_impact(const void *a, const void *b)
+{
+	const struct np_rec *x = a, *y = b;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	if (x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	return 0;
+}
+
+static int general_warnings(struct planner *p)
+{
+	int rc = 0;
+	if (np_cpuset_empty(&p->usable))
+		rc = warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
+	if (rc == 0 && p->flat)
+		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
+			  "so IRQs stay where they are unless they may run on a CPU the plan forbids");
+	return rc;
+}
+
+/* irqbalance matters only to a plan that moves IRQs. */
+static int irqbalance_warning(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	bool moves = false;
+	for (size_t i = 0; i < p->plan->n && !moves; i++)
+		moves = p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].change;
+	if (!moves)
+		return 0;
+	if (m->irqbalance)
+		return warn(p->plan, "irqbalance is running and will undo this IRQ placement within seconds: ban the IRQs "
+			    "(IRQBALANCE_ARGS=\"--banirq=N ...\" in /etc/default/irqbalance, or /etc/sysconfig/irqbalance "
+			    "on the RHEL family, or a --policyscript printing ban=yes) or stop it");
+	if (!m->irqbalance_known)
+		return warn(p->plan, "irqbalance: state unknown (no process information here): if it runs, ban the "
+			    "placed IRQs (--banirq=N in IRQBALANCE_ARGS of /etc/default/irqbalance or "
+			    "/etc/sysconfig/irqbalance) or it will undo them");
+	return 0;
 }
 
 /* Every IRQ requested from now on (a driver loaded, a device hot-plugged,
@@ -491,32 +1032,71 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 {
 	memset(out, 0, sizeof(*out));
 	struct planner p = { .m = m, .opts = opts, .plan = out };
-	size_t ncpu = (size_t)m->topo.max_cpu + 1;
+	size_t ncpu = (size_t)m->topo.max_cpu + 1, ndev = m->pci.ndevs + 1;
 	p.load = calloc(ncpu, sizeof(int));
 	p.core_of = malloc(ncpu * sizeof(int));
 	p.core_load = calloc(ncpu, sizeof(int));
-	p.target = calloc(m->pci.ndevs + 1, sizeof(*p.target));
-	p.target_why = calloc(m->pci.ndevs + 1, sizeof(char *));
+	p.vectors = calloc(ncpu, sizeof(int));
+	p.stamp = calloc(ncpu, sizeof(int));
+	p.target = calloc(ndev, sizeof(*p.target));
+	p.target_why = calloc(ndev, sizeof(char *));
+	p.anchor = calloc(ndev, sizeof(int));
+	p.nqueues = calloc(ndev, sizeof(int));
+	p.ncores = calloc(ndev, sizeof(int));
+	p.cap = calloc(ndev, sizeof(int));
+	p.start = calloc(ndev, sizeof(int));
+	p.dcount = calloc(ndev, sizeof(int *));
+	p.dcpu = calloc(ndev, sizeof(int *));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
-	int rc = p.load && p.core_of && p.core_load && p.target && p.target_why && p.planned && p.has_plan ? 0 : -ENOMEM;
+	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.target && p.target_why && p.anchor &&
+				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan
+			 ? 0
+			 : -ENOMEM;
 	if (rc == 0) {
 		for (size_t c = 0; c < ncpu; c++)
 			p.core_of[c] = -1;
+		for (size_t i = 0; i < m->irqs.n; i++) {
+			int cpu = home_cpu(&m->irqs.v[i]);
+			if (cpu >= 0 && (size_t)cpu < ncpu)
+				p.vectors[cpu]++;
+		}
+		p.flat = flat_machine(m);
 		rc = np_usable_cpus(&m->topo, &opts->exclude, &p.usable);
+		/* Every target is within usable: no CPU past the per-CPU arrays. */
+		for (int c = np_cpuset_next(&p.usable, m->topo.max_cpu + 1); rc == 0 && c >= 0;
+		     c = np_cpuset_next(&p.usable, c + 1))
+			np_cpuset_unset(&p.usable, (unsigned)c);
 	}
-	if (rc == 0 && np_cpuset_empty(&p.usable))
-		rc = warn(out, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
-	if (rc == 0 && m->irqbalance)
-		rc = warn(out, "irqbalance is running and will undo this IRQ placement within seconds: ban the IRQs "
-			       "(IRQBALANCE_ARGS=\"--banirq=N ...\" in /etc/default/irqbalance, or a --policyscript "
-			       "printing ban=yes) or stop it");
 	if (rc == 0)
-		rc = index_cores(&p);
-	if (rc == 0)
+		rc = general_warnings(&p);
+	if (rc == 0) {
+		index_cores(&p);
 		rc = choose_targets(&p);
+	}
 	if (rc == 0)
-		rc = place_irqs(&p);
+		rc = build_slots(&p);
+	if (rc == 0)
+		rc = size_devices(&p);
+	/* Queues the plan does not place (other devices', managed ones) still
+	 * load their CPUs: balance against them too. */
+	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		int cpu = home_cpu(irq);
+		if (irq->queue < 0 || cpu < 0 || (size_t)cpu >= ncpu ||
+		    (irq->dev >= 0 && !np_cpuset_empty(&p.target[irq->dev]) && irq->managed == NP_MANAGED_NO))
+			continue;
+		p.load[cpu]++;
+		p.core_load[core_of(&p, cpu)]++;
+	}
+	if (rc == 0)
+		rc = keep_slots(&p);
+	if (rc == 0)
+		rc = place_slots(&p);
+	if (rc == 0)
+		rc = irqbalance_warning(&p);
+	if (rc == 0)
+		rc = irq_warnings(&p);
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
 		if (!opts->devices[di].selected)
 			continue;
@@ -525,9 +1105,15 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	}
 	if (rc == 0 && !opts->devices_only)
 		rc = default_irq_rec(&p);
+	if (rc == 0 && out->n)
+		qsort(out->v, out->n, sizeof(*out->v), by_impact);
 	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
 		np_cpuset_free(&p.target[i]);
 		free(p.target_why[i]);
+		if (p.dcount)
+			free(p.dcount[i]);
+		if (p.dcpu)
+			free(p.dcpu[i]);
 	}
 	for (size_t i = 0; p.planned && i < m->irqs.n; i++)
 		np_cpuset_free(&p.planned[i]);
@@ -535,10 +1121,21 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.load);
 	free(p.core_of);
 	free(p.core_load);
+	free(p.vectors);
+	free(p.stamp);
 	free(p.target);
 	free(p.target_why);
+	free(p.anchor);
+	free(p.nqueues);
+	free(p.ncores);
+	free(p.cap);
+	free(p.start);
+	free(p.dcount);
+	free(p.dcpu);
 	free(p.planned);
 	free(p.has_plan);
+	free(p.refs);
+	free(p.slots);
 	if (rc)
 		np_plan_free(out);
 	return rc;
@@ -555,6 +1152,9 @@ void np_plan_free(struct np_plan *plan)
 	for (size_t i = 0; i < plan->nwarnings; i++)
 		free(plan->warnings[i]);
 	free(plan->warnings);
+	for (size_t i = 0; i < plan->nnotes; i++)
+		free(plan->notes[i]);
+	free(plan->notes);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -582,6 +1182,8 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 	bool oom = false;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct np_rec *r = &plan->v[i];
+		if (np_attrs[r->kind].command)
+			continue; /* advice only: ethtool, not a profile setting */
 		struct np_setting *s = &out->settings[out->nsettings++];
 		s->queue = -1;
 		s->irq = -1;
@@ -624,7 +1226,9 @@ int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
 	char *status;
 	int rc = np_read_text(ctx, &status, "/proc/%d/status", pid);
 	if (rc)
-		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d (%s)", pid, ctx->err) : rc;
+		/* ctx->err is the message's own buffer: say it anew. */
+		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d ('%s/proc/%d/status' is absent)", pid, ctx->root, pid)
+				     : rc;
 	const char *line = strstr(status, "\nCpus_allowed_list:");
 	if (line) {
 		line += strlen("\nCpus_allowed_list:");

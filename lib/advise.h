@@ -1,7 +1,9 @@
 /* The advisor: turns what the report sees into a placement plan, each line
- * with its reason. The plan is computed from the topology and the devices,
- * never from current affinities, so advising again after applying it finds
- * nothing to change. */
+ * with its reason. It makes the smallest change that meets the policy: an IRQ
+ * already inside its target set, off forbidden CPUs and not stacked beyond
+ * its device's per-core share is kept; the rest are spread per device over
+ * distinct physical cores. Applying the plan makes every IRQ keepable, so
+ * advising again finds nothing to change. */
 #ifndef NUMAPLACE_ADVISE_H
 #define NUMAPLACE_ADVISE_H
 
@@ -29,6 +31,7 @@ struct np_device_policy {
 struct np_advise_opts {
 	const char *policy_name;     /* for the output: "local", "app", "spread", "profile" */
 	struct np_cpuset app_cpus;   /* where the application runs (app policy, rq_affinity, RPS) */
+	bool app_pinned;             /* its threads are bound to app_cpus (not merely allowed everywhere) */
 	struct np_cpuset exclude;    /* CPUs kept free of IRQs */
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
 	bool devices_only;           /* the devices' settings only, nothing machine-wide
@@ -46,7 +49,10 @@ struct np_rec {
 	char *current;      /* normalized current value; NULL when unreadable */
 	char *recommended;
 	char *reason;
-	bool change;        /* current differs from recommended */
+	bool change;        /* current differs from recommended; false: kept as it is */
+	unsigned long long interrupts; /* IRQ recommendations: interrupts at stake (of the queue's vectors) */
+	double remote;      /* their share handled today off the nodes of its target (0..1) */
+	double impact;      /* interrupts x distance: the order of the recommendations */
 };
 
 struct np_plan {
@@ -54,7 +60,21 @@ struct np_plan {
 	size_t n;
 	char **warnings;
 	size_t nwarnings;
+	char **notes;       /* what the plan took into account, for the reader */
+	size_t nnotes;
 };
+
+/* The facts rq_affinity is decided on, and the decision (seed 004). */
+struct np_rq_facts {
+	bool pinned;            /* submitters bound to known CPUs */
+	bool irq_on_submitters; /* a completion CPU is one of the submitters' */
+	bool shares_l3;         /* a completion CPU shares an L3 with a submitter */
+	bool per_cpu_queues;    /* hardware queues map one-to-one to the submitters (managed per-CPU) */
+};
+/* 2, or -1 to leave the value alone; *why is a static sentence. */
+int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why);
+/* Vectors an x86 CPU can hold with room to spare (about 200 of its 256). */
+#define NP_VECTORS_PER_CPU 200
 
 /* CPUs that may take IRQs: online, not isolated, not nohz_full, not excluded. */
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out);

@@ -59,6 +59,12 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.path = NP_IRQBALANCE_CONFIG,
 		.subject = "irqbalance",
 	},
+	[NP_ATTR_CHANNELS] = {
+		/* ethtool's netlink call, not a file: the advisor says it, the user runs it. */
+		.name = "channels", .value = NP_VALUE_INT, .min = 1, .max = 4096,
+		.subject = "{net} channels",
+		.command = "ethtool -L {net} combined",
+	},
 };
 
 static const char *const value_kind_names[] = {
@@ -170,8 +176,19 @@ static int expand(const char *pattern, const struct np_target *t, bool path, cha
 char *np_attr_path(enum np_attr attr, const struct np_target *t)
 {
 	char *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].path, t, true, &out))
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].path || expand(np_attrs[attr].path, t, true, &out))
 		return NULL;
+	return out;
+}
+
+char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *value)
+{
+	char *head, *out;
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].command || expand(np_attrs[attr].command, t, false, &head))
+		return NULL;
+	if (asprintf(&out, "%s %s", head, value) < 0)
+		out = NULL;
+	free(head);
 	return out;
 }
 
@@ -266,7 +283,7 @@ int np_attr_match(const char *path, struct np_target *t)
 		return -1;
 	for (int i = 0; i < NP_ATTR_COUNT; i++) {
 		struct np_target found = NP_TARGET_NONE;
-		if (match(np_attrs[i].path, path, &found)) {
+		if (np_attrs[i].path && match(np_attrs[i].path, path, &found)) {
 			if (t)
 				*t = found;
 			else

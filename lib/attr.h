@@ -28,6 +28,7 @@ enum np_attr {
 	NP_ATTR_XPS_CPUS,             /* /sys/class/net/IF/queues/tx-N/xps_cpus */
 	NP_ATTR_DEFAULT_IRQ_AFFINITY, /* /proc/irq/default_smp_affinity */
 	NP_ATTR_IRQBALANCE_CONFIG,    /* /etc/default/irqbalance (the bans), not in profiles */
+	NP_ATTR_CHANNELS,             /* a NIC's queue count: advice only (ethtool -L), never written */
 	NP_ATTR_COUNT
 };
 
@@ -67,6 +68,9 @@ struct np_attr_desc {
 	int min, max;                 /* NP_VALUE_INT: the values the kernel honours */
 	bool empty_ok;                /* CPU sets: "" is a value (turns the feature off) */
 	bool survives_reboot;         /* a file on disk, not a kernel value */
+	/* A recommendation the user carries out (its command in the subject's
+	 * place): no path, never in a profile, a change or a journal. */
+	const char *command;
 	/* Machine path and subject, with fields from the target: {irq} and
 	 * {queue} are numbers, {net} and {block} names; the subject may also
 	 * say {device} and {vector}. */
@@ -85,6 +89,9 @@ int np_attr_by_name(const char *name, bool settable);
 /* The machine path of attr for t (malloc'd); NULL when a field the path
  * needs is missing or unsafe (a name with '/' or "..") or out of memory. */
 char *np_attr_path(enum np_attr attr, const struct np_target *t);
+/* An advice-only kind's command for t and value ("ethtool -L eth0 combined
+ * 4"), malloc'd; NULL for a kind that is written, or on ENOMEM. */
+char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *value);
 /* The human subject ("eth0 rx-0 rps_cpus"); NULL on ENOMEM. */
 char *np_attr_subject(enum np_attr attr, const struct np_target *t);
 /* The kind whose path pattern path matches exactly, or -1: a path that is

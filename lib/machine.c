@@ -9,11 +9,11 @@
 #include "sysfs.h"
 
 /* irqbalance rewrites IRQ affinities every 10 s: a report must say so. */
-static int irqbalance_running(struct np_ctx *ctx, bool *running)
+static int irqbalance_running(struct np_ctx *ctx, bool *running, bool *known)
 {
 	char **names;
 	size_t n;
-	*running = false;
+	*running = *known = false;
 	int rc = np_list_dir(ctx, &names, &n, "/proc");
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
@@ -21,6 +21,7 @@ static int irqbalance_running(struct np_ctx *ctx, bool *running)
 		char *comm;
 		if (!isdigit((unsigned char)names[i][0]))
 			continue;
+		*known = true;
 		/* A process may exit between the listing and the read. */
 		if (np_read_text(ctx, &comm, "/proc/%s/comm", names[i]) == 0) {
 			*running = !strcmp(comm, "irqbalance");
@@ -29,6 +30,21 @@ static int irqbalance_running(struct np_ctx *ctx, bool *running)
 	}
 	np_names_free(names, n);
 	return 0;
+}
+
+/* Whether isolcpus= carries the managed_irq flag, which keeps managed IRQs
+ * off isolated CPUs whenever their queue has a housekeeping CPU. */
+static bool isolcpus_managed_irq(struct np_ctx *ctx)
+{
+	char *cmdline;
+	if (np_read_text(ctx, &cmdline, "/proc/cmdline"))
+		return false;
+	bool found = false;
+	for (const char *p = cmdline; (p = strstr(p, "isolcpus=")) && !found; p++)
+		if (p == cmdline || p[-1] == ' ')
+			found = strstr(p, "managed_irq") && strstr(p, "managed_irq") < p + strcspn(p, " ");
+	free(cmdline);
+	return found;
 }
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
@@ -41,7 +57,13 @@ int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
 	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
 	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
 		rc = 0;
-	if (rc || (rc = irqbalance_running(ctx, &m->irqbalance))) {
+	if (rc == 0)
+		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
+	if (rc == 0)
+		rc = np_l3_read(ctx, &m->topo, &m->l3);
+	if (rc == 0)
+		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
+	if (rc) {
 		np_machine_free(m);
 		return rc;
 	}
@@ -51,6 +73,7 @@ int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
 
 void np_machine_free(struct np_machine *m)
 {
+	np_l3_free(&m->l3);
 	np_irqs_free(&m->irqs);
 	np_pci_free(&m->pci);
 	np_topology_free(&m->topo);

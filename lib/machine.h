@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cache.h"
 #include "irq.h"
 #include "pci.h"
 #include "topology.h"
@@ -13,7 +14,10 @@ struct np_machine {
 	struct np_topology topo;
 	struct np_pci pci;
 	struct np_irqs irqs;
+	struct np_l3 l3;
 	bool irqbalance;   /* an irqbalance process is running */
+	bool irqbalance_known; /* false: no process information (a snapshot without /proc/PID) */
+	bool managed_irq_isolation; /* isolcpus= has the managed_irq flag */
 };
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);

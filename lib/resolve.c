@@ -306,6 +306,8 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
 				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
 		struct np_cpuset set = NP_CPUSET_INIT;
+		if (np_attrs[r->kind].command)
+			continue; /* advice only: never applied */
 		if (np_attrs[r->kind].value == NP_VALUE_INT)
 			rc = add_change(ctx, p, out, r->kind, &t, strdup(r->recommended));
 		else if (!(rc = np_cpuset_parse_list(&set, r->recommended)))

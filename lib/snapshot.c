@@ -27,8 +27,9 @@ static const char *const private_names[] = {
 static const char *const cpu_files[] = {
 	"online", "offline", "possible", "present", "isolated", "nohz_full", "kernel_max", NULL,
 };
-/* What hwloc reads of each cache; numaplace reads none, but without them
- * lstopo on a snapshot would show a machine without caches. */
+/* What hwloc reads of each cache; numaplace reads index3's shared_cpu_list
+ * (the L3 domains), and without the rest lstopo on a snapshot would show a
+ * machine without caches. */
 static const char *const cache_files[] = {
 	"level", "type", "size", "shared_cpu_map", "shared_cpu_list", "coherency_line_size",
 	"ways_of_associativity", "number_of_sets", "physical_line_partition", "id", NULL,

@@ -1,1 +1,1 @@
---root "$FIXTURES/r715" advise --policy app --app-node 1
+--root "$FIXTURES/r715" advise --policy app --app-node 1 --device megaraid_sas

@@ -1,1 +1,1 @@
---root "$FIXTURES/smt-isolated" advise --policy app --app-cpus 0-2 --exclude-cpus 8
+--root "$FIXTURES/smt-isolated" advise --policy app --app-cpus 0-2 --exclude-cpus 8 --device ens1f0 --device nvme0n1

@@ -39,13 +39,15 @@ static void test_table_is_whole(void **state)
 	for (int a = 0; a < NP_ATTR_COUNT; a++) {
 		const struct np_attr_desc *d = &np_attrs[a];
 		assert_non_null(d->name);
-		assert_non_null(d->path);
 		assert_non_null(d->subject);
 		assert_int_equal(np_attr_by_name(d->name, false), a);
 		assert_true(d->value != NP_VALUE_INT || d->min <= d->max);
 		/* A file that survives a reboot is a whole text file, never a kernel value. */
 		assert_true(!d->survives_reboot || d->value == NP_VALUE_TEXT);
-		assert_true(d->path[0] == '/');
+		/* Advice only: a command for the user instead of a path, and never in a profile. */
+		assert_true(!d->path != !d->command);
+		assert_true(!d->command || (!d->keys && d->dir == NP_DIR_NONE));
+		assert_true(!d->path || d->path[0] == '/');
 	}
 	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
 	assert_string_equal(np_attr_name(NP_ATTR_COUNT), "unknown");
@@ -91,6 +93,7 @@ static void test_subjects(void **state)
 		[NP_ATTR_XPS_CPUS] = "eth0 tx-3 xps_cpus",
 		[NP_ATTR_DEFAULT_IRQ_AFFINITY] = "default_smp_affinity (new IRQs)",
 		[NP_ATTR_IRQBALANCE_CONFIG] = "irqbalance",
+		[NP_ATTR_CHANNELS] = "eth0 channels",
 	};
 	for (int a = 0; a < NP_ATTR_COUNT; a++) {
 		char *got = np_attr_subject((enum np_attr)a, &t);
@@ -119,6 +122,14 @@ static void test_match(void **state)
 	/* Every row reads back its own paths, with the fields they were built from. */
 	struct np_target in = sample();
 	for (int a = 0; a < NP_ATTR_COUNT; a++) {
+		if (np_attrs[a].command) {
+			/* Advice only: no path to build or to match; a command instead. */
+			assert_null(np_attr_path((enum np_attr)a, &in));
+			char *cmd = np_attr_command((enum np_attr)a, &in, "4");
+			assert_string_equal(cmd, "ethtool -L eth0 combined 4");
+			free(cmd);
+			continue;
+		}
 		char *path = np_attr_path((enum np_attr)a, &in);
 		struct np_target out = NP_TARGET_NONE;
 		assert_non_null(path);

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" advise --policy app --app-node 1

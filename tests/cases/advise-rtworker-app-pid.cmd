@@ -1,0 +1,1 @@
+--root "$FIXTURES/rtworker" advise --policy app --app-pid 4242

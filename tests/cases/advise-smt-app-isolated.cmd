@@ -1,0 +1,1 @@
+--root "$FIXTURES/smt-isolated" advise --policy app --app-cpus 3,11 --device ens1f1

@@ -1,0 +1,1 @@
+--root "$FIXTURES/vm1" advise
