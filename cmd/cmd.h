@@ -48,8 +48,9 @@ struct np_option {
 #define NP_OPT_END { .name = NULL }
 
 /* Ready-made callbacks: a number 0..2^22 into an int; a directory appended
- * to a struct np_dirlist (--profile-dir, repeatable). */
-np_opt_cb np_opt_int, np_opt_dir;
+ * to a struct np_dirlist (--profile-dir, repeatable); seconds, 0 < SEC <=
+ * 3600, into a double (--interval of irqs and report). */
+np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
 
 struct np_command {
 	const char *name;

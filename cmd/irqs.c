@@ -11,22 +11,12 @@ struct irqs_opts {
 	struct np_table_opts table;
 };
 
-static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	char *end;
-	double v = strtod(arg, &end);
-	if (*end || end == arg || !(v > 0 && v <= 3600))
-		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
-	*(double *)field = v;
-	return EXIT_OK;
-}
-
 const struct np_option irqs_options[] = {
 	NP_OPT_JSON(struct irqs_opts, json, "print JSON instead of a table"),
 	NP_OPT_PRETTY(struct irqs_opts, pretty),
 	NP_OPT_CALLBACK('i', "interval", struct irqs_opts, interval, double, "SEC",
 			"sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between",
-			NULL, parse_interval),
+			NULL, np_opt_interval),
 	NP_OPT_TABLE(struct irqs_opts, table),
 	NP_OPT_END,
 };

@@ -19,9 +19,9 @@ void np_print_warnings(const struct np_machine *m)
 {
 	np_topo_print_notes(&m->topo, stderr);
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
-		fprintf(stderr, "numaplace: warning: %s\n", m->irqs.warnings[i]);
+		np_notef("warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)
-		fprintf(stderr, "numaplace: warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
+		np_notef("warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
 }
 
 static bool is_dir(const char *path)
@@ -132,6 +132,6 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 		return rc == -EINVAL ? np_usage_error(self, "%s", ctx->err) : np_error("%s", ctx->err);
 	}
 	for (size_t i = 0; i < res->nwarnings; i++)
-		fprintf(stderr, "numaplace: %s: note: %s\n", self->name, res->warnings[i]);
+		np_notef("%s: note: %s\n", self->name, res->warnings[i]);
 	return EXIT_OK;
 }

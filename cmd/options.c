@@ -201,3 +201,13 @@ int np_error(const char *fmt, ...)
 	fputc('\n', stderr);
 	return EXIT_FAIL;
 }
+
+int np_opt_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (*end || end == arg || !(v > 0 && v <= 3600))
+		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
+	*(double *)field = v;
+	return EXIT_OK;
+}

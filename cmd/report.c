@@ -3,18 +3,36 @@
 #include <string.h>
 
 #include "../lib/findings.h"
+#include "../lib/host.h"
 #include "../lib/machine.h"
 #include "render.h"
 
 struct report_opts {
 	bool json, pretty;
+	double interval;
 };
 
 const struct np_option report_options[] = {
 	NP_OPT_JSON(struct report_opts, json, "print everything as one JSON document"),
 	NP_OPT_PRETTY(struct report_opts, pretty),
+	NP_OPT_CALLBACK('i', "interval", struct report_opts, interval, double, "SEC",
+			"sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now", NULL,
+			np_opt_interval),
 	NP_OPT_END,
 };
+
+static void add_string_or_null(cJSON *o, const char *key, const char *value)
+{
+	cJSON_AddItemToObject(o, key, value ? cJSON_CreateString(value) : cJSON_CreateNull());
+}
+
+/* What a fleet compares hosts and boots by; null when the root lacks it. */
+static void host_to_json(cJSON *doc, const struct np_host *host)
+{
+	add_string_or_null(doc, "hostname", host->hostname);
+	add_string_or_null(doc, "kernel", host->kernel);
+	add_string_or_null(doc, "boot_id", host->boot_id);
+}
 
 static cJSON *findings_to_json(const struct np_findings *f)
 {
@@ -132,8 +150,10 @@ static int print_placement(const struct np_command *self, const struct np_machin
 	return rc;
 }
 
-static int report_json(const struct np_machine *m, const bool *selected, const struct np_findings *f, bool pretty)
+static int report_json(struct np_ctx *ctx, const struct np_machine *m, const bool *selected,
+		       const struct np_findings *f, const struct report_opts *o)
 {
+	struct np_host host;
 	struct np_table irqs;
 	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns, NP_IRQ_DEFAULT_COLUMNS, NULL, true, m);
 	if (rc != NP_CONTINUE)
@@ -142,6 +162,14 @@ static int report_json(const struct np_machine *m, const bool *selected, const s
 	for (size_t i = 0; rc == EXIT_OK && i < m->irqs.n; i++)
 		rc = np_table_add(&irqs, &m->irqs.v[i]);
 	cJSON *doc = np_json_doc(), *topo = cJSON_CreateObject();
+	if (rc == EXIT_OK && np_host_read(ctx, &host)) {
+		rc = np_error("%s", ctx->err);
+	} else if (rc == EXIT_OK) {
+		host_to_json(doc, &host);
+		np_host_free(&host);
+	}
+	if (o->interval > 0)
+		cJSON_AddNumberToObject(doc, "interval", o->interval);
 	if (rc == EXIT_OK)
 		rc = np_topo_json(topo, &m->topo);
 	np_json_put(doc, "topology", topo);
@@ -154,7 +182,7 @@ static int report_json(const struct np_machine *m, const bool *selected, const s
 		cJSON_Delete(doc);
 		return rc;
 	}
-	return np_print_json(doc, pretty);
+	return np_print_json(doc, o->pretty);
 }
 
 int cmd_report(int argc, char **argv, struct np_ctx *ctx)
@@ -176,6 +204,9 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	if (rc == EXIT_OK && np_select_devices(ctx, &m, 0, NULL, false, selected))
 		rc = np_error("%s", ctx->err);
+	/* Before the findings: they judge the placement by where the IRQs ran. */
+	if (rc == EXIT_OK && o.interval > 0 && np_sample_irqs(ctx, &m, o.interval))
+		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && np_findings_collect(&m, &f))
 		rc = np_error("collecting findings: out of memory");
 	if (rc != EXIT_OK) {
@@ -184,7 +215,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		return rc;
 	}
 	if (o.json) {
-		rc = report_json(&m, selected, &f, o.pretty);
+		rc = report_json(ctx, &m, selected, &f, &o);
 	} else {
 		puts("== Topology");
 		rc = np_topo_print(&m.topo, stdout, false);

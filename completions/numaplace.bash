@@ -12,7 +12,7 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --pretty --help -h' ;;
+	report) echo '--json -j --pretty --interval -i --help -h' ;;
 	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --pretty --help -h' ;;
 	irqs) echo '--json -j --pretty --interval -i --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
@@ -20,10 +20,10 @@ _numaplace_options()
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
-	revert) echo '--force -f --state-dir --no-wait --json -j --pretty --help -h' ;;
+	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
 	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
 	disable) echo '--json -j --pretty --help -h' ;;
-	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --prune --keep --help -h' ;;
 	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	run) echo '--near --print --json -j --pretty --help -h' ;;
 	snapshot) echo '--json -j --pretty --help -h' ;;
@@ -38,6 +38,7 @@ _numaplace_argument()
 {
 	case $1:$2 in
 	:--root) echo dir ;;
+	report:--interval | report:-i) echo none ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	irqs:--output | irqs:-o) echo none ;;
 	advise:--policy | advise:-p) echo policy ;;
@@ -60,6 +61,7 @@ _numaplace_argument()
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
 	history:--output | history:-o) echo none ;;
+	history:--keep) echo none ;;
 	profile:--profile-dir) echo dir ;;
 	profile:--output | profile:-o) echo none ;;
 	run:--near) echo device ;;

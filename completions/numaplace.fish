@@ -10,6 +10,8 @@ function __numaplace_argument
     switch "$argv[1]:$argv[2]"
         case ':--root'
             echo dir
+        case 'report:--interval' 'report:-i'
+            echo none
         case 'irqs:--interval' 'irqs:-i'
             echo none
         case 'irqs:--output' 'irqs:-o'
@@ -53,6 +55,8 @@ function __numaplace_argument
         case 'history:--state-dir'
             echo dir
         case 'history:--output' 'history:-o'
+            echo none
+        case 'history:--keep'
             echo none
         case 'profile:--profile-dir'
             echo dir
@@ -255,6 +259,7 @@ complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the 
 # report
 complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
 complete -c numaplace -n '__numaplace_option report' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option report' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600): where IRQs run now'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo
@@ -326,6 +331,7 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
+complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
 complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
@@ -334,7 +340,7 @@ complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this 
 
 # enable
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
-complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "profile": NAME, ...}'
+complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
 complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option enable' -l hold -d 'keep it applied too: numaplace-hold.service (\'numaplace hold --boot\') instead of numaplace.service'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
@@ -353,6 +359,8 @@ complete -c numaplace -n '__numaplace_option history' -s o -l output -x -d 'the 
 complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
+complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
+complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile

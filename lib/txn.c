@@ -1510,6 +1510,25 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		       show(before[first], ex, sizeof(ex)), expected, more);
 }
 
+/* What a revert would write: the changes whose current value (before[i],
+ * taken over) is not the old one yet, in journal order. */
+static void revert_plan(struct np_txn *txn, bool stale, char **before)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		struct np_change *c = &txn->changes[i];
+		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value)) {
+			np_change_free(c);
+			continue;
+		}
+		free(c->new_value);
+		c->new_value = before[i];
+		before[i] = NULL;
+		txn->changes[n++] = *c;
+	}
+	txn->nchanges = n;
+}
+
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out)
 {
@@ -1532,7 +1551,9 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		rc = np_fail(ctx, -ENOENT, "nothing to revert: no state directory '%s'", st.dir);
 		goto out;
 	}
-	if ((rc = state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
+	/* A dry run reads a journal another revert may be rewriting: it shows
+	 * the plan of that moment, which is all a dry run promises. */
+	if ((rc = opts->dry_run ? 0 : state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
 	    (rc = journal_load(ctx, &st, picked, &txn, &error)) ||
 	    (rc = refuse_finished(ctx, &txn)) || (rc = read_boot_id(ctx, &boot)))
 		goto out;
@@ -1540,13 +1561,14 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	stale = boot_differs(txn.boot_id, boot);
 	if (stale && !has_survivor(&txn)) {
 		txn.state = NP_TXN_STALE;
-		rc = write_journal(ctx, &st, &txn, error);
+		rc = opts->dry_run ? 0 : write_journal(ctx, &st, &txn, error);
 		if (!rc)
 			rc = np_fail(
 				ctx, -ESTALE,
 				"transaction %s was applied during an earlier boot (boot id %s, now %s): "
-				"the reboot already reset those values; marked it stale and wrote nothing",
-				txn.id, txn.boot_id, boot);
+				"the reboot already reset those values; %s",
+				txn.id, txn.boot_id, boot,
+				opts->dry_run ? "nothing to revert" : "marked it stale and wrote nothing");
 		goto out;
 	}
 
@@ -1559,6 +1581,10 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	nbefore = txn.nchanges;
 	if ((rc = check_drift(ctx, &txn, force, stale, before)))
 		goto out;
+	if (opts->dry_run) {
+		revert_plan(&txn, stale, before);
+		goto handout;
+	}
 
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
@@ -1627,6 +1653,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 			     any ? ", which a reboot keeps," : "");
 		goto out;
 	}
+handout:
 	if (txn_out && trim_olds(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
@@ -1640,6 +1667,73 @@ out:
 	free(error);
 	free(boot);
 	np_txn_free(&txn);
+	state_close(&st);
+	return rc;
+}
+
+/* ---- retention ---- */
+
+static bool prunable(const struct np_txn *txn, const char *boot)
+{
+	switch (txn->state) {
+	case NP_TXN_REVERTED:
+	case NP_TXN_ROLLED_BACK:
+	case NP_TXN_STALE:
+		return true;
+	case NP_TXN_APPLIED:
+		/* A reboot reset its values; only a configuration file it changed
+		 * would still need its revert. */
+		return boot_differs(txn->boot_id, boot) && !has_survivor(txn);
+	case NP_TXN_PENDING:
+	default:
+		return false;
+	}
+}
+
+int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep, char ***removed,
+		 size_t *nremoved)
+{
+	struct state st;
+	struct np_txn *txns = NULL;
+	char *boot = NULL;
+	size_t n = 0;
+	int rc;
+
+	*removed = NULL;
+	*nremoved = 0;
+	if ((rc = state_open(ctx, opts, false, &st)))
+		return rc;
+	if (st.dirfd < 0 || st.txnfd < 0)
+		goto out;
+	if ((rc = state_lock(ctx, opts, &st)) || (rc = load_all(ctx, &st, &txns, &n)) ||
+	    (rc = read_boot_id(ctx, &boot)) || n <= keep)
+		goto out;
+	*removed = calloc(n - keep, sizeof(**removed));
+	if (!*removed) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < n - keep; i++) {
+		char name[ID_MAX + 16];
+		if (!prunable(&txns[i], boot))
+			continue;
+		snprintf(name, sizeof(name), "%s" JOURNAL_EXT, txns[i].id);
+		if (unlinkat(st.txnfd, name, 0) < 0 && errno != ENOENT) {
+			rc = np_fail(ctx, -errno, "cannot remove '%s/%s': %s", st.txndir, name, strerror(errno));
+			break;
+		}
+		(*removed)[(*nremoved)++] = txns[i].id;
+		txns[i].id = NULL;
+	}
+	if (*nremoved)
+		fsync(st.txnfd);
+out:
+	if (!*nremoved) {
+		free(*removed);
+		*removed = NULL;
+	}
+	np_txns_free(txns, n);
+	free(boot);
 	state_close(&st);
 	return rc;
 }
