@@ -2,10 +2,20 @@
 # Both first install the Debian -dev packages they need when run as root on a
 # machine that lacks them (see `deps` below).
 
+# Where it installs. DATADIR and SYSCONFDIR are compiled in, and all of them
+# are written into the man pages and the unit: build and install with the same
+# values (a change of any rebuilds what depends on it). numaplace changes the
+# machine's settings, so it goes to sbin; its configuration is the machine's,
+# in /etc, whatever the PREFIX.
 PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
+BINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/numaplace
+SYSCONFDIR ?= /etc
+# systemd's own unit directory for PREFIX=/usr (as its pkg-config file says);
+# under PREFIX otherwise, which systemd searches too.
+SYSTEMD_UNITDIR_PC = $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null)
+SYSTEMDUNITDIR ?= $(or $(if $(filter /usr,$(PREFIX)),$(SYSTEMD_UNITDIR_PC)),$(PREFIX)/lib/systemd/system)
 DESTDIR ?=
 VERSION := 0.1
 
@@ -15,9 +25,21 @@ PKG_CONFIG ?= pkg-config
 LIB_PKGS := libcjson libpci numa smartcols ncursesw
 TEST_PKGS := cmocka hwloc
 
+# CPPFLAGS, CFLAGS and LDFLAGS are the caller's (dpkg-buildflags' in a Debian
+# build): added to, never replaced. The hardening a distribution would add
+# comes first, so the caller's flags win (-D_FORTIFY_SOURCE only when the
+# caller sets none). Warnings are errors only in make check and CI (WERROR=1).
 CFLAGS ?= -O2 -g
-WARN := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-sign-compare
-CPPFLAGS += -D_GNU_SOURCE -DNUMAPLACE_VERSION='"$(VERSION)"' -DNUMAPLACE_DATADIR='"$(DATADIR)"'
+WARN := -std=gnu11 -Wall -Wextra -Wshadow -Wno-sign-compare $(if $(WERROR),-Werror)
+override CPPFLAGS += -D_GNU_SOURCE -DNUMAPLACE_VERSION='"$(VERSION)"' \
+	-DNUMAPLACE_DATADIR='"$(DATADIR)"' -DNUMAPLACE_CONFDIR='"$(SYSCONFDIR)/numaplace"'
+HARDEN_CPPFLAGS := $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS)),,-D_FORTIFY_SOURCE=2)
+HARDEN_CFLAGS := -fstack-protector-strong -fPIE
+HARDEN_LDFLAGS := -pie -Wl,-z,relro,-z,now
+BUILD_CFLAGS = $(HARDEN_CPPFLAGS) $(CPPFLAGS) $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) $(PKG_CFLAGS)
+BUILD_LDFLAGS = $(HARDEN_CFLAGS) $(CFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS)
+# The sanitizer build (tests only) takes the caller's CPPFLAGS, for include paths.
+SAN_CFLAGS = $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS)
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lm
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -27,14 +49,20 @@ CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 HEADERS := $(wildcard lib/*.h cmd/*.h)
 
-# Debian packages: what building needs, and what the tests also compare against.
+# Debian packages: what building needs, and what the tests also compare against
+# (systemd: systemd-analyze checks the unit; zsh, fish: their completions run;
+# ansible-core: the collection's modules run against fixture roots).
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev libsmartcols-dev libncurses-dev pciutils
-CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux tmux
+CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux \
+	systemd zsh fish ansible-core tmux
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
-.PHONY: all run check check-live deps check-deps install clean bench
-all: numaplace
+MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.in))
+
+.PHONY: all run check check-live check-package deps check-deps install clean bench fuzz
+UNITS := $(patsubst systemd/%.in,build/%,$(wildcard systemd/*.service.in))
+all: numaplace $(MAN_PAGES) $(UNITS)
 
 # Installs only what is missing, and only when it can (root with apt-get).
 deps:
@@ -42,15 +70,43 @@ deps:
 check-deps:
 	@sh tests/install-deps.sh $(CHECK_DEBS)
 
-build/%.o: %.c $(HEADERS)
+# build/config and build/san/config hold the flags and paths each build was
+# made with, rewritten only when they change (FORCE runs the check every
+# time): a build with other flags or another PREFIX remakes what they touch.
+# -Werror is left out: a build that compiled without warnings stays good.
+BUILD_CONFIG = $(filter-out -Werror,$(CC) $(BUILD_CFLAGS) $(BUILD_LDFLAGS) $(PKG_LIBS) \
+	$(BINDIR) $(DATADIR) $(SYSCONFDIR) $(SYSTEMDUNITDIR) $(VERSION))
+SAN_CONFIG = $(filter-out -Werror,$(CC) $(SAN_CFLAGS) $(PKG_LIBS))
+quote = '$(subst ','\'',$(1))'
+remember = @mkdir -p $(@D); printf '%s\n' $(call quote,$(1)) | cmp -s - $@ || printf '%s\n' $(call quote,$(1)) >$@
+build/config: FORCE
+	$(call remember,$(BUILD_CONFIG))
+build/san/config: FORCE
+	$(call remember,$(SAN_CONFIG))
+FORCE:
+
+build/%.o: %.c $(HEADERS) build/config
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	@$(CC) $(BUILD_CFLAGS) -c -o $@ $<
 
-build/san/%.o: %.c $(HEADERS)
+build/san/%.o: %.c $(HEADERS) build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  CC/SAN  $<"
-	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -c -o $@ $<
+	@$(CC) $(SAN_CFLAGS) -c -o $@ $<
+
+# The man pages and the unit, with the configured paths.
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+	-e 's|@CONFDIR@|$(SYSCONFDIR)/numaplace|g' -e 's|@SYSTEMDUNITDIR@|$(SYSTEMDUNITDIR)|g' \
+	-e 's|@VERSION@|$(VERSION)|g'
+build/man/%: man/%.in build/config
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	@$(SUBST) $< >$@.tmp && mv -f $@.tmp $@
+build/%.service: systemd/%.service.in build/config
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	@$(SUBST) $< >$@.tmp && mv -f $@.tmp $@
 
 build/libnumaplace.a: $(LIB_SRC:%.c=build/%.o)
 	rm -f $@ && ar rcs $@ $^
@@ -58,14 +114,14 @@ build/san/libnumaplace.a: $(LIB_SRC:%.c=build/san/%.o)
 	rm -f $@ && ar rcs $@ $^
 
 numaplace: $(CMD_SRC:%.c=build/%.o) build/libnumaplace.a
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(BUILD_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 build/san/numaplace: $(CMD_SRC:%.c=build/san/%.o) build/san/libnumaplace.a
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
 
 build/san/tests/unit/%: tests/unit/%.c build/san/libnumaplace.a $(HEADERS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
-	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< build/san/libnumaplace.a \
+	@$(CC) $(SAN_CFLAGS) -o $@ $< build/san/libnumaplace.a \
 		$(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 build/san/tests/hwloc-agree: tests/hwloc-agree.c
 	@mkdir -p $(dir $@)
@@ -78,10 +134,33 @@ run:
 	@$(MAKE) --no-print-directory numaplace
 	./numaplace report
 
+# The tests and CI build with -Werror: WERROR=1 reaches the makes they run
+# too (the install test), so that they find the build as check left it.
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=build/san/tests/unit/%)
+# Fuzz harnesses (tests/fuzz/fuzz_NAME.c, corpus in tests/fuzz/corpus/NAME/):
+# make check replays the corpus under the sanitizers with a small main; make
+# fuzz runs each under libFuzzer (clang) for FUZZ_SECONDS.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=build/san/tests/fuzz/%-replay)
+FUZZ_SECONDS ?= 10
+build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libnumaplace.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $<"
+	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< tests/fuzz/replay.c \
+		build/san/libnumaplace.a $(PKG_LIBS)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
+fuzz: SHELL := /bin/bash
+fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+	@set -e; for f in $^; do n=$${f##*/fuzz_}; mkdir -p build/fuzz/corpus-$$n; \
+		echo "  FUZZ    $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 build/fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | grep -E '^Done|ERROR|SUMMARY' ; \
+		test $${PIPESTATUS[0]} -eq 0; done
+check check-live: export WERROR := 1
 check:
 	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree
+	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY)
 	@bash tests/run.sh
 
 # The live tests write this machine's IRQ affinities, rq_affinity, RPS and
@@ -92,43 +171,54 @@ check-live:
 		echo "check-live changes this machine's kernel settings (and restores them);" \
 		     "run it on a disposable machine with NUMAPLACE_LIVE=1" >&2; exit 2; fi
 	@sh tests/install-deps.sh $(LIVE_DEBS)
-	@$(MAKE) --no-print-directory numaplace build/san/numaplace $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS)
 	@bash tests/run.sh --live
 
-# The man pages and profiles are installed as found (wildcards), so a tree
-# without one still installs. The unit gets the binary's real path. Note that
-# DATADIR (the profiles) is compiled in: build with the same PREFIX.
-install: numaplace
+# The Debian package, built from a copy of the tree and inspected (lintian,
+# contents, the unpacked binary finding its profiles). Its build
+# dependencies are debian/control's; CI runs it after check and check-live.
+PACKAGE_DEBS := dpkg-dev debhelper lintian fakeroot binutils
+check-package: export WERROR := 1
+check-package:
+	@sh tests/install-deps.sh $(CHECK_DEBS) $(PACKAGE_DEBS)
+	@bash tests/run.sh --package
+
+# The profiles are installed as found (a wildcard), so a tree without one
+# still installs. Debian's zsh searches /usr/share/zsh/vendor-completions
+# (debian/rules sets ZSHCOMPDIR).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+install: all
 	install -D -m 0755 numaplace $(DESTDIR)$(BINDIR)/numaplace
-	$(if $(wildcard man/*.8),install -d -m 0755 $(DESTDIR)$(MANDIR)/man8)
-	$(if $(wildcard man/*.8),install -m 0644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/)
-	$(if $(wildcard man/*.5),install -d -m 0755 $(DESTDIR)$(MANDIR)/man5)
-	$(if $(wildcard man/*.5),install -m 0644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5/)
-	install -D -m 0644 completions/numaplace.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/numaplace
-	install -D -m 0644 completions/_numaplace $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_numaplace
-	install -D -m 0644 completions/numaplace.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/numaplace.fish
+	install -d -m 0755 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
+	install -m 0644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -D -m 0644 completions/numaplace.bash $(DESTDIR)$(BASHCOMPDIR)/numaplace
+	install -D -m 0644 completions/_numaplace $(DESTDIR)$(ZSHCOMPDIR)/_numaplace
+	install -D -m 0644 completions/numaplace.fish $(DESTDIR)$(FISHCOMPDIR)/numaplace.fish
 	install -d -m 0755 $(DESTDIR)$(DATADIR)/profiles
 	$(if $(wildcard profiles/*.json),install -m 0644 $(wildcard profiles/*.json) $(DESTDIR)$(DATADIR)/profiles/)
-	install -d -m 0755 $(DESTDIR)$(PREFIX)/lib/systemd/system
-	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
-	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp
-	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service
-	sed 's|@BINDIR@|$(BINDIR)|g' systemd/numaplace-hold.service >$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp
-	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp
-	mv -f $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service
+	install -d -m 0755 $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+
+# The install paths as shell assignments, for scripts (the install test).
+INSTALL_VARS := PREFIX BINDIR MANDIR DATADIR SYSCONFDIR SYSTEMDUNITDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR
+.PHONY: paths
+paths:
+	@printf '%s\n' $(foreach v,$(INSTALL_VARS),$(call quote,$(v)=$(call quote,$($(v)))))
 
 # Removes what install put there, and the directories that are left empty.
 .PHONY: uninstall
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/numaplace \
-		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5))) \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/numaplace \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_numaplace \
-		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/numaplace.fish \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(filter %.8,$(MAN_PAGES)))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MAN_PAGES)))) \
+		$(DESTDIR)$(BASHCOMPDIR)/numaplace \
+		$(DESTDIR)$(ZSHCOMPDIR)/_numaplace \
+		$(DESTDIR)$(FISHCOMPDIR)/numaplace.fish \
 		$(addprefix $(DESTDIR)$(DATADIR)/profiles/,$(notdir $(wildcard profiles/*.json))) \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace.service \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system/numaplace-hold.service
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 	rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 clean:

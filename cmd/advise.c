@@ -53,7 +53,7 @@ const struct np_option advise_options[] = {
 	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, exclude, "LIST", "keep these CPUs free of IRQs", NULL),
 	NP_OPT_CALLBACK('i', "interval", struct advise_opts, interval, double, "SEC",
 			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
-			np_opt_seconds),
+			np_opt_interval),
 	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
@@ -387,7 +387,11 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	for (size_t i = 0; i < ninferred; i++)
 		free(inferred[i]);
 	free(inferred);
-	if (rc == EXIT_OK && output) {
+	/* A profile without a setting is one apply and validate reject: write
+	 * none, and leave whatever the file holds alone. */
+	if (rc == EXIT_OK && output && plan.n == 0) {
+		fprintf(stderr, "numaplace: advise: nothing to write to '%s': no setting to plan\n", output);
+	} else if (rc == EXIT_OK && output) {
 		struct np_profile prof;
 		char desc[256];
 		snprintf(desc, sizeof(desc), "Written by 'numaplace advise --policy %s': concrete settings for this machine.",

@@ -54,7 +54,7 @@ const struct np_option apply_options[] = {
 	 * belongs to configuration management. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum irqb_mode, "MODE",
 			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-			" (default if irqbalance runs or is installed), warn, or ignore", NULL, parse_irqbalance),
+			" (default if irqbalance runs or is installed), warn, or ignore", "irqbalance", parse_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct apply_opts, boot,
 		    "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock"),
 	NP_OPT_END,
@@ -118,7 +118,7 @@ static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const st
 	if (!config) {
 		if (np_sysfs_path(ctx, path, "%s", NP_IRQBALANCE_CONFIG))
 			return np_error("%s", ctx->err);
-		fprintf(stderr, "numaplace: %s: irqbalance's configuration file '%s' is missing: cannot ban the IRQs\n",
+		np_notef("%s: irqbalance's configuration file '%s' is missing: cannot ban the IRQs\n",
 			self->name, path);
 		ib->warn = ib->running;
 		return EXIT_OK;
@@ -127,7 +127,7 @@ static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const st
 	if (rc == -ENOMEM)
 		return np_error("%s", ctx->err);
 	if (rc) {
-		fprintf(stderr, "numaplace: %s: cannot ban the IRQs in irqbalance's configuration: %s\n", self->name,
+		np_notef("%s: cannot ban the IRQs in irqbalance's configuration: %s\n", self->name,
 			ctx->err);
 		ib->warn = true;
 		return EXIT_OK;
@@ -137,17 +137,39 @@ static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const st
 	return EXIT_OK;
 }
 
+/* The default retention after each transaction: journals of apply --boot
+ * pile up at one a boot. The apply succeeded: a failure here is a warning,
+ * and a lock taken since by another apply or revert is no reason to wait
+ * (the next apply prunes). */
+static void retain(struct np_ctx *ctx, const struct np_command *self, const struct np_txn_opts *topts)
+{
+	struct np_txn_opts now = *topts;
+	char **ids;
+	size_t n;
+	now.wait_for_lock = false;
+	int rc = np_txn_prune(ctx, &now, NP_TXN_KEEP, &ids, &n);
+	if (rc == -EBUSY || rc == -EWOULDBLOCK)
+		return;
+	if (rc) {
+		np_notef("%s: WARNING: old transactions were not pruned: %s\n", self->name, ctx->err);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 static void irqb_warn(const struct np_command *self, const struct irqb *ib)
 {
 	char list[256];
 	irq_list(list, sizeof(list), ib->irqs, ib->nirqs);
 	if (ib->running)
-		fprintf(stderr, "numaplace: %s: WARNING: irqbalance is running and will move IRQ%s %s within about 10 s, "
+		np_notef("%s: WARNING: irqbalance is running and will move IRQ%s %s within about 10 s, "
 			"undoing this placement\n", self->name, ib->nirqs == 1 ? "" : "s", list);
 	else
-		fprintf(stderr, "numaplace: %s: WARNING: irqbalance is installed and, once it runs, will move IRQ%s %s "
+		np_notef("%s: WARNING: irqbalance is installed and, once it runs, will move IRQ%s %s "
 			"within about 10 s, undoing this placement\n", self->name, ib->nirqs == 1 ? "" : "s", list);
-	fprintf(stderr, "numaplace: %s: WARNING: ban them (--irqbalance=ban, or --banirq=N in IRQBALANCE_ARGS of "
+	np_notef("%s: WARNING: ban them (--irqbalance=ban, or --banirq=N in IRQBALANCE_ARGS of "
 		NP_IRQBALANCE_CONFIG ", then 'systemctl restart irqbalance'), or stop irqbalance\n", self->name);
 }
 
@@ -350,6 +372,10 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	if (boot && !json)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
 	rc = irqb_plan(ctx, self, &m, &res, mode, &ib);
+	/* The document lists the warnings said before it is printed. */
+	bool warned = rc == EXIT_OK && json && ib.warn;
+	if (warned)
+		irqb_warn(self, &ib);
 	if (rc == EXIT_OK && dry) {
 		rc = dry_run(ctx, &res, &ib, json, o.pretty);
 	} else if (rc == EXIT_OK) {
@@ -366,11 +392,13 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
 			rc = np_error("%s", ctx->err);
 		} else {
+			if (txn.nchanges)
+				retain(ctx, self, &topts);
 			rc = report_applied(&txn, &ib, json, o.pretty);
 			np_txn_free(&txn);
 		}
 	}
-	if (rc == EXIT_OK && ib.warn)
+	if (rc == EXIT_OK && ib.warn && !warned)
 		irqb_warn(self, &ib);
 	irqb_free(&ib);
 	np_resolved_free(&res);

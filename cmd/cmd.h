@@ -48,8 +48,9 @@ struct np_option {
 #define NP_OPT_END { .name = NULL }
 
 /* Ready-made callbacks: a number 0..2^22 into an int; a directory appended
- * to a struct np_dirlist (--profile-dir, repeatable). */
-np_opt_cb np_opt_int, np_opt_dir;
+ * to a struct np_dirlist (--profile-dir, repeatable); seconds, 0 < SEC <=
+ * 3600, into a double (--interval, top's --delay). */
+np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
 
 struct np_command {
 	const char *name;
@@ -153,7 +154,5 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 /* Interrupts per second by node and by device (the selected ones, busiest
  * first; all with NULL), after sampling over seconds. */
 void np_print_rates(const struct np_machine *m, const bool *dev_selected, double seconds, FILE *out);
-/* Parses seconds, 0 < SEC <= 3600, into a double (--interval, --delay). */
-np_opt_cb np_opt_seconds;
 
 #endif

@@ -36,6 +36,19 @@ static struct operands operands_of(const struct np_command *c)
 	return ops;
 }
 
+/* The kinds whose values are fixed words (as the commands parse them): each
+ * script gets them from here, in its _numaplace_fixed. */
+static const struct {
+	const char *kind;
+	const char *words;
+} word_kinds[] = {
+	{ "policy", "local app spread" },
+	{ "irqbalance", "ban warn ignore" },
+	{ "shell", "bash zsh fish" },
+	{ "subcommand", "list show validate" },
+};
+#define NWORD_KINDS (sizeof(word_kinds) / sizeof(word_kinds[0]))
+
 /* The commands whose options end at the first operand, space-separated. */
 static void print_options_end(FILE *out)
 {
@@ -141,10 +154,7 @@ static const char bash_body[] =
 	"\t\t\t[[ $f == *[!0-9]* ]] || echo \"$f\"\n"
 	"\t\tdone\n"
 	"\t\t;;\n"
-	"\tpolicy) echo local app spread ;;\n"
 	"\tcommand) echo \"$_numaplace_commands\" ;;\n"
-	"\tshell) echo bash zsh fish ;;\n"
-	"\tsubcommand) echo list show validate ;;\n"
 	"\tesac\n"
 	"}\n"
 	"\n"
@@ -237,7 +247,7 @@ static const char bash_body[] =
 	"\t'' | none) ;;\n"
 	"\toptions)\n"
 	"\t\tmapfile -t COMPREPLY < <(compgen -W \"$(_numaplace_options \"$cmd\")\" -- \"$cur\") ;;\n"
-	"\tdevice | pid | policy | command | shell | subcommand)\n"
+	"\tdevice | pid | command)\n"
 	"\t\tmapfile -t COMPREPLY < <(compgen -W \"$(_numaplace_values \"$kind\" \"$root\")\" -- \"$cur\") ;;\n"
 	"\texecutable)\n"
 	"\t\tmapfile -t COMPREPLY < <(compgen -c -- \"$cur\") ;;\n"
@@ -249,9 +259,15 @@ static const char bash_body[] =
 	"\t\t\t${root:+\"--root=$root\"} profile \"${dirs[@]}\")\" -- \"$cur\")\n"
 	"\t\tcompopt -o filenames 2>/dev/null\n"
 	"\t\tmapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- \"$cur\") ;;\n"
-	"\t*)\t# file, and the kinds this script does not know\n"
-	"\t\tcompopt -o filenames 2>/dev/null\n"
-	"\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$cur\") ;;\n"
+	"\t*)\t# fixed words, file, and the kinds this script does not know\n"
+	"\t\tlocal fixed\n"
+	"\t\tfixed=$(_numaplace_fixed \"$kind\")\n"
+	"\t\tif [[ -n $fixed ]]; then\n"
+	"\t\t\tmapfile -t COMPREPLY < <(compgen -W \"$fixed\" -- \"$cur\")\n"
+	"\t\telse\n"
+	"\t\t\tcompopt -o filenames 2>/dev/null\n"
+	"\t\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
+	"\t\tfi ;;\n"
 	"\tesac\n"
 	"\n"
 	"\t# Bash replaces only what follows the last ':' or '=' (of\n"
@@ -326,6 +342,12 @@ static void bash_script(FILE *out)
 			bash_argument_case(out, c->name, o);
 	fputs("\tesac\n}\n\n", out);
 
+	fputs("# The fixed words that complete kind $1 (none for the other kinds).\n"
+	      "_numaplace_fixed()\n{\n\tcase $1 in\n", out);
+	for (size_t i = 0; i < NWORD_KINDS; i++)
+		fprintf(out, "\t%s) echo %s ;;\n", word_kinds[i].kind, word_kinds[i].words);
+	fputs("\tesac\n}\n\n", out);
+
 	fputs("# What completes the operands of command $1, and whether it takes one or many.\n"
 	      "_numaplace_operands()\n{\n\tcase $1 in\n", out);
 	for (c = np_commands; c->name; c++) {
@@ -361,10 +383,7 @@ static const char zsh_body[] =
 	"\t\t\t'block-devices:block device:compadd -a blk'\n"
 	"\t\t;;\n"
 	"\t(pid) _wanted pids expl 'process ID' compadd -- $root/proc/<->(N:t) ;;\n"
-	"\t(policy) _wanted policies expl policy compadd -- local app spread ;;\n"
 	"\t(command) _numaplace_commands ;;\n"
-	"\t(shell) _wanted shells expl shell compadd -- bash zsh fish ;;\n"
-	"\t(subcommand) _wanted subcommands expl subcommand compadd -- list show validate ;;\n"
 	"\t(profile)\t# after profile's subcommand: show NAME, validate FILE...\n"
 	"\t\tcase $line[1] in\n"
 	"\t\t(show) _numaplace_values profile-name ;;\n"
@@ -373,7 +392,14 @@ static const char zsh_body[] =
 	"\t\t;;\n"
 	"\t(profile-name) _alternative 'profiles:profile:_numaplace_profiles' 'files:file:_files' ;;\n"
 	"\t(none) ;;\n"
-	"\t(*) _files ;;\t# file, and the kinds this script does not know\n"
+	"\t(*)\t# fixed words, file, and the kinds this script does not know\n"
+	"\t\tlocal -a reply\n"
+	"\t\tif _numaplace_fixed $1; then\n"
+	"\t\t\t_wanted $1 expl $1 compadd -a reply\n"
+	"\t\telse\n"
+	"\t\t\t_files\n"
+	"\t\tfi\n"
+	"\t\t;;\n"
 	"\tesac\n"
 	"}\n"
 	"\n"
@@ -401,8 +427,10 @@ static const char zsh_tail[] =
 
 /* One _arguments spec, as
  *   '(-j --json)'{-j,--json}'[print JSON]'
- *   '*'{-d,--device=}'[plan only for ...]:FILTER:_numaplace_values device'
- *   '--app-cpus=[the application runs ...]:LIST: ' */
+ *   '*'{-d,--device=}'[plan only for ...]:FILTER:{_numaplace_values device}'
+ *   '--app-cpus=[the application runs ...]:LIST: '
+ * The action is in braces: as a plain "function args", _arguments would call
+ * the function with its compadd options (-J group ...) before the args. */
 static void zsh_option(FILE *out, const char *indent, const struct np_option *o)
 {
 	const char *kind = arg_kind(o), *eq = kind ? "=" : "";
@@ -425,7 +453,7 @@ static void zsh_option(FILE *out, const char *indent, const struct np_option *o)
 	if (kind && !strcmp(kind, "none"))
 		fprintf(out, ":%s: ", o->arg);
 	else if (kind)
-		fprintf(out, ":%s:_numaplace_values %s", o->arg, kind);
+		fprintf(out, ":%s:{_numaplace_values %s}", o->arg, kind);
 	fputs("' \\\n", out);
 }
 
@@ -437,10 +465,10 @@ static void zsh_operands(FILE *out, const struct operands *ops)
 		fputs("\t\t\t'1:command:_command_names -e' \\\n"
 		      "\t\t\t'*::argument:_normal' \\\n", out);
 	else if (!strcmp(ops->kind, "profile"))
-		fputs("\t\t\t'1:subcommand:_numaplace_values subcommand' \\\n"
-		      "\t\t\t'*:argument:_numaplace_values profile' \\\n", out);
+		fputs("\t\t\t'1:subcommand:{_numaplace_values subcommand}' \\\n"
+		      "\t\t\t'*:argument:{_numaplace_values profile}' \\\n", out);
 	else
-		fprintf(out, "\t\t\t'%s:%s:_numaplace_values %s' \\\n", ops->many ? "*" : "1",
+		fprintf(out, "\t\t\t'%s:%s:{_numaplace_values %s}' \\\n", ops->many ? "*" : "1",
 			!strcmp(ops->kind, "profile-name") ? "profile" : ops->kind, ops->kind);
 }
 
@@ -461,6 +489,14 @@ static void zsh_script(FILE *out)
 	}
 	fputs("\t)\n"
 	      "\t_describe -t commands 'numaplace command' commands\n"
+	      "}\n\n", out);
+	fputs("# The fixed words that complete kind $1, in $reply (false for the other kinds).\n"
+	      "_numaplace_fixed() {\n"
+	      "\tcase $1 in\n", out);
+	for (size_t i = 0; i < NWORD_KINDS; i++)
+		fprintf(out, "\t(%s) reply=( %s ) ;;\n", word_kinds[i].kind, word_kinds[i].words);
+	fputs("\t(*) return 1 ;;\n"
+	      "\tesac\n"
 	      "}\n\n", out);
 	fputs(zsh_body, out);
 
@@ -622,16 +658,12 @@ static const char fish_body[] =
 	"            __numaplace_list \"$root/sys/block\" 'block device'\n"
 	"        case pid\n"
 	"            __numaplace_list \"$root/proc\" process | string match -r '^[0-9]+\\t.*'\n"
-	"        case policy\n"
-	"            printf '%s\\n' local app spread\n"
 	"        case command\n"
 	"            __numaplace_commands\n"
-	"        case shell\n"
-	"            printf '%s\\n' bash zsh fish\n"
 	"        case profile\n"
 	"            # profile's operands: list | show NAME | validate FILE...\n"
 	"            if not set -q operands[1]\n"
-	"                printf '%s\\n' list show validate\n"
+	"                __numaplace_fixed subcommand\n"
 	"            else if test \"$operands[1]\" = show; and not set -q operands[2]\n"
 	"                __numaplace_values profile-name\n"
 	"            else if test \"$operands[1]\" = validate\n"
@@ -648,8 +680,8 @@ static const char fish_body[] =
 	"            end\n"
 	"        case none\n"
 	"        case '*'\n"
-	"            # file, and the kinds this script does not know\n"
-	"            __fish_complete_path (commandline -ct)\n"
+	"            # fixed words, file, and the kinds this script does not know\n"
+	"            __numaplace_fixed $kind; or __fish_complete_path (commandline -ct)\n"
 	"    end\n"
 	"end\n"
 	"\n"
@@ -719,6 +751,14 @@ static void fish_script(FILE *out)
 		fprintf(out, "'%s\n", c[1].name ? " \\" : "");
 	}
 	fputs("end\n\n", out);
+	fputs("# The fixed words that complete kind $kind (false for the other kinds).\n"
+	      "function __numaplace_fixed --argument-names kind\n"
+	      "    switch $kind\n", out);
+	for (size_t i = 0; i < NWORD_KINDS; i++)
+		fprintf(out, "        case %s\n            printf '%%s\\n' %s\n", word_kinds[i].kind,
+			word_kinds[i].words);
+	fputs("        case '*'\n            return 1\n    end\nend\n\n", out);
+
 	fputs("# Their options end at the first operand (a command line follows).\n"
 	      "set -g __numaplace_options_end ", out);
 	print_options_end(out);

@@ -18,7 +18,7 @@ struct enable_opts {
 const struct np_option enable_options[] = {
 	NP_OPT_CALLBACK(0, "profile-dir", struct enable_opts, dirs, struct np_dirlist, "DIR",
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
-	NP_OPT_JSON(struct enable_opts, json, "print JSON: {\"enabled\": true, \"profile\": NAME, ...}"),
+	NP_OPT_JSON(struct enable_opts, json, "print JSON: {\"enabled\": true, \"changed\": true|false, \"profile\": NAME, ...}"),
 	NP_OPT_PRETTY(struct enable_opts, pretty),
 	NP_OPT_BOOL(0, "hold", struct enable_opts, hold,
 		    "keep it applied too: numaplace-hold.service ('numaplace hold --boot') instead of numaplace.service"),
@@ -71,6 +71,15 @@ static int same_profile(struct np_ctx *ctx, const struct np_profile *prof, const
 	return same;
 }
 
+/* Whether the file at path holds exactly text. */
+static bool same_file(const char *path, const char *text)
+{
+	char *old = NULL;
+	bool same = read_profile(path, &old) == 0 && !strcmp(old, text);
+	free(old);
+	return same;
+}
+
 int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("enable");
@@ -112,13 +121,18 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 		goto out;
 	}
 	bool replacing = lstat(target, &sb) == 0;
-	if (np_conf_write(ctx, NP_BOOT_PROFILE, text, 0644, true)) {
+	/* The same bytes are enabled already: rewriting them would change
+	 * nothing but the file's time, and configuration management must see
+	 * the second run as a no-op. */
+	bool changed = !replacing || !same_file(target, text);
+	if (changed && np_conf_write(ctx, NP_BOOT_PROFILE, text, 0644, true)) {
 		rc = np_error("%s", ctx->err);
 		goto out;
 	}
 	if (o.json) {
 		cJSON *doc = np_json_doc();
 		cJSON_AddBoolToObject(doc, "enabled", true);
+		cJSON_AddBoolToObject(doc, "changed", changed);
 		cJSON_AddBoolToObject(doc, "replaced", replacing);
 		cJSON_AddStringToObject(doc, "profile", prof.name);
 		cJSON_AddStringToObject(doc, "source", prof.file);
@@ -127,8 +141,12 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_print_json(doc, o.pretty);
 		goto out;
 	}
-	printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
-	       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n, res.n == 1 ? "" : "s");
+	if (!changed)
+		printf("boot profile %s already enabled: '%s' is a copy of '%s'\n", prof.name, target, prof.file);
+	else
+		printf("%s boot profile %s: copied '%s' to '%s' (%zu value%s on this machine now)\n",
+		       replacing ? "replaced the" : "enabled", prof.name, prof.file, target, res.n,
+		       res.n == 1 ? "" : "s");
 	if (o.hold)
 		puts("run 'systemctl disable numaplace.service; systemctl enable --now numaplace-hold.service' to apply it "
 		     "at every boot and keep it applied ('numaplace hold --boot')");

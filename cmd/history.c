@@ -1,8 +1,11 @@
+#include <stdlib.h>
+
 #include "../lib/txn.h"
 #include "output.h"
 
 struct history_opts {
-	bool json, pretty;
+	bool json, pretty, prune;
+	int keep; /* -1: not given */
 	const char *state_dir;
 	struct np_table_opts table;
 };
@@ -13,8 +16,37 @@ const struct np_option history_options[] = {
 	NP_OPT_STRING(0, "state-dir", struct history_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
 	NP_OPT_TABLE(struct history_opts, table),
+	NP_OPT_BOOL(0, "prune", struct history_opts, prune,
+		    "remove the journals of old transactions that a revert no longer needs"),
+	NP_OPT_CALLBACK(0, "keep", struct history_opts, keep, int, "N",
+			"with --prune, keep the newest N transactions (default 50)", NULL, np_opt_int),
 	NP_OPT_END,
 };
+
+static int prune(struct np_ctx *ctx, const struct np_txn_opts *topts, size_t keep, bool json, bool pretty)
+{
+	char **ids;
+	size_t n;
+	if (np_txn_prune(ctx, topts, keep, &ids, &n))
+		return np_error("%s", ctx->err);
+	int rc = EXIT_OK;
+	if (json) {
+		cJSON *doc = np_json_doc(), *a = cJSON_AddArrayToObject(doc, "pruned");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(ids[i]));
+		cJSON_AddNumberToObject(doc, "keep", (double)keep);
+		rc = np_print_json(doc, pretty);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("removed transaction %s\n", ids[i]);
+		printf("pruned %zu transaction%s (kept the newest %zu, and every one still applied this boot or pending)\n",
+		       n, n == 1 ? "" : "s", keep);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return rc;
+}
 
 #define TXN(row) ((const struct np_txn *)(row))
 
@@ -60,12 +92,18 @@ static const struct np_column history_columns[] = {
 int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("history");
-	struct history_opts o = { 0 };
+	struct history_opts o = { .keep = -1 };
 	int first, rc = np_parse_options(self, argc, argv, &o, &first);
 	if (rc != NP_CONTINUE)
 		return rc;
 	if (first < argc)
 		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	if (o.keep >= 0 && !o.prune)
+		return np_usage_error(self, "--keep goes with --prune");
+	if (o.prune) {
+		struct np_txn_opts popts = { .state_dir = o.state_dir, .wait_for_lock = true };
+		return prune(ctx, &popts, o.keep >= 0 ? (size_t)o.keep : NP_TXN_KEEP, o.json, o.pretty);
+	}
 	struct np_table t;
 	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes", &o.table, o.json, NULL)) !=
 	    NP_CONTINUE)
@@ -91,6 +129,10 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_table_print(&t, stdout);
 	}
 	np_table_free(&t);
+	for (size_t i = 0; i < n; i++)
+		if (txns[i].unreadable)
+			fprintf(stderr, "numaplace: history: transaction %s is unreadable: %s\n", txns[i].id,
+				txns[i].unreadable);
 	np_txns_free(txns, n);
 	return rc;
 }

@@ -17,7 +17,7 @@ const struct np_option irqs_options[] = {
 	NP_OPT_PRETTY(struct irqs_opts, pretty),
 	NP_OPT_CALLBACK('i', "interval", struct irqs_opts, interval, double, "SEC",
 			"sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between",
-			NULL, np_opt_seconds),
+			NULL, np_opt_interval),
 	NP_OPT_STRING(0, "interrupts", struct irqs_opts, interrupts, "FILE",
 		      "read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)",
 		      "file"),

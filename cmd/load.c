@@ -14,17 +14,14 @@
 #include "../lib/resolve.h"
 #include "render.h"
 
-#ifndef NUMAPLACE_DATADIR
-#define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
-#endif
 
 void np_print_warnings(const struct np_machine *m)
 {
 	np_topo_print_notes(&m->topo, stderr);
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
-		fprintf(stderr, "numaplace: warning: %s\n", m->irqs.warnings[i]);
+		np_notef("warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)
-		fprintf(stderr, "numaplace: warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
+		np_notef("warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
 }
 
 static bool is_dir(const char *path)
@@ -88,7 +85,10 @@ static int add_source_tree(struct np_dirlist *d)
 
 int np_profile_dirs_finish(struct np_dirlist *d)
 {
-	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, NUMAPLACE_DATADIR "/profiles"))
+	const char *data = getenv(NP_DATADIR_ENV);
+	char shipped[PATH_MAX];
+	snprintf(shipped, sizeof(shipped), "%s/profiles", data && *data ? data : NUMAPLACE_DATADIR);
+	if (np_dirs_add(d, NP_PROFILE_SYSTEM_DIR) || np_dirs_add(d, shipped))
 		return -ENOMEM;
 	return add_source_tree(d);
 }
@@ -132,6 +132,6 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 		return rc == -EINVAL ? np_usage_error(self, "%s", ctx->err) : np_error("%s", ctx->err);
 	}
 	for (size_t i = 0; i < res->nwarnings; i++)
-		fprintf(stderr, "numaplace: %s: note: %s\n", self->name, res->warnings[i]);
+		np_notef("%s: note: %s\n", self->name, res->warnings[i]);
 	return EXIT_OK;
 }

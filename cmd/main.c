@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/conffile.h"
 #include "../lib/nearest.h"
 
 #include "cmd.h"
@@ -49,19 +50,19 @@ const struct np_command np_commands[] = {
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },
-	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [ID]",
+	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [--dry-run] [ID]",
 	  .summary = "Restore the values saved by the latest (or given) transaction.",
 	  .epilog = "Exit status: 0 restored (or from an earlier boot: nothing left to restore),\n"
 		    "1 failure (unknown ID, a value changed since, a write refused: nothing is left half-restored),\n"
 		    "2 usage error." },
 	{ .name = "enable", .fn = cmd_enable, .operands = "profile-name", .options = enable_options, .usage = "[--hold] PROFILE",
-	  .summary = "Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).",
+	  .summary = "Apply a profile at every boot (checked here, copied to " NP_BOOT_PROFILE ").",
 	  .epilog = "Then 'systemctl enable numaplace.service': it runs 'numaplace apply --boot' at boot\n"
 		    "(with --hold: numaplace-hold.service, which runs 'numaplace hold --boot').\n"
 		    "Exit status: 0 enabled, 1 failure, 2 bad input (usage, or a profile that is invalid or\n"
 		    "does not fit this machine)." },
 	{ .name = "disable", .fn = cmd_disable, .operands = "none", .options = disable_options,
-	  .summary = "Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).",
+	  .summary = "Stop applying a profile at boot, held or not (remove " NP_BOOT_PROFILE ").",
 	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
 	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options,
 	  .summary = "List the transactions: id, time, profile, state, number of changes." },

@@ -144,16 +144,6 @@ int np_opt_int(const struct np_command *cmd, const struct np_option *o, const ch
 	return EXIT_OK;
 }
 
-int np_opt_seconds(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	char *end;
-	double v = strtod(arg, &end);
-	if (*end || end == arg || !(v > 0 && v <= 3600))
-		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
-	*(double *)field = v;
-	return EXIT_OK;
-}
-
 int np_opt_dir(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
 {
 	if (!*arg)
@@ -210,4 +200,14 @@ int np_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_FAIL;
+}
+
+int np_opt_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (*end || end == arg || !(v > 0 && v <= 3600))
+		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
+	*(double *)field = v;
+	return EXIT_OK;
 }

@@ -1,6 +1,8 @@
 #include "output.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +352,47 @@ static char *json_text(const cJSON *doc, bool pretty)
 	return text;
 }
 
+/* What np_notef said, for the JSON document: whoever reads only the JSON
+ * (configuration management) must see the notes and warnings too. */
+static char **notes;
+static size_t nnotes;
+
+void np_notef(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!text)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	/* A message written as one printf may end in a newline: the line is the note. */
+	if (n > 0 && text[n - 1] == '\n')
+		text[n - 1] = '\0';
+	fprintf(stderr, "numaplace: %s\n", text);
+	char **more = realloc(notes, (nnotes + 1) * sizeof(*notes));
+	if (!more) {
+		free(text);
+		return;
+	}
+	notes = more;
+	notes[nnotes++] = text;
+}
+
+/* Notes said after the document was printed, or with no document: freed at
+ * exit, so that the sanitizers' leak check sees none. */
+__attribute__((destructor)) static void notes_free(void)
+{
+	for (size_t i = 0; i < nnotes; i++)
+		free(notes[i]);
+	free(notes);
+	notes = NULL;
+	nnotes = 0;
+}
+
 cJSON *np_json_doc(void)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -362,6 +405,11 @@ cJSON *np_json_doc(void)
 
 int np_print_json(cJSON *doc, bool pretty)
 {
+	if (doc && nnotes) {
+		cJSON *a = cJSON_AddArrayToObject(doc, "warnings");
+		for (size_t i = 0; a && i < nnotes; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(notes[i]));
+	}
 	bool failed = json_alloc_failed || !doc;
 	char *text = failed ? NULL : json_text(doc, pretty || isatty(STDOUT_FILENO));
 	cJSON_Delete(doc);

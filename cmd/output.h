@@ -115,6 +115,10 @@ void np_table_free(struct np_table *t);
 
 /* A JSON document: an object whose first key is "schema". NULL when out of memory. */
 cJSON *np_json_doc(void);
+/* Prints "numaplace: MESSAGE" on stderr (a note or a warning: the message
+ * says which) and keeps it for np_print_json, which lists what was said in
+ * the document's "warnings". */
+void np_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints doc and a newline to stdout, indented when pretty or on a
  * terminal, and frees it. Reports a failed allocation anywhere in building
  * it. Returns an exit status. */

@@ -12,10 +12,6 @@
 #include "cmd.h"
 #include "output.h"
 
-#ifndef NUMAPLACE_DATADIR
-#define NUMAPLACE_DATADIR "/usr/local/share/numaplace"
-#endif
-
 struct profile_opts {
 	struct np_dirlist dirs;
 	bool json, pretty;

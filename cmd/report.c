@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../lib/findings.h"
+#include "../lib/host.h"
 #include "../lib/machine.h"
 #include "render.h"
 #include "term.h"
@@ -21,11 +22,24 @@ const struct np_option report_options[] = {
 		      "colour severities: auto (a terminal, no NO_COLOR), always, never", NULL),
 	NP_OPT_CALLBACK('i', "interval", struct report_opts, interval, double, "SEC",
 			"judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second", NULL,
-			np_opt_seconds),
+			np_opt_interval),
 	NP_OPT_STRING(0, "svg", struct report_opts, svg, "FILE",
 		      "also draw the nodes, devices and where their interrupts ran into FILE (SVG)", "file"),
 	NP_OPT_END,
 };
+
+static void add_string_or_null(cJSON *o, const char *key, const char *value)
+{
+	cJSON_AddItemToObject(o, key, value ? cJSON_CreateString(value) : cJSON_CreateNull());
+}
+
+/* What a fleet compares hosts and boots by; null when the root lacks it. */
+static void host_to_json(cJSON *doc, const struct np_host *host)
+{
+	add_string_or_null(doc, "hostname", host->hostname);
+	add_string_or_null(doc, "kernel", host->kernel);
+	add_string_or_null(doc, "boot_id", host->boot_id);
+}
 
 static cJSON *findings_to_json(const struct np_machine *m, const struct np_findings *f)
 {
@@ -231,34 +245,41 @@ static int print_placement(const struct np_command *self, const struct np_machin
 	return rc;
 }
 
-static int report_json(const struct np_machine *m, const bool *selected, const struct np_findings *f, double interval,
-		       bool pretty)
+static int report_json(struct np_ctx *ctx, const struct np_machine *m, const bool *selected,
+		       const struct np_findings *f, const struct report_opts *o)
 {
+	struct np_host host;
 	struct np_table irqs;
-	struct np_irq_view view = { m, interval };
+	struct np_irq_view view = { m, o->interval };
 	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns,
-			       interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
+			       o->interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
 	for (size_t i = 0; rc == EXIT_OK && i < m->irqs.n; i++)
 		rc = np_table_add(&irqs, &m->irqs.v[i]);
 	cJSON *doc = np_json_doc(), *topo = cJSON_CreateObject();
+	if (rc == EXIT_OK && np_host_read(ctx, &host)) {
+		rc = np_error("%s", ctx->err);
+	} else if (rc == EXIT_OK) {
+		host_to_json(doc, &host);
+		np_host_free(&host);
+	}
+	if (o->interval > 0)
+		cJSON_AddNumberToObject(doc, "interval", o->interval);
 	if (rc == EXIT_OK)
 		rc = np_topo_json(topo, &m->topo);
 	np_json_put(doc, "topology", topo);
 	np_json_put(doc, "devices", np_devices_json(m, selected));
 	np_json_put(doc, "irqs", np_table_take_json(&irqs));
 	np_json_put(doc, "irqbalance", np_irqbalance_json(m->irqbalance));
-	if (interval > 0)
-		np_json_put(doc, "interval", cJSON_CreateNumber(interval));
 	np_json_put(doc, "findings", findings_to_json(m, f));
 	np_table_free(&irqs);
 	if (rc != EXIT_OK) {
 		cJSON_Delete(doc);
 		return rc;
 	}
-	return np_print_json(doc, pretty);
+	return np_print_json(doc, o->pretty);
 }
 
 int cmd_report(int argc, char **argv, struct np_ctx *ctx)
@@ -298,7 +319,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		return rc;
 	}
 	if (o.json) {
-		rc = report_json(&m, selected, &f, o.interval, o.pretty);
+		rc = report_json(ctx, &m, selected, &f, &o);
 	} else {
 		int width = np_term_width();
 		print_summary(&f, o.interval, width, color);

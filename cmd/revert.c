@@ -5,12 +5,14 @@
 #include "render.h"
 
 struct revert_opts {
-	bool force, no_wait, json, pretty;
+	bool force, dry_run, no_wait, json, pretty;
 	const char *state_dir;
 };
 
 const struct np_option revert_options[] = {
 	NP_OPT_BOOL('f', "force", struct revert_opts, force, "restore even values that someone changed since the apply"),
+	NP_OPT_BOOL('n', "dry-run", struct revert_opts, dry_run,
+		    "print what would be restored and write nothing (no lock taken)"),
 	NP_OPT_STRING(0, "state-dir", struct revert_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
 	NP_OPT_BOOL(0, "no-wait", struct revert_opts, no_wait, "fail at once when another apply or revert holds the lock"),
@@ -18,6 +20,36 @@ const struct np_option revert_options[] = {
 	NP_OPT_PRETTY(struct revert_opts, pretty),
 	NP_OPT_END,
 };
+
+/* A whole file (irqbalance's configuration) is no line to show: what changed in it is. */
+static bool is_text(const struct np_change *c)
+{
+	return np_attrs[c->attr].value == NP_VALUE_TEXT;
+}
+
+/* The plan of a dry run: each change's new value is the current one the
+ * revert would overwrite (np_txn_revert's dry run). */
+static cJSON *plan_json(const struct np_txn *txn)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_change *c = &txn->changes[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", c->path);
+		cJSON_AddStringToObject(o, "subject", c->subject);
+		/* A kernel file's value as read, with its newline: say it as the
+		 * journal says the value to restore, without. */
+		size_t len = strlen(c->new_value);
+		while (!is_text(c) && len && c->new_value[len - 1] == '\n')
+			len--;
+		char *cur = strndup(c->new_value, len);
+		cJSON_AddStringToObject(o, "current", cur ? cur : c->new_value);
+		free(cur);
+		cJSON_AddStringToObject(o, "restore", c->old_value);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
 
 int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 {
@@ -29,13 +61,14 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	if (argc - first > 1)
 		return np_usage_error(self, "expected at most one transaction ID (see 'numaplace history')");
 
-	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
+	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait, .dry_run = o.dry_run };
 	struct np_txn txn;
 	rc = np_txn_revert(ctx, &topts, first < argc ? argv[first] : NULL, o.force, &txn);
 	if (rc == -ESTALE && o.json) {
 		cJSON *doc = np_json_doc();
 		cJSON_AddBoolToObject(doc, "reverted", false);
 		cJSON_AddStringToObject(doc, "message", ctx->err);
+		cJSON_AddItemToObject(doc, "changes", cJSON_CreateArray());
 		return np_print_json(doc, o.pretty);
 	}
 	if (rc == -ESTALE) {
@@ -47,29 +80,33 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	bool config = false;
 	for (size_t i = 0; i < txn.nchanges; i++)
-		config |= np_attrs[txn.changes[i].attr].value == NP_VALUE_TEXT;
+		config |= is_text(&txn.changes[i]);
 	if (o.json) {
 		cJSON *doc = np_json_doc();
-		cJSON_AddBoolToObject(doc, "reverted", true);
+		cJSON_AddBoolToObject(doc, "reverted", !o.dry_run);
+		if (o.dry_run)
+			cJSON_AddBoolToObject(doc, "dry_run", true);
 		cJSON_AddStringToObject(doc, "transaction", txn.id);
 		cJSON_AddStringToObject(doc, "profile", txn.profile);
-		np_json_put(doc, "changes", np_changes_json(txn.changes, txn.nchanges));
+		np_json_put(doc, "changes", o.dry_run ? plan_json(&txn) : np_changes_json(txn.changes, txn.nchanges));
 		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
 		np_txn_free(&txn);
 		return np_print_json(doc, o.pretty);
 	}
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		const struct np_change *c = &txn.changes[i];
-		/* A whole file is no line to show: say what changed in it. */
-		bool text = np_attrs[c->attr].value == NP_VALUE_TEXT;
-		if (text)
-			printf("  %s removed: %s restored\n", c->subject, c->path);
+		if (is_text(c))
+			printf("  %s removed: %s %s\n", c->subject, c->path, o.dry_run ? "would be restored" : "restored");
 		else
 			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
 	}
-	printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
-	       txn.nchanges == 1 ? "" : "s");
-	if (config)
+	if (o.dry_run)
+		printf("would revert transaction %s (%s): %zu value%s to restore; nothing written\n", txn.id,
+		       txn.profile, txn.nchanges, txn.nchanges == 1 ? "" : "s");
+	else
+		printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
+		       txn.nchanges == 1 ? "" : "s");
+	if (config && !o.dry_run)
 		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
 	np_txn_free(&txn);
 	return EXIT_OK;

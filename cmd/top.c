@@ -33,7 +33,7 @@ static int parse_count(const struct np_command *cmd, const struct np_option *o, 
 
 const struct np_option top_options[] = {
 	NP_OPT_CALLBACK('d', "delay", struct top_opts, delay, double, "SEC",
-			"seconds between refreshes (0 < SEC <= 3600, default 1)", NULL, np_opt_seconds),
+			"seconds between refreshes (0 < SEC <= 3600, default 1)", NULL, np_opt_interval),
 	NP_OPT_BOOL('b', "batch", struct top_opts, batch, "print plain frames to stdout instead of a full-screen view"),
 	NP_OPT_CALLBACK('n', "iterations", struct top_opts, count, int, "COUNT",
 			"stop after COUNT frames (default: until q, or 1 with --batch)", NULL, parse_count),

@@ -21,10 +21,10 @@ _numaplace_options()
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
-	revert) echo '--force -f --state-dir --no-wait --json -j --pretty --help -h' ;;
+	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
 	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
 	disable) echo '--json -j --pretty --help -h' ;;
-	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --prune --keep --help -h' ;;
 	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	run) echo '--near --print --json -j --pretty --help -h' ;;
 	snapshot) echo '--json -j --pretty --help -h' ;;
@@ -58,7 +58,7 @@ _numaplace_argument()
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
-	apply:--irqbalance) echo none ;;
+	apply:--irqbalance) echo irqbalance ;;
 	hold:--interval | hold:-i) echo none ;;
 	hold:--profile-dir) echo dir ;;
 	hold:--state-dir) echo dir ;;
@@ -68,9 +68,21 @@ _numaplace_argument()
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
 	history:--output | history:-o) echo none ;;
+	history:--keep) echo none ;;
 	profile:--profile-dir) echo dir ;;
 	profile:--output | profile:-o) echo none ;;
 	run:--near) echo device ;;
+	esac
+}
+
+# The fixed words that complete kind $1 (none for the other kinds).
+_numaplace_fixed()
+{
+	case $1 in
+	policy) echo local app spread ;;
+	irqbalance) echo ban warn ignore ;;
+	shell) echo bash zsh fish ;;
+	subcommand) echo list show validate ;;
 	esac
 }
 
@@ -115,10 +127,7 @@ _numaplace_values()
 			[[ $f == *[!0-9]* ]] || echo "$f"
 		done
 		;;
-	policy) echo local app spread ;;
 	command) echo "$_numaplace_commands" ;;
-	shell) echo bash zsh fish ;;
-	subcommand) echo list show validate ;;
 	esac
 }
 
@@ -211,7 +220,7 @@ _numaplace()
 	'' | none) ;;
 	options)
 		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_options "$cmd")" -- "$cur") ;;
-	device | pid | policy | command | shell | subcommand)
+	device | pid | command)
 		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_values "$kind" "$root")" -- "$cur") ;;
 	executable)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
@@ -223,9 +232,15 @@ _numaplace()
 			${root:+"--root=$root"} profile "${dirs[@]}")" -- "$cur")
 		compopt -o filenames 2>/dev/null
 		mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur") ;;
-	*)	# file, and the kinds this script does not know
-		compopt -o filenames 2>/dev/null
-		mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+	*)	# fixed words, file, and the kinds this script does not know
+		local fixed
+		fixed=$(_numaplace_fixed "$kind")
+		if [[ -n $fixed ]]; then
+			mapfile -t COMPREPLY < <(compgen -W "$fixed" -- "$cur")
+		else
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		fi ;;
 	esac
 
 	# Bash replaces only what follows the last ':' or '=' (of

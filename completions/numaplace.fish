@@ -49,7 +49,7 @@ function __numaplace_argument
         case 'apply:--state-dir'
             echo dir
         case 'apply:--irqbalance'
-            echo none
+            echo irqbalance
         case 'hold:--interval' 'hold:-i'
             echo none
         case 'hold:--profile-dir'
@@ -67,6 +67,8 @@ function __numaplace_argument
         case 'history:--state-dir'
             echo dir
         case 'history:--output' 'history:-o'
+            echo none
+        case 'history:--keep'
             echo none
         case 'profile:--profile-dir'
             echo dir
@@ -98,6 +100,22 @@ function __numaplace_commands
         snapshot 'Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.' \
         completion 'Print the completion script for bash, zsh or fish.' \
         help 'Show the commands, or the help of one command.'
+end
+
+# The fixed words that complete kind $kind (false for the other kinds).
+function __numaplace_fixed --argument-names kind
+    switch $kind
+        case policy
+            printf '%s\n' local app spread
+        case irqbalance
+            printf '%s\n' ban warn ignore
+        case shell
+            printf '%s\n' bash zsh fish
+        case subcommand
+            printf '%s\n' list show validate
+        case '*'
+            return 1
+    end
 end
 
 # Their options end at the first operand (a command line follows).
@@ -218,16 +236,12 @@ function __numaplace_values --argument-names kind
             __numaplace_list "$root/sys/block" 'block device'
         case pid
             __numaplace_list "$root/proc" process | string match -r '^[0-9]+\t.*'
-        case policy
-            printf '%s\n' local app spread
         case command
             __numaplace_commands
-        case shell
-            printf '%s\n' bash zsh fish
         case profile
             # profile's operands: list | show NAME | validate FILE...
             if not set -q operands[1]
-                printf '%s\n' list show validate
+                __numaplace_fixed subcommand
             else if test "$operands[1]" = show; and not set -q operands[2]
                 __numaplace_values profile-name
             else if test "$operands[1]" = validate
@@ -244,8 +258,8 @@ function __numaplace_values --argument-names kind
             end
         case none
         case '*'
-            # file, and the kinds this script does not know
-            __fish_complete_path (commandline -ct)
+            # fixed words, file, and the kinds this script does not know
+            __numaplace_fixed $kind; or __fish_complete_path (commandline -ct)
     end
 end
 
@@ -316,7 +330,7 @@ complete -c numaplace -n '__numaplace_option apply' -l pretty -d 'indent the JSO
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
-complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in /etc/default/irqbalance (default if irqbalance runs or is installed), warn, or ignore'
 complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numaplace/boot.json (\'numaplace enable\'), waiting 30 s at most for the lock'
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
@@ -341,6 +355,7 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
+complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
 complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
@@ -349,7 +364,7 @@ complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this 
 
 # enable
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
-complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "profile": NAME, ...}'
+complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
 complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option enable' -l hold -d 'keep it applied too: numaplace-hold.service (\'numaplace hold --boot\') instead of numaplace.service'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
@@ -368,6 +383,8 @@ complete -c numaplace -n '__numaplace_option history' -s o -l output -x -d 'the 
 complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
+complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
+complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile

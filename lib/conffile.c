@@ -15,32 +15,6 @@
  * and every byte of it goes into a journal. */
 #define CONF_MAX_BYTES (1u << 20)
 
-/* Splits full into its directory (in dir) and returns its last component. */
-static const char *split_dir(const char *full, char *dir)
-{
-	snprintf(dir, PATH_MAX, "%s", full);
-	char *slash = strrchr(dir, '/');
-	if (!slash) {
-		snprintf(dir, PATH_MAX, ".");
-		return full;
-	}
-	if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	return full + (slash - dir) + 1;
-}
-
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int err = fsync(fd) < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 int np_conf_read(struct np_ctx *ctx, const char *path, char **out)
 {
 	char full[PATH_MAX], *buf = NULL;
@@ -50,11 +24,11 @@ int np_conf_read(struct np_ctx *ctx, const char *path, char **out)
 	if (rc)
 		return rc;
 	*out = NULL;
-	int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ELOOP)
+	int fd = np_open(ctx, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd == -ELOOP)
 		return np_fail(ctx, -ELOOP, "'%s' is a symbolic link; refusing it", full);
 	if (fd < 0)
-		return np_fail(ctx, -errno, "cannot open '%s': %s", full, strerror(errno));
+		return np_fail(ctx, fd, "cannot open '%s': %s", full, strerror(-fd));
 	if (fstat(fd, &st) < 0) {
 		rc = np_fail(ctx, -errno, "cannot read '%s': %s", full, strerror(errno));
 		goto out;
@@ -99,114 +73,70 @@ out:
 	return rc;
 }
 
-/* Makes the directories leading to path under the root, 0755 whatever the umask. */
-static int make_parents(struct np_ctx *ctx, const char *path)
+/* The directory of path, made first when create; an fd, or -errno with the detail. */
+static int open_dir_of(struct np_ctx *ctx, const char *path, const char *full, bool create,
+		       const char **base)
 {
-	char rel[PATH_MAX], full[PATH_MAX];
-	snprintf(rel, sizeof(rel), "%s", path);
-	for (char *p = rel + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		int rc = np_sysfs_path(ctx, full, "%s", rel);
-		*p = '/';
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (create && slash && slash != path) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		int rc = np_mkdirs(ctx, dir, 0755);
 		if (rc)
 			return rc;
-		if (mkdir(full, 0755) == 0) {
-			char parent[PATH_MAX];
-			split_dir(full, parent);
-			int err = chmod(full, 0755) < 0 ? -errno : sync_dir(parent);
-			if (err)
-				return np_fail(ctx, err, "cannot create directory '%s': %s", full,
-					       strerror(-err));
-		} else if (errno != EEXIST) {
-			return np_fail(ctx, -errno, "cannot create directory '%s': %s", full,
-				       strerror(errno));
-		}
 	}
-	return 0;
-}
-
-int np_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	int dfd = np_open_parent(ctx, path, base);
+	if (dfd < 0)
+		return np_fail(ctx, dfd, "cannot open the directory of '%s': %s", full, strerror(-dfd));
+	return dfd;
 }
 
 int np_conf_write(struct np_ctx *ctx, const char *path, const char *content, mode_t mode, bool create)
 {
-	char full[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 64];
+	char full[PATH_MAX];
 	struct stat st;
-	bool exists = false;
+	const char *base;
 	int rc = np_sysfs_path(ctx, full, "%s", path);
 	if (rc)
 		return rc;
-	if (lstat(full, &st) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return np_fail(ctx, -ELOOP, "'%s' is a symbolic link; refusing to replace it", full);
-		if (!S_ISREG(st.st_mode))
-			return np_fail(ctx, -EINVAL, "'%s' is not a regular file; refusing to replace it",
-				       full);
-		exists = true;
-		mode = st.st_mode & 07777;
-	} else if (errno != ENOENT || !create) {
-		return np_fail(ctx, -errno, "cannot replace '%s': %s", full, strerror(errno));
-	} else if ((rc = make_parents(ctx, path))) {
-		return rc;
-	}
-
-	/* Hidden, and named by our pid: two writers never share a temporary file. */
-	const char *base = split_dir(full, dir);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.numaplace-%ld", dir, base, (long)getpid());
-	if (unlink(tmp) < 0 && errno != ENOENT)
-		return np_fail(ctx, -errno, "cannot remove '%s': %s", tmp, strerror(errno));
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), err = 0;
-	if (fd < 0)
-		return np_fail(ctx, -errno, "cannot create '%s': %s", tmp, strerror(errno));
-	/* The replacement keeps the original's owner: root editing a file
-	 * another user owns must not take it over. */
-	if (fchmod(fd, mode) < 0 ||
-	    (exists && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
-	     fchown(fd, st.st_uid, st.st_gid) < 0))
-		err = errno;
-	if (!err)
-		err = -np_write_all(fd, content, strlen(content));
-	if (!err && fsync(fd) < 0)
-		err = errno;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, full) < 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		return np_fail(ctx, -err, "cannot write '%s': %s", full, strerror(err));
-	}
-	if ((err = sync_dir(dir)))
-		return np_fail(ctx, err, "cannot sync directory '%s': %s", dir, strerror(-err));
-	return 0;
+	int dfd = open_dir_of(ctx, path, full, create, &base);
+	if (dfd < 0)
+		return dfd;
+	bool exists = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && S_ISLNK(st.st_mode))
+		rc = np_fail(ctx, -ELOOP, "'%s' is a symbolic link; refusing to replace it", full);
+	else if (exists && !S_ISREG(st.st_mode))
+		rc = np_fail(ctx, -EINVAL, "'%s' is not a regular file; refusing to replace it", full);
+	else if (!exists && (errno != ENOENT || !create))
+		rc = np_fail(ctx, -errno, "cannot replace '%s': %s", full, strerror(errno));
+	else
+		rc = np_replace_at(ctx, dfd, base, full, content, strlen(content), mode,
+				   exists ? &st : NULL);
+	close(dfd);
+	return rc;
 }
 
 int np_conf_remove(struct np_ctx *ctx, const char *path)
 {
-	char full[PATH_MAX], dir[PATH_MAX];
+	char full[PATH_MAX];
 	struct stat st;
+	const char *base;
 	int rc = np_sysfs_path(ctx, full, "%s", path);
 	if (rc)
 		return rc;
-	if (lstat(full, &st) < 0)
-		return np_fail(ctx, -errno, "cannot remove '%s': %s", full, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return np_fail(ctx, -EISDIR, "cannot remove '%s': %s", full, strerror(EISDIR));
-	if (unlink(full) < 0)
-		return np_fail(ctx, -errno, "cannot remove '%s': %s", full, strerror(errno));
-	split_dir(full, dir);
-	if ((rc = sync_dir(dir)))
-		return np_fail(ctx, rc, "cannot sync directory '%s': %s", dir, strerror(-rc));
-	return 0;
+	int dfd = open_dir_of(ctx, path, full, false, &base);
+	if (dfd < 0)
+		return dfd == -ENOENT ? np_fail(ctx, -ENOENT, "cannot remove '%s': %s", full,
+						strerror(ENOENT))
+				      : dfd;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = np_fail(ctx, -errno, "cannot remove '%s': %s", full, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		rc = np_fail(ctx, -EISDIR, "cannot remove '%s': %s", full, strerror(EISDIR));
+	else if (unlinkat(dfd, base, 0) < 0)
+		rc = np_fail(ctx, -errno, "cannot remove '%s': %s", full, strerror(errno));
+	else if (fsync(dfd) < 0)
+		rc = np_fail(ctx, -errno, "cannot sync the directory of '%s': %s", full, strerror(errno));
+	close(dfd);
+	return rc;
 }

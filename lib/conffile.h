@@ -10,9 +10,10 @@
 #include <sys/types.h>
 
 #include "context.h"
+#include "paths.h"
 
 /* The profile numaplace.service applies at boot ('numaplace enable'). */
-#define NP_BOOT_PROFILE "/etc/numaplace/boot.json"
+#define NP_BOOT_PROFILE NUMAPLACE_CONFDIR "/boot.json"
 /* Debian's irqbalance settings: the systemd unit's EnvironmentFile and what
  * the init script sources. IRQBALANCE_ARGS holds the daemon's arguments. */
 #define NP_IRQBALANCE_CONFIG "/etc/default/irqbalance"
@@ -29,8 +30,5 @@ int np_conf_read(struct np_ctx *ctx, const char *path, char **out);
 int np_conf_write(struct np_ctx *ctx, const char *path, const char *content, mode_t mode, bool create);
 /* Removes the file, durably; -ENOENT when it is absent. */
 int np_conf_remove(struct np_ctx *ctx, const char *path);
-
-/* Writes all of buf, retrying short writes and EINTR. Returns 0 or -errno. */
-int np_write_all(int fd, const char *buf, size_t len);
 
 #endif

@@ -1,15 +1,20 @@
 #include "context.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int np_ctx_init(struct np_ctx *ctx, const char *root)
 {
 	memset(ctx, 0, sizeof(*ctx));
+	ctx->rootfd = -1;
 	if (!root)
 		root = getenv(NP_ROOT_ENV);
 	if (!root || !*root || strcmp(root, "/") == 0)
@@ -36,6 +41,24 @@ int np_ctx_init(struct np_ctx *ctx, const char *root)
 		if (!ctx->root)
 			return -ENOMEM;
 	}
+	if (*ctx->root) {
+		ctx->rootfd = open(ctx->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ctx->rootfd < 0)
+			return np_fail(ctx, -errno, "root '%s': %s", ctx->root, strerror(errno));
+		/* The one check that the kernel can resolve inside a root. */
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+		int fd = (int)syscall(SYS_openat2, ctx->rootfd, ".", &how, sizeof(how));
+		if (fd < 0 && errno == ENOSYS)
+			return np_fail(ctx, -ENOSYS,
+				       "root '%s': this kernel lacks openat2 (Linux 5.6 or later), "
+				       "without which paths under the root could escape it; "
+				       "use a newer kernel or copy the files onto this machine's root",
+				       ctx->root);
+		if (fd < 0)
+			return np_fail(ctx, -errno, "root '%s': %s", ctx->root, strerror(errno));
+		close(fd);
+	}
 	return 0;
 }
 
@@ -43,6 +66,9 @@ void np_ctx_fini(struct np_ctx *ctx)
 {
 	free(ctx->root);
 	ctx->root = NULL;
+	if (ctx->rootfd >= 0)
+		close(ctx->rootfd);
+	ctx->rootfd = -1;
 }
 
 int np_fail(struct np_ctx *ctx, int rc, const char *fmt, ...)

@@ -9,10 +9,14 @@
 
 struct np_ctx {
 	char *root;      /* "" for this machine, else a directory holding sys/ and proc/ */
+	int rootfd;      /* root opened (O_PATH) when root is not "": every path under it is
+			  * resolved inside it (lib/sysfs.c); -1 for this machine */
 	char err[1024];  /* detail of the last failure, for the caller to print */
 };
 
-/* root NULL: take $NUMAPLACE_ROOT, else this machine. Returns 0 or -errno. */
+/* root NULL: take $NUMAPLACE_ROOT, else this machine. Returns 0 or -errno.
+ * A root other than "/" needs openat2 (Linux 5.6): without it nothing under
+ * the root could be kept from escaping it, so it is refused (-ENOSYS). */
 int np_ctx_init(struct np_ctx *ctx, const char *root);
 void np_ctx_fini(struct np_ctx *ctx);
 /* Records the detail and returns rc, so callers can "return np_fail(...)". */

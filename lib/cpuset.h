@@ -6,9 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Largest CPU number accepted from text: bounds the allocation a hostile or
- * corrupt file can cause ("0-4000000000"), far above any real machine. */
-#define NP_CPUSET_MAX_CPU (1 << 20)
+/* Largest CPU number accepted from text: bounds the allocation and the work
+ * a hostile or corrupt file can cause ("0-1048576" in cpu/present), far
+ * above the kernel's NR_CPUS ceiling (8192 on x86-64). */
+#define NP_CPUSET_MAX_CPU 65535
 
 struct np_cpuset {
 	uint64_t *bits;

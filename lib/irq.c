@@ -500,6 +500,11 @@ static int sort_rows(struct parser *ps)
 	return rc;
 }
 
+/* Far past 4000 IRQs on 1024 CPUs (46 MB); 65536 CPUs of 11-digit counts
+ * make a line of 720 KB. */
+#define NP_INTERRUPTS_MAX_BYTES ((size_t)1 << 30)
+#define NP_INTERRUPTS_MAX_LINE ((size_t)4 << 20)
+
 /* Parses an open /proc/interrupts (path: for messages) and closes it. */
 static int read_counts(struct np_ctx *ctx, const struct np_topology *topo, FILE *f, const char *path,
 		       struct np_irqs *out)
@@ -538,8 +543,15 @@ static int read_counts(struct np_ctx *ctx, const struct np_topology *topo, FILE 
 		header = true;
 	}
 	if (!rc && ferror(f)) {
+		char total[32], longest[32];
 		int err = errno ? errno : EIO;
-		rc = np_fail(ctx, -err, "cannot read '%s': %s", ps.path, strerror(err));
+		if (err == EFBIG)
+			rc = np_fail(ctx, -EFBIG, "'%s' is larger than %s or has a line longer than %s; "
+				     "refusing it", ps.path,
+				     np_size_name(NP_INTERRUPTS_MAX_BYTES, total, sizeof(total)),
+				     np_size_name(NP_INTERRUPTS_MAX_LINE, longest, sizeof(longest)));
+		else
+			rc = np_fail(ctx, -err, "cannot read '%s': %s", ps.path, strerror(err));
 	}
 	free(line);
 	fclose(f);
@@ -564,7 +576,7 @@ int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, stru
 	int rc = np_sysfs_path(ctx, path, "/proc/interrupts");
 	if (rc)
 		return rc;
-	FILE *f = np_fopen(ctx, &rc, "/proc/interrupts");
+	FILE *f = np_fopen(ctx, &rc, NP_INTERRUPTS_MAX_BYTES, NP_INTERRUPTS_MAX_LINE, "/proc/interrupts");
 	return f ? read_counts(ctx, topo, f, path, out) : rc;
 }
 

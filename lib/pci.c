@@ -183,6 +183,8 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 	pci_escape = &escape;
 	if (setjmp(escape)) {
 		pci_escape = NULL;
+		/* What libpci had built before its error: the scan's devices and caches. */
+		pci_cleanup(pacc);
 		return np_fail(ctx, -EIO, "reading PCI devices under '%s': %s", path, pci_message);
 	}
 	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
@@ -200,7 +202,10 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 	}
 	for (struct pci_dev *p = pacc->devices; p; p = p->next) {
 		struct np_pci_dev *d = &out->devs[out->ndevs++];
-		pci_fill_info(p, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_IRQ | PCI_FILL_NUMA_NODE | PCI_FILL_DRIVER);
+		/* Not PCI_FILL_DRIVER: libpci 3.9 reads the driver link into a
+		 * 1024-byte buffer and aborts ("buffer overflow detected") on a
+		 * longer one; driver_of reads it bounded, inside the root. */
+		pci_fill_info(p, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_IRQ | PCI_FILL_NUMA_NODE);
 		snprintf(d->addr, sizeof(d->addr), "%04x:%02x:%02x.%x", (unsigned)p->domain & 0xffff,
 			 p->bus, p->dev & 0x1f, p->func & 7);
 		d->vendor_id = p->vendor_id;
@@ -208,8 +213,9 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 		d->class_id = p->device_class;
 		d->numa_node = p->numa_node;
 		d->legacy_irq = p->irq;
-		char *driver = pci_get_string_property(p, PCI_FILL_DRIVER);
-		d->driver = driver ? strdup(driver) : NULL;
+		/* As libpci: a dangling link names no driver. */
+		if (np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/driver", d->addr))
+			d->driver = driver_of(ctx, d->addr, NULL);
 		d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, p->vendor_id, 0);
 		d->device = lookup(pacc, PCI_LOOKUP_DEVICE, p->vendor_id, p->device_id);
 		d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, p->device_class, 0);

@@ -308,6 +308,9 @@ static int get_cpus(struct parser *ps, const cJSON *v, const char *path, bool al
 		return rc;
 	quote(q, sizeof(q), s);
 	rc = np_cpuset_parse_list(&set, s);
+	/* A failed parse may have grown the set before it met the bad part. */
+	if (rc)
+		np_cpuset_free(&set);
 	if (rc == -ENOMEM)
 		return no_memory(ps);
 	if (rc == -ERANGE)

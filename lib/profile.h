@@ -10,9 +10,10 @@
 
 #include "attr.h"
 #include "context.h"
+#include "paths.h"
 
 #define NP_PROFILE_FORMAT "numaplace-profile/1"
-#define NP_PROFILE_SYSTEM_DIR "/etc/numaplace/profiles"
+#define NP_PROFILE_SYSTEM_DIR NUMAPLACE_CONFDIR "/profiles"
 
 /* One concrete value. JSON: {"kind": "irq_affinity", "device": "0000:23:00.0",
  * "queue": 3, "cpus": "1,3"}; the IRQ is chosen by "queue" (the index its

@@ -287,10 +287,11 @@ static int copy_file(struct snap *s, const char *mp, size_t limit)
 	int rc = np_sysfs_path(s->ctx, src, "%s", mp);
 	if (rc)
 		return rc;
-	/* O_NONBLOCK: a FIFO in a copied root must not hang the copy. */
-	int fd = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO in a copied root must not hang the copy. Resolved
+	 * inside the root: a link there never copies a file of this machine. */
+	int fd = np_open(s->ctx, mp, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	if (fd < 0)
-		return skip_or_fail(s, errno, src);
+		return skip_or_fail(s, -fd, src);
 	struct stat st;
 	int err = fstat(fd, &st) < 0 ? errno : 0;
 	if (err || !S_ISREG(st.st_mode)) {
@@ -452,18 +453,27 @@ static int copy_entry(struct snap *s, const char *mp, enum follow kind)
 {
 	char src[PATH_MAX], target[PATH_MAX], dir[PATH_MAX];
 	struct stat st;
+	const char *base;
 	int rc = np_sysfs_path(s->ctx, src, "%s", mp);
 	if (rc)
 		return rc;
-	if (lstat(src, &st) < 0)
-		return skip_or_fail(s, errno, src);
-	if (S_ISDIR(st.st_mode))
-		return kind == FOLLOW_NONE ? 0 : follow(s, mp, kind);
-	if (!S_ISLNK(st.st_mode))
+	int pfd = np_open_parent(s->ctx, mp, &base);
+	if (pfd < 0)
+		return skip_or_fail(s, -pfd, src);
+	int err = fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ? errno : 0;
+	if (err || !S_ISLNK(st.st_mode)) {
+		close(pfd);
+		if (err)
+			return skip_or_fail(s, err, src);
+		if (S_ISDIR(st.st_mode))
+			return kind == FOLLOW_NONE ? 0 : follow(s, mp, kind);
 		return 0;
-	ssize_t n = readlink(src, target, sizeof(target) - 1);
-	if (n < 0)
-		return skip_or_fail(s, errno, src);
+	}
+	ssize_t n = readlinkat(pfd, base, target, sizeof(target));
+	err = n < 0 ? errno : (size_t)n >= sizeof(target) ? ENAMETOOLONG : 0;
+	close(pfd);
+	if (err)
+		return skip_or_fail(s, err, src);
 	target[n] = '\0';
 	if ((rc = copy_link(s, mp, target)))
 		return rc;
@@ -482,11 +492,10 @@ static int copy_driver(struct snap *s, const char *dir)
 	const char *p = strchr(dir + 9, '/');
 	if (!p || strncmp(p, "/drivers/", 9) || !p[9] || strchr(p + 9, '/'))
 		return 0;
-	char src[PATH_MAX];
-	struct stat st;
-	int rc = np_sysfs_path(s->ctx, src, "%s", dir);
-	if (rc || stat(src, &st) < 0 || !S_ISDIR(st.st_mode))
-		return rc;
+	int fd = np_open(s->ctx, dir, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
 	return ensure_dir(s, dir);
 }
 

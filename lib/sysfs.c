@@ -4,72 +4,183 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-static int vpath(struct np_ctx *ctx, char *buf, const char *fmt, va_list ap)
+/* Machine path (mpath) and what messages show (root + mpath). */
+static int vpath(struct np_ctx *ctx, char *shown, char *mpath, const char *fmt, va_list ap)
 {
 	size_t rootlen = strlen(ctx->root);
 	if (rootlen >= PATH_MAX)
 		return np_fail(ctx, -ENAMETOOLONG, "root '%s': %s", ctx->root, strerror(ENAMETOOLONG));
-	memcpy(buf, ctx->root, rootlen);
-	int n = vsnprintf(buf + rootlen, PATH_MAX - rootlen, fmt, ap);
+	int n = vsnprintf(mpath, PATH_MAX, fmt, ap);
 	if (n < 0 || (size_t)n >= PATH_MAX - rootlen)
 		return np_fail(ctx, -ENAMETOOLONG, "path under '%s': %s", ctx->root, strerror(ENAMETOOLONG));
+	memcpy(shown, ctx->root, rootlen);
+	memcpy(shown + rootlen, mpath, (size_t)n + 1);
 	return 0;
 }
 
-#define WITH_PATH(ctx, buf, fmt)                 \
-	char buf[PATH_MAX];                      \
-	do {                                     \
-		va_list ap_;                     \
-		va_start(ap_, fmt);              \
-		int rc_ = vpath(ctx, buf, fmt, ap_); \
-		va_end(ap_);                     \
-		if (rc_)                         \
-			return rc_;              \
+#define WITH_PATH(ctx, shown, mpath, fmt)                    \
+	char shown[PATH_MAX], mpath[PATH_MAX];               \
+	do {                                                 \
+		va_list ap_;                                 \
+		va_start(ap_, fmt);                          \
+		int rc_ = vpath(ctx, shown, mpath, fmt, ap_); \
+		va_end(ap_);                                 \
+		if (rc_)                                     \
+			return rc_;                          \
 	} while (0)
 
 int np_sysfs_path(struct np_ctx *ctx, char *buf, const char *fmt, ...)
 {
+	char mpath[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = vpath(ctx, buf, fmt, ap);
+	int rc = vpath(ctx, buf, mpath, fmt, ap);
 	va_end(ap);
 	return rc;
 }
 
-bool np_sysfs_exists(struct np_ctx *ctx, const char *fmt, ...)
+int np_open(struct np_ctx *ctx, const char *path, int flags, mode_t mode)
 {
-	char path[PATH_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vpath(ctx, path, fmt, ap);
-	va_end(ap);
-	return rc == 0 && access(path, F_OK) == 0;
+	int fd;
+	if (ctx->rootfd < 0) {
+		fd = open(path, flags | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	/* ".." stops at the root and an absolute link starts again from it, so a
+	 * hostile copy of another machine cannot make us read or write outside. */
+	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC),
+				.mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	do
+		fd = (int)syscall(SYS_openat2, ctx->rootfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN);
+	return fd < 0 ? -errno : fd;
 }
 
-static int read_path(struct np_ctx *ctx, const char *path, char **out)
+int np_open_parent(struct np_ctx *ctx, const char *path, const char **base)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return np_fail(ctx, -errno, "cannot open '%s': %s", path, strerror(errno));
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return np_fail(ctx, -ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (!slash || !slash[1] || (size_t)(slash - path) >= sizeof(dir))
+		return -EINVAL;
+	*base = slash + 1;
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return np_open(ctx, dir, O_RDONLY | O_DIRECTORY, 0);
+}
+
+int np_mkdirs(struct np_ctx *ctx, const char *path, mode_t mode)
+{
+	char part[PATH_MAX], shown[PATH_MAX];
+	if (strlen(path) >= sizeof(part) || path[0] != '/')
+		return np_fail(ctx, -EINVAL, "cannot create directory '%s': %s", path, strerror(EINVAL));
+	snprintf(part, sizeof(part), "%s", path);
+	for (char *p = part + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		const char *base;
+		int dfd = np_open_parent(ctx, part, &base), err = 0;
+		if (dfd < 0)
+			err = dfd;
+		else if (mkdirat(dfd, base, mode) == 0)
+			/* Whatever the umask; and durable only once its parent is synced. */
+			err = fchmodat(dfd, base, mode, 0) < 0 || fsync(dfd) < 0 ? -errno : 0;
+		else if (errno != EEXIST)
+			err = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		if (err) {
+			snprintf(shown, sizeof(shown), "%s%s", ctx->root, part);
+			return np_fail(ctx, err, "cannot create directory '%s': %s", shown, strerror(-err));
+		}
+		if (!c)
+			return 0;
+		*p = '/';
 	}
-	for (;;) {
+}
+
+bool np_sysfs_exists(struct np_ctx *ctx, const char *fmt, ...)
+{
+	char shown[PATH_MAX], mpath[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vpath(ctx, shown, mpath, fmt, ap);
+	va_end(ap);
+	if (rc)
+		return false;
+	int fd = np_open(ctx, mpath, O_PATH, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/* Only what a kernel attribute or a copy of one can be: a FIFO would block,
+ * a device or a huge file would never end. sysfs and procfs attributes are
+ * regular files to stat. */
+static int open_bounded(struct np_ctx *ctx, const char *mpath, const char *shown)
+{
+	int fd = np_open(ctx, mpath, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return np_fail(ctx, fd, "cannot open '%s': %s", shown, strerror(-fd));
+	struct stat st;
+	int err = fstat(fd, &st) < 0 ? -errno : 0;
+	if (err)
+		np_fail(ctx, err, "cannot read '%s': %s", shown, strerror(-err));
+	else if (S_ISDIR(st.st_mode))
+		err = np_fail(ctx, -EISDIR, "cannot read '%s': %s", shown, strerror(EISDIR));
+	else if (!S_ISREG(st.st_mode))
+		err = np_fail(ctx, -EINVAL, "'%s' is not a regular file or kernel attribute; refusing it",
+			      shown);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+const char *np_size_name(size_t max, char *buf, size_t size)
+{
+	if (max >= (1u << 30) && max % (1u << 30) == 0)
+		snprintf(buf, size, "%zu GiB", max >> 30);
+	else if (max >= (1u << 20) && max % (1u << 20) == 0)
+		snprintf(buf, size, "%zu MiB", max >> 20);
+	else
+		snprintf(buf, size, "%zu bytes", max);
+	return buf;
+}
+
+/* The whole file, at most max bytes, as read: *len bytes and a NUL. */
+static int read_path(struct np_ctx *ctx, const char *mpath, const char *shown, size_t max,
+		     char **out, size_t *outlen)
+{
+	int fd = open_bounded(ctx, mpath, shown);
+	if (fd < 0)
+		return fd;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap), sz[32];
+	int rc = 0;
+	if (!buf)
+		rc = np_fail(ctx, -ENOMEM, "cannot read '%s': %s", shown, strerror(ENOMEM));
+	while (!rc) {
 		if (len + 1 >= cap) {
-			char *bigger = realloc(buf, cap * 2);
+			char *bigger = cap > max ? NULL : realloc(buf, cap * 2);
 			if (!bigger) {
-				free(buf);
-				close(fd);
-				return np_fail(ctx, -ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
+				rc = np_fail(ctx, -ENOMEM, "cannot read '%s': %s", shown, strerror(ENOMEM));
+				break;
 			}
 			buf = bigger;
 			cap *= 2;
@@ -78,40 +189,63 @@ static int read_path(struct np_ctx *ctx, const char *path, char **out)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			int err = errno;
-			free(buf);
-			close(fd);
-			return np_fail(ctx, -err, "cannot read '%s': %s", path, strerror(err));
+			rc = np_fail(ctx, -errno, "cannot read '%s': %s", shown, strerror(errno));
+			break;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > max)
+			rc = np_fail(ctx, -EFBIG, "'%s' is larger than %s; refusing it", shown,
+				     np_size_name(max, sz, sizeof(sz)));
 	}
 	close(fd);
 	/* Copies of sysfs (hwloc's gathered dumps) may pad a value with NULs after
 	 * its newline ("0-31\n\0"); a NUL inside the value is still corruption. */
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
-		len--;
-	if (memchr(buf, '\0', len)) {
+	size_t vlen = rc ? 0 : len;
+	while (vlen && (buf[vlen - 1] == '\n' || buf[vlen - 1] == '\0'))
+		vlen--;
+	if (!rc && memchr(buf, '\0', vlen))
+		rc = np_fail(ctx, -EINVAL, "'%s': unexpected binary content", shown);
+	if (rc) {
 		free(buf);
-		return np_fail(ctx, -EINVAL, "'%s': unexpected binary content", path);
+		return rc;
 	}
 	buf[len] = '\0';
 	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+static int read_line(struct np_ctx *ctx, const char *mpath, const char *shown, char **out)
+{
+	size_t len;
+	int rc = read_path(ctx, mpath, shown, NP_ATTR_MAX_BYTES, out, &len);
+	if (rc)
+		return rc;
+	while (len && ((*out)[len - 1] == '\n' || (*out)[len - 1] == '\0'))
+		len--;
+	(*out)[len] = '\0';
 	return 0;
 }
 
 int np_read_text(struct np_ctx *ctx, char **out, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
-	return read_path(ctx, path, out);
+	WITH_PATH(ctx, path, mpath, fmt);
+	return read_line(ctx, mpath, path, out);
+}
+
+int np_read_bytes(struct np_ctx *ctx, char **out, size_t *len, const char *fmt, ...)
+{
+	WITH_PATH(ctx, path, mpath, fmt);
+	return read_path(ctx, mpath, path, NP_ATTR_MAX_BYTES, out, len);
 }
 
 int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
+	WITH_PATH(ctx, path, mpath, fmt);
 	char *text, *end, ex[44];
-	int rc = read_path(ctx, path, &text);
+	int rc = read_line(ctx, mpath, path, &text);
 	if (rc)
 		return rc;
 	errno = 0;
@@ -131,35 +265,138 @@ int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 	return 0;
 }
 
-static int read_set(struct np_ctx *ctx, const char *path, struct np_cpuset *out, bool mask)
+static int read_set(struct np_ctx *ctx, const char *mpath, const char *path, struct np_cpuset *out,
+		    bool mask)
 {
 	char *text, ex[44];
-	int rc = read_path(ctx, path, &text);
+	int rc = read_line(ctx, mpath, path, &text);
 	if (rc)
 		return rc;
 	rc = mask ? np_cpuset_parse_mask(out, text) : np_cpuset_parse_list(out, text);
-	if (rc)
-		np_fail(ctx, rc, "'%s': expected a CPU %s, found '%s'%s", path, mask ? "mask" : "list",
-			np_excerpt(text, ex, sizeof(ex)), rc == -ERANGE ? " (CPU number too large)" : "");
+	if (rc == -ERANGE)
+		np_fail(ctx, rc, "'%s': '%s' names a CPU above %d, the most numaplace handles", path,
+			np_excerpt(text, ex, sizeof(ex)), NP_CPUSET_MAX_CPU);
+	else if (rc)
+		np_fail(ctx, rc, "'%s': expected a CPU %s, found '%s'", path, mask ? "mask" : "list",
+			np_excerpt(text, ex, sizeof(ex)));
 	free(text);
 	return rc;
 }
 
 int np_read_cpulist(struct np_ctx *ctx, struct np_cpuset *out, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
-	return read_set(ctx, path, out, false);
+	WITH_PATH(ctx, path, mpath, fmt);
+	return read_set(ctx, mpath, path, out, false);
 }
 
 int np_read_cpumask(struct np_ctx *ctx, struct np_cpuset *out, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
-	return read_set(ctx, path, out, true);
+	WITH_PATH(ctx, path, mpath, fmt);
+	return read_set(ctx, mpath, path, out, true);
+}
+
+int np_write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *shown,
+		  const char *buf, size_t len, mode_t mode, const struct stat *old)
+{
+	char tmp[NAME_MAX + 1], self[64];
+	/* An unnamed file that gets a name only when whole: a kill leaves no
+	 * half-written file behind, under any name. */
+	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600), err = 0;
+	bool named = false;
+	if (fd < 0)
+		return np_fail(ctx, -errno, "cannot write '%s': %s", shown, strerror(errno));
+	/* The replacement keeps the original's mode and owner: root editing a
+	 * file another user owns must not take it over. */
+	if (fchmod(fd, old ? old->st_mode & 07777 : mode) < 0 ||
+	    (old && (old->st_uid != geteuid() || old->st_gid != getegid()) &&
+	     fchown(fd, old->st_uid, old->st_gid) < 0))
+		err = errno;
+	if (!err)
+		err = -np_write_all(fd, buf, len);
+	if (!err && fsync(fd) < 0)
+		err = errno;
+	/* Hidden, and named by our pid: two writers never share a temporary name. */
+	snprintf(tmp, sizeof(tmp), ".%.200s.numaplace-%ld", base, (long)getpid());
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (!err && unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+		err = errno;
+	if (!err && linkat(AT_FDCWD, self, dirfd, tmp, AT_SYMLINK_FOLLOW) < 0)
+		err = errno;
+	named = !err;
+	if (!err && renameat(dirfd, tmp, dirfd, base) < 0)
+		err = errno;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (err && named)
+		unlinkat(dirfd, tmp, 0);
+	if (!err && fsync(dirfd) < 0)
+		err = errno;
+	if (err)
+		return np_fail(ctx, -err, "cannot write '%s': %s", shown, strerror(err));
+	return 0;
+}
+
+/* sysfs and procfs take one write(2) and act on it; they cannot be
+ * replaced. Anything else that holds a value (a copy under --root) is a
+ * regular file, replaced whole so that a crash leaves the old value or the
+ * new one, never an empty file. */
+static int write_path(struct np_ctx *ctx, const char *mpath, const char *path, const char *buf,
+		      size_t len, const char *shown_value)
+{
+	/* No O_CREAT: a setting that does not exist is an error, never a new file. */
+	int fd = np_open(ctx, mpath, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return np_fail(ctx, fd, "cannot open '%s' for writing: %s", path, strerror(-fd));
+	struct statfs sfs;
+	struct stat st;
+	int err = fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0 ? errno : 0;
+	if (err) {
+		close(fd);
+		return np_fail(ctx, -err, "cannot write '%s': %s", path, strerror(err));
+	}
+	if (sfs.f_type == SYSFS_MAGIC || sfs.f_type == PROC_SUPER_MAGIC) {
+		ssize_t n;
+		do
+			n = write(fd, buf, len);
+		while (n < 0 && errno == EINTR);
+		err = n < 0 ? errno : (size_t)n != len ? EIO : 0;
+		if (close(fd) < 0 && !err)
+			err = errno;
+		if (err)
+			return np_fail(ctx, -err, "cannot write '%s' to '%s': %s", shown_value, path,
+				       strerror(err));
+		return 0;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode))
+		return np_fail(ctx, -EINVAL, "'%s' is not a regular file or kernel attribute; refusing to write it",
+			       path);
+	const char *base;
+	int dfd = np_open_parent(ctx, mpath, &base);
+	if (dfd < 0)
+		return np_fail(ctx, dfd, "cannot open the directory of '%s': %s", path, strerror(-dfd));
+	int rc = np_replace_at(ctx, dfd, base, path, buf, len, 0, &st);
+	close(dfd);
+	return rc;
 }
 
 int np_write_text(struct np_ctx *ctx, const char *value, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
+	WITH_PATH(ctx, path, mpath, fmt);
 	/* Newline-terminated, as echo writes it and as the kernel prints it back,
 	 * so a copy of /sys written and restored stays byte-identical. */
 	size_t len = strlen(value);
@@ -171,32 +408,34 @@ int np_write_text(struct np_ctx *ctx, const char *value, const char *fmt, ...)
 	if (newline)
 		line[len++] = '\n';
 	line[len] = '\0';
-	/* No O_CREAT: a setting that does not exist is an error, never a new file. */
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_TRUNC);
-	if (fd < 0) {
-		free(line);
-		return np_fail(ctx, -errno, "cannot open '%s' for writing: %s", path, strerror(errno));
-	}
-	ssize_t n;
-	do
-		n = write(fd, line, len);
-	while (n < 0 && errno == EINTR);
+	int rc = write_path(ctx, mpath, path, line, len, value);
 	free(line);
-	int err = n < 0 ? errno : (size_t)n != len ? EIO : 0;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (err)
-		return np_fail(ctx, -err, "cannot write '%s' to '%s': %s", value, path, strerror(err));
-	return 0;
+	return rc;
+}
+
+int np_write_bytes(struct np_ctx *ctx, const char *value, size_t len, const char *fmt, ...)
+{
+	WITH_PATH(ctx, path, mpath, fmt);
+	char ex[44];
+	return write_path(ctx, mpath, path, value, len, np_excerpt_n(value, len, ex, sizeof(ex)));
 }
 
 int np_read_link(struct np_ctx *ctx, char **out, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
+	WITH_PATH(ctx, path, mpath, fmt);
 	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
-		return np_fail(ctx, -errno, "cannot read link '%s': %s", path, strerror(errno));
+	const char *base;
+	int dfd = np_open_parent(ctx, mpath, &base);
+	if (dfd < 0)
+		return np_fail(ctx, dfd, "cannot read link '%s': %s", path, strerror(-dfd));
+	ssize_t n = readlinkat(dfd, base, target, sizeof(target));
+	int err = n < 0 ? errno : 0;
+	close(dfd);
+	if (err)
+		return np_fail(ctx, -err, "cannot read link '%s': %s", path, strerror(err));
+	if ((size_t)n >= sizeof(target))
+		return np_fail(ctx, -ENAMETOOLONG, "link '%s' is longer than %d bytes; refusing it",
+			       path, PATH_MAX - 1);
 	target[n] = '\0';
 	*out = strdup(target);
 	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
@@ -216,10 +455,15 @@ void np_names_free(char **names, size_t count)
 
 int np_list_dir(struct np_ctx *ctx, char ***names, size_t *count, const char *fmt, ...)
 {
-	WITH_PATH(ctx, path, fmt);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return np_fail(ctx, -errno, "cannot list '%s': %s", path, strerror(errno));
+	WITH_PATH(ctx, path, mpath, fmt);
+	int fd = np_open(ctx, mpath, O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		int err = fd < 0 ? -fd : errno;
+		if (fd >= 0)
+			close(fd);
+		return np_fail(ctx, -err, "cannot list '%s': %s", path, strerror(err));
+	}
 	char **list = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -250,17 +494,63 @@ nomem:
 	return np_fail(ctx, -ENOMEM, "cannot list '%s': %s", path, strerror(ENOMEM));
 }
 
-FILE *np_fopen(struct np_ctx *ctx, int *rc, const char *fmt, ...)
+/* Counts what passes through: the stream fails (EFBIG) past the total or a
+ * line past the line limit, so a reader's memory stays bounded. */
+struct bounded {
+	int fd;
+	size_t total, line, max_total, max_line;
+};
+
+static ssize_t bounded_read(void *cookie, char *buf, size_t size)
 {
-	char path[PATH_MAX];
+	struct bounded *b = cookie;
+	ssize_t n;
+	do
+		n = read(b->fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n;
+	b->total += (size_t)n;
+	const char *nl = memrchr(buf, '\n', (size_t)n);
+	b->line = nl ? (size_t)(buf + n - nl - 1) : b->line + (size_t)n;
+	if (b->total > b->max_total || b->line > b->max_line) {
+		errno = EFBIG;
+		return -1;
+	}
+	return n;
+}
+
+static int bounded_close(void *cookie)
+{
+	struct bounded *b = cookie;
+	int rc = close(b->fd);
+	free(b);
+	return rc;
+}
+
+FILE *np_fopen(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *fmt, ...)
+{
+	char path[PATH_MAX], mpath[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	*rc = vpath(ctx, path, fmt, ap);
+	*rc = vpath(ctx, path, mpath, fmt, ap);
 	va_end(ap);
 	if (*rc)
 		return NULL;
-	FILE *f = fopen(path, "re");
-	if (!f)
-		*rc = np_fail(ctx, -errno, "cannot open '%s': %s", path, strerror(errno));
+	int fd = open_bounded(ctx, mpath, path);
+	if (fd < 0) {
+		*rc = fd;
+		return NULL;
+	}
+	struct bounded *b = calloc(1, sizeof(*b));
+	cookie_io_functions_t io = { .read = bounded_read, .close = bounded_close };
+	FILE *f = b ? fopencookie(b, "r", io) : NULL;
+	if (!f) {
+		free(b);
+		close(fd);
+		*rc = np_fail(ctx, -ENOMEM, "cannot open '%s': %s", path, strerror(ENOMEM));
+		return NULL;
+	}
+	*b = (struct bounded){ .fd = fd, .max_total = max_total, .max_line = max_line };
 	return f;
 }

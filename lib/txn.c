@@ -16,6 +16,7 @@
 
 #include "conffile.h"
 #include "cpuset.h"
+#include "irqbalance.h"
 #include "sysfs.h"
 
 #define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
@@ -43,6 +44,7 @@ static const char *const state_names[] = {
 	[NP_TXN_ROLLED_BACK] = "rolled_back",
 	[NP_TXN_REVERTED] = "reverted",
 	[NP_TXN_STALE] = "stale",
+	[NP_TXN_UNREADABLE] = "unreadable",
 };
 
 const char *np_txn_state_name(enum np_txn_state state)
@@ -54,7 +56,8 @@ const char *np_txn_state_name(enum np_txn_state state)
 
 static int state_parse(const char *name, enum np_txn_state *out)
 {
-	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++) {
+	/* "unreadable" is what we say of a file, never what a file may say. */
+	for (size_t i = 0; i < NP_TXN_UNREADABLE; i++) {
 		if (!strcmp(name, state_names[i])) {
 			*out = (enum np_txn_state)i;
 			return 0;
@@ -88,23 +91,63 @@ static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
 	return buf;
 }
 
-/* A configuration file is read whole, so that a revert restores it byte
- * for byte; a kernel value is read as the line it is. */
+/* Every value is read whole, byte for byte, so that a revert restores
+ * exactly what was there ("0-15" without a newline stays so). */
 static int read_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path, char **out)
 {
+	size_t len;
 	if (kind == NP_VALUE_TEXT)
 		return np_conf_read(ctx, path, out);
-	return np_read_text(ctx, out, "%s", path);
+	return np_read_bytes(ctx, out, &len, "%s", path);
 }
 
 /* A configuration file is replaced by a rename, never truncated and
- * rewritten: a crash leaves the old text or the new, both in the journal. */
+ * rewritten: a crash leaves the old text or the new, both in the journal.
+ * exact: the bytes read before (a revert or an undo); else a value of the
+ * profile, newline-terminated as the kernel prints it. */
 static int write_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path,
-		       const char *value)
+		       const char *value, bool exact)
 {
 	if (kind == NP_VALUE_TEXT)
 		return np_conf_write(ctx, path, value, 0, false);
+	if (exact)
+		return np_write_bytes(ctx, value, strlen(value), "%s", path);
 	return np_write_text(ctx, value, "%s", path);
+}
+
+/* A value quoted in a message: np_excerpt without the trailing newlines. */
+static const char *show(const char *value, char *buf, size_t size)
+{
+	size_t len = strlen(value);
+	while (len && value[len - 1] == '\n')
+		len--;
+	return np_excerpt_n(value, len, buf, size);
+}
+
+/* A value as the user sees it: without the newlines a file ends in. */
+static char *trimmed(const char *value)
+{
+	size_t len = strlen(value);
+	while (len && value[len - 1] == '\n')
+		len--;
+	return strndup(value, len);
+}
+
+/* The values handed back to callers are for showing; the exact bytes stay
+ * in the journal. */
+static int trim_olds(struct np_txn *txn)
+{
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		struct np_change *c = &txn->changes[i];
+		if (kind_of(c) == NP_VALUE_TEXT || !c->old_value)
+			continue;
+		char *t = trimmed(c->old_value);
+		if (!t)
+			return -ENOMEM;
+		free(c->old_value);
+		c->old_value = t;
+	}
+	return 0;
 }
 
 /* Reads the value at path; 1 when it equals value once both are normalized,
@@ -132,7 +175,7 @@ static int current_matches(struct np_ctx *ctx, const char *path, enum np_value_k
 	if (!have) {
 		rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
 			     full_path(ctx, path, fp), np_value_kind_name(kind),
-			     np_excerpt(cur, ex, sizeof(ex)));
+			     show(cur, ex, sizeof(ex)));
 		goto out;
 	}
 	rc = strcmp(want, have) == 0;
@@ -185,6 +228,138 @@ static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
 	return np_fail(ctx, rc, "%s (%s)", detail, c->subject);
 }
 
+/* The line of text starting at *p (advanced past it); false at the end. */
+static bool next_line(const char **p, const char **line, size_t *len)
+{
+	if (!**p)
+		return false;
+	const char *nl = strchr(*p, '\n');
+	*line = *p;
+	*len = nl ? (size_t)(nl - *p) : strlen(*p);
+	*p += *len + (nl != NULL);
+	return true;
+}
+
+#define ARGS_KEY "IRQBALANCE_ARGS="
+#define BAN_MARK NP_IRQBALANCE_MARK
+
+static bool starts(const char *line, size_t len, const char *lit)
+{
+	return len >= strlen(lit) && !strncmp(line, lit, strlen(lit));
+}
+
+/* numaplace's comment: one line of printable text, which the shell and
+ * systemd both skip. */
+static bool mark_line_ok(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] < 0x20 || line[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/* Whether n is o plus only "--banirq=N" words. */
+static bool adds_only_bans(const char *o, size_t olen, const char *n, size_t nlen)
+{
+	size_t i = 0, j = 0;
+	while (j < nlen) {
+		if (i < olen && o[i] == n[j]) {
+			i++, j++;
+			continue;
+		}
+		j += n[j] == ' ';
+		if (nlen - j < 9 || strncmp(n + j, "--banirq=", 9))
+			return false;
+		size_t d = j += 9;
+		while (j < nlen && isdigit((unsigned char)n[j]))
+			j++;
+		if (j == d)
+			return false;
+	}
+	return i == olen;
+}
+
+/* Whether the assignment line l is, in other, an assignment with bans added
+ * (want_more: other's line is l plus bans; else l is other's plus bans). */
+static bool args_match(const char *l, size_t len, const char *other, bool want_more)
+{
+	const char *q = other, *m;
+	size_t mlen;
+	while (next_line(&q, &m, &mlen))
+		if (starts(m, mlen, ARGS_KEY) &&
+		    (want_more ? adds_only_bans(l, len, m, mlen) : adds_only_bans(m, mlen, l, len)))
+			return true;
+	/* A new assignment holding only bans. */
+	return !want_more && (adds_only_bans(ARGS_KEY "\"\"", 18, l, len) ||
+			      adds_only_bans(ARGS_KEY, 16, l, len));
+}
+
+/* Checks the banned-IRQ lines of text against other's; false when one is
+ * more than the irqbalance kind writes. */
+static bool ban_lines_ok(const char *text, const char *other, bool is_old)
+{
+	const char *p = text, *l;
+	size_t len;
+	while (next_line(&p, &l, &len)) {
+		if (starts(l, len, BAN_MARK) && !mark_line_ok(l, len))
+			return false;
+		if (starts(l, len, ARGS_KEY) && !args_match(l, len, other, is_old))
+			return false;
+	}
+	return true;
+}
+
+/* The next line that is not a banned-IRQ line. */
+static bool next_kept(const char **p, const char **line, size_t *len)
+{
+	while (next_line(p, line, len))
+		if (!starts(*line, *len, BAN_MARK) && !starts(*line, *len, ARGS_KEY))
+			return true;
+	return false;
+}
+
+static bool only_blank(const char *p)
+{
+	const char *l;
+	size_t len;
+	while (next_kept(&p, &l, &len))
+		if (len)
+			return false;
+	return true;
+}
+
+/* What a journal may say the irqbalance kind did: the same text but for
+ * the banned-IRQ lines (IRQBALANCE_ARGS gaining --banirq=N words, or a new
+ * one made of them, and numaplace's comment above it), blank lines at the
+ * end aside. A revert then writes no text but the file's own. */
+static bool text_change_ok(const char *old, const char *new)
+{
+	if (!ban_lines_ok(old, new, true) || !ban_lines_ok(new, old, false))
+		return false;
+	const char *po = old, *pn = new, *lo, *ln;
+	size_t no, nn;
+	for (;;) {
+		bool ho = next_kept(&po, &lo, &no), hn = next_kept(&pn, &ln, &nn);
+		if (!ho || !hn)
+			return ho ? !no && only_blank(po) : !hn || (!nn && only_blank(pn));
+		if (no != nn || memcmp(lo, ln, no))
+			return false;
+	}
+}
+
+/* A journal's change (its path checked against its kind's): values of its kind's form. */
+static const char *change_refused(const struct np_change *c)
+{
+	if (kind_of(c) == NP_VALUE_TEXT)
+		return text_change_ok(c->old_value, c->new_value)
+			       ? NULL
+			       : "its text differs in more than irqbalance's banned IRQs";
+	return same_value(kind_of(c), c->old_value, c->old_value) &&
+			       same_value(kind_of(c), c->new_value, c->new_value)
+		       ? NULL
+		       : "a value is not of its kind's form";
+}
+
 /* A change writes only its kind's own path: the paths come back from a
  * journal file, and a revert writes wherever they point. */
 static bool path_fits(const char *path, enum np_attr attr)
@@ -199,6 +374,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->id);
 	free(txn->profile);
 	free(txn->boot_id);
+	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
 		np_change_free(&txn->changes[i]);
 	free(txn->changes);
@@ -294,6 +470,7 @@ static void sync_parent(const char *path)
 	}
 }
 
+/* A state directory given by the caller is a path on this machine. */
 static int make_dirs(struct np_ctx *ctx, const char *path)
 {
 	char buf[PATH_MAX];
@@ -312,6 +489,28 @@ static int make_dirs(struct np_ctx *ctx, const char *path)
 			return 0;
 		*p = '/';
 	}
+}
+
+/* The state directory: the caller's, or NP_STATE_DIR resolved inside the
+ * root (lib/sysfs), so that a link in a copied tree ("var -> /elsewhere")
+ * cannot put the journals and the lock outside it. */
+static int open_state_dir(struct np_ctx *ctx, const struct np_txn_opts *opts, bool create,
+			  struct state *st)
+{
+	if (opts && opts->state_dir && *opts->state_dir) {
+		int rc = create ? make_dirs(ctx, st->dir) : 0;
+		return rc ? rc : open_dir_at(ctx, AT_FDCWD, st->dir, st->dir, &st->dirfd);
+	}
+	const char *base;
+	int rc = create ? np_mkdirs(ctx, NP_STATE_DIR, 0700) : 0;
+	if (rc)
+		return rc;
+	int pfd = np_open_parent(ctx, NP_STATE_DIR, &base);
+	if (pfd < 0)
+		return np_fail(ctx, pfd, "state directory '%s': %s", st->dir, strerror(-pfd));
+	rc = open_dir_at(ctx, pfd, base, st->dir, &st->dirfd);
+	close(pfd);
+	return rc;
 }
 
 static void state_close(struct state *st)
@@ -349,9 +548,7 @@ static int state_open(struct np_ctx *ctx, const struct np_txn_opts *opts, bool c
 			       strerror(ENAMETOOLONG));
 	snprintf(st->txndir, sizeof(st->txndir), "%s/%s", st->dir, TXN_SUBDIR);
 
-	if (create && (rc = make_dirs(ctx, st->dir)))
-		return rc;
-	rc = open_dir_at(ctx, AT_FDCWD, st->dir, st->dir, &st->dirfd);
+	rc = open_state_dir(ctx, opts, create, st);
 	if (rc == -ENOENT && !create) {
 		ctx->err[0] = '\0';
 		return 0;
@@ -576,6 +773,7 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 			 size_t len, struct np_txn *txn, char **error)
 {
 	const char *why = "not a JSON object";
+	char whybuf[256], ex[96];
 	cJSON *root = cJSON_ParseWithLength(text, len);
 	int rc = -EINVAL;
 
@@ -641,6 +839,12 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 		if (!c->path || !c->subject || !c->old_value || !c->new_value ||
 		    np_attr_match(cpath, &c->target) < 0)
 			goto nomem;
+		if ((why = change_refused(c))) {
+			snprintf(whybuf, sizeof(whybuf), "change %zu ('%s'): %s", txn->nchanges,
+				 np_excerpt(cpath, ex, sizeof(ex)), why);
+			why = whybuf;
+			goto bad;
+		}
 	}
 	if (error) {
 		*error = dup_or_null(json_string(root, "error"));
@@ -751,6 +955,24 @@ static void ids_free(char **ids, size_t count)
 	free(ids);
 }
 
+/* One bad journal (tampered, a link, torn by a disk) must not hide or block
+ * the others: it is listed with its reason, and only its revert refuses. */
+static int unreadable_entry(struct np_ctx *ctx, const char *id, struct np_txn *txn)
+{
+	memset(txn, 0, sizeof(*txn));
+	txn->state = NP_TXN_UNREADABLE;
+	txn->id = strdup(id);
+	txn->profile = strdup("");
+	txn->boot_id = strdup(UNKNOWN_BOOT);
+	txn->unreadable = strdup(ctx->err);
+	ctx->err[0] = '\0';
+	if (!txn->id || !txn->profile || !txn->boot_id || !txn->unreadable) {
+		np_txn_free(txn);
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	return 0;
+}
+
 static int load_all(struct np_ctx *ctx, struct state *st, struct np_txn **txns, size_t *count)
 {
 	char **ids;
@@ -773,6 +995,8 @@ static int load_all(struct np_ctx *ctx, struct state *st, struct np_txn **txns, 
 			kept++;
 		else if (rc == -ENOENT)
 			rc = 0; /* listed, then gone: nothing to report about it */
+		else if (rc != -ENOMEM && !(rc = unreadable_entry(ctx, ids[i], &list[kept])))
+			kept++;
 	}
 	ids_free(ids, n);
 	if (rc) {
@@ -815,6 +1039,9 @@ int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_tx
 	if (rc)
 		return rc;
 	rc = load_all(ctx, &st, txns, count);
+	for (size_t i = 0; !rc && i < *count; i++)
+		if (trim_olds(&(*txns)[i]))
+			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	state_close(&st);
 	return rc;
 }
@@ -898,13 +1125,13 @@ static long fault_after(void)
 /* One write and its read-back. *written tells the caller whether the file
  * may have changed, so that a mismatching value is undone too. */
 static int write_checked(struct np_ctx *ctx, const struct np_change *c, const char *value,
-			 bool *written)
+			 bool exact, bool *written)
 {
 	char fp[PATH_MAX], ex[64], ex2[64];
 	char *cur;
 
 	*written = false;
-	int rc = write_value(ctx, kind_of(c), c->path, value);
+	int rc = write_value(ctx, kind_of(c), c->path, value, exact);
 	if (rc)
 		return with_subject(ctx, rc, c);
 	*written = true;
@@ -913,8 +1140,8 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 		rc = np_fail(
 			ctx, -EIO,
 			"wrote '%s' to '%s' but it reads back '%s': the kernel did not take the value",
-			np_excerpt(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
-			np_excerpt(cur, ex2, sizeof(ex2)));
+			show(value, ex, sizeof(ex)), full_path(ctx, c->path, fp),
+			show(cur, ex2, sizeof(ex2)));
 	free(cur);
 	if (rc == 1)
 		return 0;
@@ -930,7 +1157,7 @@ static int undo_writes(struct np_ctx *ctx, const struct np_change *changes, char
 	int first = 0;
 	for (size_t j = ndone; j-- > 0;) {
 		bool written;
-		int rc = write_checked(ctx, &changes[done[j]], values[done[j]], &written);
+		int rc = write_checked(ctx, &changes[done[j]], values[done[j]], true, &written);
 		if (rc && !first) {
 			first = rc;
 			snprintf(err, errsize, "%s", ctx->err);
@@ -1048,18 +1275,22 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 		if (!norm) {
 			rc = np_fail(ctx, -EINVAL, "'%s': expected a %s value, found '%s'",
 				     full_path(ctx, c->path, fp), np_value_kind_name(kind_of(c)),
-				     np_excerpt(old, ex, sizeof(ex)));
+				     show(old, ex, sizeof(ex)));
 			free(old);
 			return with_subject(ctx, rc, c);
 		}
 		free(norm);
 		free(c->old_value);
 		c->old_value = old;
-		if (same_value(kind_of(c), old, c->new_value))
-			continue;
-		if (change_copy(&txn->changes[txn->nchanges], c))
+		bool same = same_value(kind_of(c), old, c->new_value);
+		if (!same && change_copy(&txn->changes[txn->nchanges++], c))
 			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
-		txn->nchanges++;
+		/* The journal keeps the bytes; the caller gets the value. */
+		if (kind_of(c) != NP_VALUE_TEXT && !(c->old_value = trimmed(old)))
+			rc = -ENOMEM;
+		free(kind_of(c) != NP_VALUE_TEXT ? old : NULL);
+		if (rc)
+			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
 	return 0;
 }
@@ -1108,7 +1339,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	for (size_t i = 0; i < txn.nchanges; i++) {
 		bool written;
-		rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, &written);
+		rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, false, &written);
 		if (written)
 			done[ndone++] = i;
 		if (rc)
@@ -1151,7 +1382,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 			undo_err);
 		goto out;
 	}
-	if (txn_out) {
+	if (txn_out && trim_olds(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
 	}
@@ -1245,9 +1476,12 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		const struct np_change *c = &txn->changes[i];
 		if (stale && !survives_reboot(c))
 			continue;
-		int rc = current_matches(ctx, c->path, kind_of(c), c->new_value, &before[i]);
+		/* A value that does not parse (a file emptied by hand, a foreign
+		 * write) is drift like any other: --force restores over it. */
+		int rc = read_value(ctx, kind_of(c), c->path, &before[i]);
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
+		rc = same_value(kind_of(c), before[i], c->new_value);
 		/* A crashed apply may have stopped before this write. */
 		if (rc == 1 ||
 		    (txn->state == NP_TXN_PENDING && same_value(kind_of(c), before[i], c->old_value)))
@@ -1265,7 +1499,7 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
 			 np_excerpt(c->new_value, exn, sizeof(exn)),
-			 np_excerpt(c->old_value, exo, sizeof(exo)));
+			 show(c->old_value, exo, sizeof(exo)));
 	else
 		snprintf(expected, sizeof(expected), "'%s'",
 			 np_excerpt(c->new_value, exn, sizeof(exn)));
@@ -1273,7 +1507,26 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		       "'%s' (%s) changed since transaction %s: it is '%s', expected %s%s; "
 		       "use --force to revert anyway",
 		       full_path(ctx, c->path, fp), display_name(c), txn->id,
-		       np_excerpt(before[first], ex, sizeof(ex)), expected, more);
+		       show(before[first], ex, sizeof(ex)), expected, more);
+}
+
+/* What a revert would write: the changes whose current value (before[i],
+ * taken over) is not the old one yet, in journal order. */
+static void revert_plan(struct np_txn *txn, bool stale, char **before)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		struct np_change *c = &txn->changes[i];
+		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value)) {
+			np_change_free(c);
+			continue;
+		}
+		free(c->new_value);
+		c->new_value = before[i];
+		before[i] = NULL;
+		txn->changes[n++] = *c;
+	}
+	txn->nchanges = n;
 }
 
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
@@ -1298,7 +1551,9 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		rc = np_fail(ctx, -ENOENT, "nothing to revert: no state directory '%s'", st.dir);
 		goto out;
 	}
-	if ((rc = state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
+	/* A dry run reads a journal another revert may be rewriting: it shows
+	 * the plan of that moment, which is all a dry run promises. */
+	if ((rc = opts->dry_run ? 0 : state_lock(ctx, opts, &st)) || (rc = pick_txn(ctx, &st, id, &picked)) ||
 	    (rc = journal_load(ctx, &st, picked, &txn, &error)) ||
 	    (rc = refuse_finished(ctx, &txn)) || (rc = read_boot_id(ctx, &boot)))
 		goto out;
@@ -1306,13 +1561,14 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	stale = boot_differs(txn.boot_id, boot);
 	if (stale && !has_survivor(&txn)) {
 		txn.state = NP_TXN_STALE;
-		rc = write_journal(ctx, &st, &txn, error);
+		rc = opts->dry_run ? 0 : write_journal(ctx, &st, &txn, error);
 		if (!rc)
 			rc = np_fail(
 				ctx, -ESTALE,
 				"transaction %s was applied during an earlier boot (boot id %s, now %s): "
-				"the reboot already reset those values; marked it stale and wrote nothing",
-				txn.id, txn.boot_id, boot);
+				"the reboot already reset those values; %s",
+				txn.id, txn.boot_id, boot,
+				opts->dry_run ? "nothing to revert" : "marked it stale and wrote nothing");
 		goto out;
 	}
 
@@ -1325,6 +1581,10 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	nbefore = txn.nchanges;
 	if ((rc = check_drift(ctx, &txn, force, stale, before)))
 		goto out;
+	if (opts->dry_run) {
+		revert_plan(&txn, stale, before);
+		goto handout;
+	}
 
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
@@ -1343,7 +1603,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		bool written;
 		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value))
 			continue;
-		rc = write_checked(ctx, c, c->old_value, &written);
+		rc = write_checked(ctx, c, c->old_value, true, &written);
 		if (written)
 			done[ndone++] = i;
 		if (rc)
@@ -1393,7 +1653,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 			     any ? ", which a reboot keeps," : "");
 		goto out;
 	}
-	if (txn_out) {
+handout:
+	if (txn_out && trim_olds(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
 	}
@@ -1406,6 +1667,73 @@ out:
 	free(error);
 	free(boot);
 	np_txn_free(&txn);
+	state_close(&st);
+	return rc;
+}
+
+/* ---- retention ---- */
+
+static bool prunable(const struct np_txn *txn, const char *boot)
+{
+	switch (txn->state) {
+	case NP_TXN_REVERTED:
+	case NP_TXN_ROLLED_BACK:
+	case NP_TXN_STALE:
+		return true;
+	case NP_TXN_APPLIED:
+		/* A reboot reset its values; only a configuration file it changed
+		 * would still need its revert. */
+		return boot_differs(txn->boot_id, boot) && !has_survivor(txn);
+	case NP_TXN_PENDING:
+	default:
+		return false;
+	}
+}
+
+int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep, char ***removed,
+		 size_t *nremoved)
+{
+	struct state st;
+	struct np_txn *txns = NULL;
+	char *boot = NULL;
+	size_t n = 0;
+	int rc;
+
+	*removed = NULL;
+	*nremoved = 0;
+	if ((rc = state_open(ctx, opts, false, &st)))
+		return rc;
+	if (st.dirfd < 0 || st.txnfd < 0)
+		goto out;
+	if ((rc = state_lock(ctx, opts, &st)) || (rc = load_all(ctx, &st, &txns, &n)) ||
+	    (rc = read_boot_id(ctx, &boot)) || n <= keep)
+		goto out;
+	*removed = calloc(n - keep, sizeof(**removed));
+	if (!*removed) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < n - keep; i++) {
+		char name[ID_MAX + 16];
+		if (!prunable(&txns[i], boot))
+			continue;
+		snprintf(name, sizeof(name), "%s" JOURNAL_EXT, txns[i].id);
+		if (unlinkat(st.txnfd, name, 0) < 0 && errno != ENOENT) {
+			rc = np_fail(ctx, -errno, "cannot remove '%s/%s': %s", st.txndir, name, strerror(errno));
+			break;
+		}
+		(*removed)[(*nremoved)++] = txns[i].id;
+		txns[i].id = NULL;
+	}
+	if (*nremoved)
+		fsync(st.txnfd);
+out:
+	if (!*nremoved) {
+		free(*removed);
+		*removed = NULL;
+	}
+	np_txns_free(txns, n);
+	free(boot);
 	state_close(&st);
 	return rc;
 }

@@ -20,6 +20,8 @@ enum np_txn_state {
 	NP_TXN_ROLLED_BACK, /* a write failed and the earlier ones were undone */
 	NP_TXN_REVERTED,
 	NP_TXN_STALE,       /* from an earlier boot: the reboot reset the values */
+	NP_TXN_UNREADABLE,  /* a journal file that is malformed, a link or unreadable:
+			     * listed with the reason, never reverted */
 };
 
 struct np_txn {
@@ -30,6 +32,7 @@ struct np_txn {
 	enum np_txn_state state;
 	struct np_change *changes;
 	size_t nchanges;
+	char *unreadable;   /* NP_TXN_UNREADABLE: the file and why, else NULL */
 };
 
 struct np_txn_opts {
@@ -37,6 +40,7 @@ struct np_txn_opts {
 	bool wait_for_lock;      /* false: fail at once when another apply holds the lock */
 	unsigned lock_timeout;   /* with wait_for_lock: give up (-EBUSY) after this many
 				  * seconds; 0 waits as long as it takes */
+	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
 };
 
 /* Whether the current value at path equals value once both are normalized.
@@ -63,15 +67,30 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * survive a reboot (np_attrs[].survives_reboot: configuration files), which
  * are restored as by a revert, drift checked, before it is marked stale.
  * Journals from before the attr table (a value "kind" and a path) load: the
- * path tells the attr, and one that is no kind's own path is refused. */
+ * path tells the attr, and one that is no kind's own path is refused.
+ * With opts->dry_run it takes no lock and writes nothing (not even the journal
+ * of a stale transaction): txn_out holds only the changes the revert would
+ * write, each new_value replaced by the value it would overwrite now. */
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
 
-/* Every transaction in the state directory, oldest first. */
+/* Every transaction in the state directory, oldest first; a journal that
+ * cannot be read is listed as NP_TXN_UNREADABLE, the others as they are. */
 int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn **txns, size_t *count);
 /* The id of an unfinished (pending) journal, if any: the caller must tell the
  * user to run revert before writing again. Returns 0 and *id NULL when none. */
 int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id);
+/* How many transactions np_txn_prune keeps when the caller has no opinion
+ * (apply prunes to it after each transaction: apply --boot adds one a boot). */
+#define NP_TXN_KEEP 50
+/* Removes the journals of transactions older than the newest keep that can
+ * no longer be reverted to any effect: reverted, rolled back, stale, and
+ * applied during an earlier boot without a file that survives a reboot.
+ * Applied transactions of this boot and pending ones are never removed, so
+ * more than keep may remain. Takes the lock as apply does. The ids removed,
+ * oldest first, in *removed (NULL when none; free each and the array). */
+int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep, char ***removed,
+		 size_t *nremoved);
 void np_txn_free(struct np_txn *txn);
 void np_txns_free(struct np_txn *txns, size_t count);
 const char *np_txn_state_name(enum np_txn_state state);

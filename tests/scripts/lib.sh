@@ -2,15 +2,17 @@
 
 # Fails the test with a message.
 die() { echo "$*" >&2; exit 1; }
-# Skips the test: the last line printed is the reason.
-skip_test() { echo "$*"; exit 77; }
+# Skips the test: the last line printed is the reason (on stderr, so that
+# it reaches the log from inside a command substitution too).
+skip_test() { echo "$*" >&2; exit 77; }
 
-# Unpacks a snapshot from ../shared/snapshots once per run into $WORK and
-# prints the root directory (the one holding sys/ and proc/).
-SNAPSHOTS=${SNAPSHOTS:-$TOP/../shared/snapshots}
+# Unpacks a snapshot from tests/snapshots (real machines, see its README)
+# once per run into $WORK and prints the root directory (the one holding sys/
+# and proc/). They are part of the repository: a missing one is a failure.
+SNAPSHOTS=$TOP/tests/snapshots
 snapshot_root() {
 	local name=$1 dir="$WORK/snapshots/$1"
-	[ -f "$SNAPSHOTS/$name" ] || skip_test "snapshot $name not found in $SNAPSHOTS"
+	[ -f "$SNAPSHOTS/$name" ] || die "snapshot $name not found in $SNAPSHOTS"
 	if [ ! -e "$dir/.unpacked" ]; then
 		rm -rf "$dir" && mkdir -p "$dir"
 		tar -xf "$SNAPSHOTS/$name" -C "$dir" 2>/dev/null || die "cannot unpack $name"

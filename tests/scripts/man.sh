@@ -3,8 +3,9 @@
 # epilog as its --help (cmd/main.c and the option tables in cmd/*.c), and
 # documents no option that a command does not have.
 
-MAN8=$TOP/man/numaplace.8
-MAN5=$TOP/man/numaplace-profile.5
+# The pages as make check built them from man/*.in, with the configured paths.
+MAN8=$TOP/build/man/numaplace.8
+MAN5=$TOP/build/man/numaplace-profile.5
 
 # The roff text of a page as plain words: the font escapes go, escaped
 # hyphens and the other escapes these pages use become their characters.

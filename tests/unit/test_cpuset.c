@@ -234,7 +234,7 @@ static void test_format_stride(void **state)
 	stride_round_trip("0,2,4,6,11,14,17,20", "0-6:2,11-20:3");
 	/* Across word boundaries and at the top of the accepted range. */
 	stride_round_trip("60,64,68,72,76,80,84,88,92,96,100,104,108,112,116,120,124,128", "60-128:4");
-	stride_round_trip("1048570,1048572,1048574,1048576", "1048570-1048576:2");
+	stride_round_trip("65529,65531,65533,65535", "65529-65535:2");
 }
 
 static void test_parse_user_list(void **state)
@@ -441,13 +441,14 @@ static void test_mask_malformed(void **state)
 static void test_mask_out_of_range(void **state)
 {
 	(void)state;
-	/* A "1" just above NP_CPUSET_MAX_CPU zero bits away: in range; "2": not. */
-	size_t groups = NP_CPUSET_MAX_CPU / 32;
-	char *mask = malloc(2 + groups * 9 + 1);
+	/* The top bit of the first group is NP_CPUSET_MAX_CPU: in range; one
+	 * group more puts a bit past it. */
+	size_t groups = (NP_CPUSET_MAX_CPU + 1) / 32;
+	char *mask = malloc(9 + groups * 9 + 1);
 	assert_non_null(mask);
 	char *p = mask;
-	*p++ = '1';
-	for (size_t g = 0; g < groups; g++)
+	p += sprintf(p, "80000000");
+	for (size_t g = 1; g < groups; g++)
 		p += sprintf(p, ",%08x", 0u);
 
 	struct np_cpuset set = NP_CPUSET_INIT;
@@ -455,7 +456,10 @@ static void test_mask_out_of_range(void **state)
 	assert_int_equal(np_cpuset_count(&set), 1);
 	assert_int_equal(np_cpuset_last(&set), NP_CPUSET_MAX_CPU);
 
-	mask[0] = '2';
+	sprintf(p, ",%08x", 0u);
+	mask[0] = '1';
+	mask[1] = ',';
+	memmove(mask + 2, mask + 9, strlen(mask + 9) + 1);
 	assert_int_equal(np_cpuset_parse_mask(&set, mask), -ERANGE);
 	assert_true(np_cpuset_empty(&set));
 	assert_in_range(set.nwords, 0, MAX_WORDS);

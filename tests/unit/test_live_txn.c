@@ -148,11 +148,19 @@ static void apply_three(struct live *l, const char *third, int *rc)
 		free(c[i].old_value);
 }
 
+/* Skips, saying why (tests/run.sh shows the line before the skip). */
+#define skip_why()                                                                          \
+	do {                                                                                \
+		print_message("needs root, a writable " RQ " and virtio IRQs named "        \
+			      "*-input.0 and *-req.0\n");                                   \
+		skip();                                                                     \
+	} while (0)
+
 static void test_kernel_rejects_cpu_out_of_range(void **state)
 {
 	struct live *l = *state;
 	if (!l->saved[0])
-		skip();
+		skip_why();
 	int rc;
 	apply_three(l, "64", &rc);
 	assert_true(rc == -ERANGE || rc == -EINVAL);
@@ -164,7 +172,7 @@ static void test_kernel_rejects_managed_irq(void **state)
 {
 	struct live *l = *state;
 	if (!l->saved[0])
-		skip();
+		skip_why();
 	int rc;
 	/* Another CPU than the one it is on, so the write is a real change. */
 	apply_three(l, strcmp(l->saved[2], "0") ? "0" : "1", &rc);

@@ -478,7 +478,7 @@ static void test_cpu_lists(void **state)
 	parse_fails(SET("\"3-1\""), "p.json: settings[0].cpus: \"3-1\" is not a CPU list, expected a CPU list such as \"0-3,8\"");
 	parse_fails(SET("\"all\""), "p.json: settings[0].cpus: \"all\" is not a CPU list, expected a CPU list such as \"0-3,8\"");
 	parse_fails(SET("\"0-4000000000\""),
-		    "p.json: settings[0].cpus: \"0-4000000000\" names a CPU above 1048576, expected a CPU list such as \"0-3,8\"");
+		    "p.json: settings[0].cpus: \"0-4000000000\" names a CPU above 65535, expected a CPU list such as \"0-3,8\"");
 	parse_fails(SET("[0, 1]"), "p.json: settings[0].cpus: got an array, expected a CPU list such as \"0-3,8\"");
 	parse_fails(SET("3"), "p.json: settings[0].cpus: got 3, expected a CPU list such as \"0-3,8\"");
 #undef SET

@@ -310,7 +310,7 @@ static void test_read_cpulist(void **state)
 	tmproot_put(f->root, "/sys/devices/system/cpu/bad", "0-4000000000\n");
 	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/devices/system/cpu/bad"), -ERANGE);
 	assert_err_has(&f->ctx, path);
-	assert_err_has(&f->ctx, "too large");
+	assert_err_has(&f->ctx, "names a CPU above 65535");
 	np_cpuset_free(&set);
 }
 
@@ -427,7 +427,7 @@ static void test_write_symlink(void **state)
 	tmproot_put(f->root, "/sys/target", "untouched");
 	tmproot_path(f->root, target, "/sys/target");
 	tmproot_path(f->root, link, "/sys/link");
-	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(symlink("target", link), 0);
 	assert_int_equal(np_write_text(&f->ctx, "1", "/sys/link"), -ELOOP);
 	assert_err_has(&f->ctx, link);
 	char *text = tmproot_slurp(f->root, "/sys/target", 4096);
@@ -536,7 +536,7 @@ static void test_root_prefix(void **state)
 	assert_string_equal(text, "root-copy");
 	free(text);
 
-	FILE *fp = np_fopen(&f->ctx, &(int){ 0 }, "/sys/x");
+	FILE *fp = np_fopen(&f->ctx, &(int){ 0 }, 4096, 4096, "/sys/x");
 	assert_non_null(fp);
 	char line[32];
 	assert_non_null(fgets(line, sizeof(line), fp));
@@ -545,7 +545,7 @@ static void test_root_prefix(void **state)
 
 	int rc = 0;
 	tmproot_path(f->root, want, "/sys/none");
-	assert_null(np_fopen(&f->ctx, &rc, "/sys/none"));
+	assert_null(np_fopen(&f->ctx, &rc, 4096, 4096, "/sys/none"));
 	assert_int_equal(rc, -ENOENT);
 	assert_err_has(&f->ctx, want);
 }

@@ -1,0 +1,82 @@
+# The Ansible collection in ansible/ (numaplace.numaplace) driving the built
+# binary, connection local, against copies of the r715 fixture: every task
+# passes root: and state_dir: under $WORK, so nothing here touches this
+# machine. The playbooks in tests/ansible/ hold the assertions; each runs one
+# scenario group. ansible-test sanity is not run: it wants the collection in
+# a git checkout of its own under ansible_collections/ and downloads its
+# linters; ansible-doc and py_compile cover what it would check offline.
+
+# A collection path holding ansible_collections/numaplace/numaplace -> ansible/,
+# and a fresh writable copy of r715 with irqbalance's configuration file.
+ansible_setup() {
+	command -v ansible-playbook >/dev/null || skip_test "ansible-playbook not installed (make check installs ansible-core)"
+	A=$WORK/ansible
+	rm -rf "$A" && mkdir -p "$A/coll/ansible_collections/numaplace" "$A/tmp"
+	ln -s "$TOP/ansible" "$A/coll/ansible_collections/numaplace/numaplace"
+	ROOT=$A/root
+	cp -a "$FIXTURES/r715" "$ROOT"
+	mkdir -p "$ROOT/etc/default"
+	printf '%s\n' '# irqbalance settings' 'IRQBALANCE_ARGS="--hintpolicy=exact"' >"$ROOT/etc/default/irqbalance"
+	export ANSIBLE_COLLECTIONS_PATH=$A/coll ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_NOCOLOR=1 \
+		ANSIBLE_LOCAL_TEMP=$A/tmp ANSIBLE_REMOTE_TEMP=$A/tmp ANSIBLE_RETRY_FILES_ENABLED=false \
+		ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 HOME=$A \
+		LC_ALL=C.UTF-8
+	# No ansible.cfg of the machine or the checkout.
+	unset ANSIBLE_CONFIG
+}
+
+# Runs a playbook of tests/ansible/ against the root; extra arguments go to
+# ansible-playbook. Output in $A/NAME.log.
+play() {
+	local name=$1
+	shift
+	ansible-playbook -i localhost, "$@" -e "np=$NUMAPLACE root=$ROOT fixtures=$FIXTURES" \
+		"$TOP/tests/ansible/$name.yml" >"$A/$name.log" 2>&1 || {
+		tail -n 40 "$A/$name.log"
+		die "playbook $name failed"
+	}
+}
+
+test_ansible_check_apply_revert() {
+	ansible_setup
+	play lifecycle --diff
+	# Diff mode: one line per value, before and after (check mode and the apply).
+	grep -qx -- '-0000:22:00.0 irq 34 megasas: 0-15' "$A/lifecycle.log" || die "no before line in the diff"
+	grep -qx -- '+0000:22:00.0 irq 34 megasas: 4-7' "$A/lifecycle.log" || die "no after line in the diff"
+	grep -qx -- '+eth0 rx-0 rps_cpus: 0100' "$A/lifecycle.log" || die "no rps_cpus line in the diff"
+}
+
+test_ansible_failures() {
+	ansible_setup
+	play failures
+}
+
+test_ansible_persist_and_irqbalance() {
+	ansible_setup
+	play persist
+	# The role: the ban notified the restart handler (skipped: under a root the
+	# irqbalance to restart is not this host's).
+	grep -q 'RUNNING HANDLER \[numaplace.numaplace.numaplace : Restart irqbalance\]' "$A/persist.log" ||
+		grep -q 'RUNNING HANDLER \[numaplace : Restart irqbalance\]' "$A/persist.log" ||
+		die "the role did not notify the irqbalance restart"
+}
+
+test_ansible_facts() {
+	ansible_setup
+	play facts
+}
+
+test_ansible_doc_and_syntax() {
+	ansible_setup
+	local m out
+	for m in profile facts; do
+		out=$(ansible-doc numaplace.numaplace.$m 2>&1) || die "ansible-doc $m: $out"
+		[[ $out == *"EXAMPLES"* && $out == *"RETURN VALUES"* ]] || die "ansible-doc $m lacks examples or returns: $out"
+	done
+	[[ $(ansible-doc numaplace.numaplace.profile) == *"irqbalance_restart_needed"* ]] || die "profile's returns not rendered"
+	PYTHONPYCACHEPREFIX=$A/pyc python3 -m py_compile "$TOP"/ansible/plugins/modules/*.py "$TOP"/ansible/plugins/module_utils/*.py
+	ansible-playbook --syntax-check -i localhost, "$TOP"/tests/ansible/*.yml >/dev/null
+	# The collection builds as ansible-galaxy publishes it.
+	ansible-galaxy collection build --output-path "$A" "$TOP/ansible" >/dev/null
+	[ -f "$A/numaplace-numaplace-"*.tar.gz ] || die "no collection tarball"
+}

@@ -1,0 +1,114 @@
+# Hostile copies of a machine (issue 15): links that leave the root, files
+# that never end or block, CPU numbers that never stop, a driver link libpci
+# cannot take. Each must be a clear error (or a contained success) quickly,
+# with bounded memory, and nothing outside the root may change.
+
+FIXTURE=$TOP/tests/fixtures/r715
+
+# A private copy of the fixture at $ROOT, and $OUT outside it.
+fresh_root() {
+	rm -rf "$WORK/h" "$WORK/outside"
+	cp -a "$FIXTURE" "$WORK/h"
+	mkdir -p "$WORK/outside"
+	ROOT=$WORK/h OUT=$WORK/outside
+}
+
+np() { timeout 10 "$NUMAPLACE" --root "$ROOT" "$@"; }
+
+rq_profile() {
+	printf '{"format":"numaplace-profile/1","name":"t","settings":[{"kind":"rq_affinity","block":"sda","value":2}]}\n' \
+		>"$WORK/rq.json"
+}
+
+# Runs numaplace; fails unless it exits 1 within the timeout with an error
+# holding $1. The normal build under a 1 GB address-space limit: memory
+# stays bounded (the sanitizer build cannot run under such a limit).
+expect_clear_error() {
+	local want=$1 err status=0
+	shift
+	err=$( (ulimit -v 1000000; timeout 10 "$TOP/numaplace" --root "$ROOT" "$@") 2>&1 >/dev/null) || status=$?
+	expect_eq 1 "$status" "exit status of '$*' (124: timed out)"
+	[[ $err == *"$want"* ]] || die "error of '$*' does not say '$want': $err"
+	err=$(np "$@" 2>&1 >/dev/null) && die "'$*' succeeded under the sanitizers"
+	[[ $err == *"$want"* ]] || die "sanitizer build, '$*': $err"
+}
+
+test_write_through_absolute_link_stays_inside() {
+	fresh_root
+	rq_profile
+	local q=$ROOT/sys/block/sda/queue
+	cp -a "$q/." "$OUT/" && rm -rf "$q" && ln -s "$OUT" "$q"
+	# Inside the root the link leads nowhere: no sda queue on this machine.
+	np apply "$WORK/rq.json" >/dev/null 2>&1 && die "apply through a link leaving the root succeeded"
+	expect_eq 1 "$(cat "$OUT/rq_affinity")" "the file outside the root"
+}
+
+test_state_dir_through_absolute_link_stays_inside() {
+	fresh_root
+	rq_profile
+	ln -s "$OUT" "$ROOT/var"
+	np apply "$WORK/rq.json" >/dev/null 2>&1 && die "apply made its state directory through a link leaving the root"
+	[ -z "$(ls -A "$OUT")" ] || die "state written outside the root: $(ls -AR "$OUT")"
+	expect_eq 1 "$(cat "$ROOT/sys/block/sda/queue/rq_affinity")" "rq_affinity after a refused apply"
+}
+
+test_snapshot_through_absolute_link_copies_nothing_outside() {
+	fresh_root
+	echo "host secret" >"$OUT/secret"
+	rm "$ROOT/proc/cmdline" && ln -s "$OUT/secret" "$ROOT/proc/cmdline"
+	np snapshot "$WORK/snap" >/dev/null 2>&1 || true
+	! grep -rqs "host secret" "$WORK/snap" || die "snapshot copied a file from outside the root"
+}
+
+test_long_driver_link_does_not_abort() {
+	fresh_root
+	local link=$ROOT/sys/devices/pci0000:00/0000:00:09.0/driver status=0
+	rm "$link" && ln -s "../../../bus/pci/drivers/$(printf 'd%.0s' $(seq 1100))" "$link"
+	np devices --all >/dev/null 2>"$WORK/err" || status=$?
+	expect_eq 0 "$status" "devices with a 1100-byte driver link: $(head -c 300 "$WORK/err")"
+}
+
+test_fifo_is_refused() {
+	fresh_root
+	rm "$ROOT/sys/devices/system/cpu/online" && mkfifo "$ROOT/sys/devices/system/cpu/online"
+	expect_clear_error "cpu/online' is not a regular file" topo
+}
+
+test_endless_attribute_is_refused() {
+	fresh_root
+	truncate -s 16G "$ROOT/sys/devices/system/cpu/online"
+	expect_clear_error "cpu/online' is larger than 1 MiB" topo
+}
+
+test_endless_interrupts_is_refused() {
+	fresh_root
+	truncate -s 64G "$ROOT/proc/interrupts"
+	expect_clear_error "interrupts' is larger than 1 GiB or has a line longer than 4 MiB" irqs
+}
+
+test_huge_cpu_number_is_refused() {
+	fresh_root
+	echo 0-1048576 >"$ROOT/sys/devices/system/cpu/present"
+	echo 0-1048576 >"$ROOT/sys/devices/system/cpu/possible"
+	expect_clear_error "names a CPU above 65535" topo
+}
+
+# The leak on a malformed CPU list turned exit 2 into 1 under the sanitizers.
+test_bad_cpu_list_profile_leaks_nothing() {
+	printf '{"format":"numaplace-profile/1","name":"t","app":{"cpus":"0,x"},"rules":[{"match":{"class":"network"},"irqs":"app"}]}\n' \
+		>"$WORK/leak.json"
+	local status=0 err
+	err=$("$NUMAPLACE" profile validate "$WORK/leak.json" 2>&1) || status=$?
+	expect_eq 2 "$status" "validate of a bad CPU list: $err"
+	[[ $err == *'"0,x" is not a CPU list'* ]] || die "no clear error: $err"
+}
+
+# A plan without a setting made a profile that apply and validate reject.
+test_advise_with_nothing_to_plan_writes_nothing() {
+	local err status=0
+	rm -f "$WORK/none.json"
+	err=$("$NUMAPLACE" --root "$FIXTURE" advise --device 0000:00:00.0 -o "$WORK/none.json" 2>&1 >/dev/null) || status=$?
+	expect_eq 0 "$status" "advise -o with nothing to plan"
+	[[ $err == *"nothing to write"* ]] || die "advise does not say nothing to write: $err"
+	[ ! -e "$WORK/none.json" ] || die "advise wrote $(cat "$WORK/none.json")"
+}
