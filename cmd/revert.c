@@ -37,14 +37,7 @@ static cJSON *plan_json(const struct np_txn *txn)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "path", c->path);
 		cJSON_AddStringToObject(o, "subject", c->subject);
-		/* A kernel file's value as read, with its newline: say it as the
-		 * journal says the value to restore, without. */
-		size_t len = strlen(c->new_value);
-		while (!is_text(c) && len && c->new_value[len - 1] == '\n')
-			len--;
-		char *cur = strndup(c->new_value, len);
-		cJSON_AddStringToObject(o, "current", cur ? cur : c->new_value);
-		free(cur);
+		cJSON_AddStringToObject(o, "current", c->new_value);
 		cJSON_AddStringToObject(o, "restore", c->old_value);
 		cJSON_AddItemToArray(a, o);
 	}

@@ -134,18 +134,24 @@ static char *trimmed(const char *value)
 }
 
 /* The values handed back to callers are for showing; the exact bytes stay
- * in the journal. */
-static int trim_olds(struct np_txn *txn)
+ * in the journal. A revert's dry run hands back the current values, as
+ * read, in new_value: trimmed the same way. */
+static int trim_values(struct np_txn *txn)
 {
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		struct np_change *c = &txn->changes[i];
-		if (kind_of(c) == NP_VALUE_TEXT || !c->old_value)
+		if (kind_of(c) == NP_VALUE_TEXT)
 			continue;
-		char *t = trimmed(c->old_value);
-		if (!t)
-			return -ENOMEM;
-		free(c->old_value);
-		c->old_value = t;
+		char **values[] = { &c->old_value, &c->new_value };
+		for (size_t k = 0; k < 2; k++) {
+			if (!*values[k])
+				continue;
+			char *t = trimmed(*values[k]);
+			if (!t)
+				return -ENOMEM;
+			free(*values[k]);
+			*values[k] = t;
+		}
 	}
 	return 0;
 }
@@ -1040,7 +1046,7 @@ int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_tx
 		return rc;
 	rc = load_all(ctx, &st, txns, count);
 	for (size_t i = 0; !rc && i < *count; i++)
-		if (trim_olds(&(*txns)[i]))
+		if (trim_values(&(*txns)[i]))
 			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	state_close(&st);
 	return rc;
@@ -1382,7 +1388,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 			undo_err);
 		goto out;
 	}
-	if (txn_out && trim_olds(&txn) == 0) {
+	if (txn_out && trim_values(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
 	}
@@ -1654,7 +1660,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 handout:
-	if (txn_out && trim_olds(&txn) == 0) {
+	if (txn_out && trim_values(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
 	}
