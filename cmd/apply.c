@@ -16,25 +16,12 @@
  * second unit): wait for it, but never hold the boot up for long. */
 #define BOOT_LOCK_TIMEOUT 30
 
-enum irqb_mode { IRQB_DEFAULT, IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
-
 struct apply_opts {
 	bool dry, json, pretty, no_wait, boot;
 	struct np_dirlist dirs;
 	const char *state_dir;
-	enum irqb_mode irqbalance;
+	enum np_irqb_mode irqbalance;
 };
-
-static int parse_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	static const char *const modes[] = { [IRQB_BAN] = "ban", [IRQB_WARN] = "warn", [IRQB_IGNORE] = "ignore" };
-	for (int m = IRQB_BAN; m <= IRQB_IGNORE; m++)
-		if (!strcmp(arg, modes[m])) {
-			*(enum irqb_mode *)field = (enum irqb_mode)m;
-			return EXIT_OK;
-		}
-	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
-}
 
 const struct np_option apply_options[] = {
 	NP_OPT_BOOL('n', "dry-run", struct apply_opts, dry, "print the plan (file, current, new) and write nothing"),
@@ -52,9 +39,9 @@ const struct np_option apply_options[] = {
 	 * boot). The ban is as safe as the rest: only the IRQs the profile places,
 	 * marked, journaled and undone by revert. warn is for machines whose /etc
 	 * belongs to configuration management. */
-	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum irqb_mode, "MODE",
+	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum np_irqb_mode, "MODE",
 			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-			" (default if irqbalance runs or is installed), warn, or ignore", "irqbalance", parse_irqbalance),
+			" (default if irqbalance runs or is installed), warn, or ignore", "irqbalance", np_opt_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct apply_opts, boot,
 		    "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock"),
 	NP_OPT_END,
@@ -98,20 +85,20 @@ static const char *irq_list(char *buf, size_t size, const int *irqs, size_t n)
 
 /* Decides, and prepares the ban; prints why when it cannot ban. Returns an exit status. */
 static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const struct np_machine *m,
-		     const struct np_resolved *res, enum irqb_mode mode, struct irqb *ib)
+		     const struct np_resolved *res, enum np_irqb_mode mode, struct irqb *ib)
 {
 	char path[PATH_MAX];
 	memset(ib, 0, sizeof(*ib));
 	ib->running = m->irqbalance;
-	if (mode == IRQB_IGNORE)
+	if (mode == NP_IRQB_IGNORE)
 		return EXIT_OK;
 	if (np_irqbalance_irqs(res->changes, res->n, &ib->irqs, &ib->nirqs))
 		return np_error("%s", strerror(ENOMEM));
 	bool config = np_sysfs_exists(ctx, "%s", NP_IRQBALANCE_CONFIG);
 	/* No irqbalance here, running or installed: nothing would undo the placement. */
-	if (!ib->nirqs || (!ib->running && !config && mode != IRQB_BAN))
+	if (!ib->nirqs || (!ib->running && !config && mode != NP_IRQB_BAN))
 		return EXIT_OK;
-	if (mode == IRQB_WARN) {
+	if (mode == NP_IRQB_WARN) {
 		ib->warn = true;
 		return EXIT_OK;
 	}
@@ -342,7 +329,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	}
 	struct np_dirlist dirs = o.dirs;
 	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
-	enum irqb_mode mode = o.irqbalance;
+	enum np_irqb_mode mode = o.irqbalance;
 	bool json = o.json, dry = o.dry, boot = o.boot;
 
 	char bootpath[PATH_MAX];

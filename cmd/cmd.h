@@ -52,6 +52,11 @@ struct np_option {
  * 3600, into a double (--interval, top's --delay). */
 np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
 
+/* What apply and hold do about irqbalance (--irqbalance ban|warn|ignore,
+ * into an enum np_irqb_mode); DEFAULT: the command decides. */
+enum np_irqb_mode { NP_IRQB_DEFAULT, NP_IRQB_BAN, NP_IRQB_WARN, NP_IRQB_IGNORE };
+np_opt_cb np_opt_irqbalance;
+
 struct np_command {
 	const char *name;
 	int (*fn)(int argc, char **argv, struct np_ctx *ctx);

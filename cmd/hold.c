@@ -30,26 +30,13 @@
  * milliseconds: waiting this long after an event makes them one pass. */
 #define EVENT_SETTLE_MS 50
 
-enum irqb_mode { IRQB_BAN, IRQB_WARN, IRQB_IGNORE };
-
 struct hold_opts {
 	int interval;
 	bool report_only, json, boot;
 	struct np_dirlist dirs;
 	const char *state_dir;
-	enum irqb_mode irqbalance;
+	enum np_irqb_mode irqbalance;
 };
-
-static int parse_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	static const char *const modes[] = { [IRQB_BAN] = "ban", [IRQB_WARN] = "warn", [IRQB_IGNORE] = "ignore" };
-	for (int m = IRQB_BAN; m <= IRQB_IGNORE; m++)
-		if (!strcmp(arg, modes[m])) {
-			*(enum irqb_mode *)field = (enum irqb_mode)m;
-			return EXIT_OK;
-		}
-	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
-}
 
 static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
 {
@@ -73,10 +60,10 @@ const struct np_option hold_options[] = {
 		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
 	/* Ban by default, unlike apply only when irqbalance is there: hold runs
 	 * for long, and an IRQ irqbalance moves would be a fight every minute. */
-	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum irqb_mode, "MODE",
+	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum np_irqb_mode, "MODE",
 			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
 			" at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
-			parse_irqbalance),
+			np_opt_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct hold_opts, boot, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')"),
 	NP_OPT_END,
 };
@@ -204,7 +191,7 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 
 /* The first apply: all of the profile as one transaction, as apply does,
  * with the irqbalance ban when asked. Returns an exit status. */
-static int first_apply(struct holder *hd, const struct np_command *self, enum irqb_mode irqb)
+static int first_apply(struct holder *hd, const struct np_command *self, enum np_irqb_mode irqb)
 {
 	struct np_machine m;
 	struct np_resolved res;
@@ -230,13 +217,13 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum ir
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
-	if (nirqs && (m.irqbalance || config) && irqb == IRQB_WARN)
+	if (nirqs && (m.irqbalance || config) && irqb == NP_IRQB_WARN)
 		hold_log(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
 		      m.irqbalance ? "is running" : "is installed");
-	if (nirqs && m.irqbalance && !config && irqb == IRQB_BAN)
+	if (nirqs && m.irqbalance && !config && irqb == NP_IRQB_BAN)
 		hold_log(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
 		      " is missing: cannot ban the IRQs placed");
-	if (nirqs && config && irqb == IRQB_BAN &&
+	if (nirqs && config && irqb == NP_IRQB_BAN &&
 	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
 		struct np_change *more = realloc(res.changes, (res.n + 1) * sizeof(*more));
 		if (!more) {
@@ -476,7 +463,8 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	}
 	rc = np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
 	if (rc == EXIT_OK) {
-		rc = first_apply(&hd, self, o.irqbalance);
+		/* Ban unless told otherwise: see the option's help. */
+		rc = first_apply(&hd, self, o.irqbalance == NP_IRQB_DEFAULT ? NP_IRQB_BAN : o.irqbalance);
 		if (rc == EXIT_OK && hd.h.report_only)
 			pass(&hd, NULL, "start");
 		if (rc == EXIT_OK)

@@ -211,3 +211,14 @@ int np_opt_interval(const struct np_command *cmd, const struct np_option *o, con
 	*(double *)field = v;
 	return EXIT_OK;
 }
+
+int np_opt_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	static const char *const modes[] = { [NP_IRQB_BAN] = "ban", [NP_IRQB_WARN] = "warn", [NP_IRQB_IGNORE] = "ignore" };
+	for (int m = NP_IRQB_BAN; m <= NP_IRQB_IGNORE; m++)
+		if (!strcmp(arg, modes[m])) {
+			*(enum np_irqb_mode *)field = (enum np_irqb_mode)m;
+			return EXIT_OK;
+		}
+	return np_usage_error(cmd, "--%s takes ban, warn or ignore, not '%s'", o->name, arg);
+}
