@@ -48,8 +48,10 @@ static const char *const queue_files[] = { "rps_flow_cnt", NULL };
 static const char *const block_files[] = {
 	"queue/scheduler", "queue/nr_requests", "queue/rotational", "queue/logical_block_size", NULL,
 };
+/* The kernel release is copied; the hostname and boot id, which identify the
+ * machine and this boot, are not (report shows null for them). */
 static const char *const proc_files[] = {
-	"/proc/interrupts", "/proc/cmdline", "/proc/cpuinfo", "/proc/meminfo", NULL,
+	"/proc/interrupts", "/proc/cmdline", "/proc/cpuinfo", "/proc/meminfo", "/proc/sys/kernel/osrelease", NULL,
 };
 static const char *const irq_files[] = {
 	"effective_affinity", "effective_affinity_list", "node", NULL,

@@ -44,7 +44,7 @@ tree_listing() {
 # a person (MAC addresses, serial numbers, the boot id, environments).
 only_allowed_files() {
 	local snap=$1 bad dir
-	bad=$(cd "$snap" && find . -type f | sed 's|^\./||' | grep -Ev -e '^proc/(interrupts|cmdline|cpuinfo|meminfo)$' \
+	bad=$(cd "$snap" && find . -type f | sed 's|^\./||' | grep -Ev -e '^proc/(interrupts|cmdline|cpuinfo|meminfo|sys/kernel/osrelease)$' \
 		-e '^proc/irq/default_smp_affinity$' \
 		-e '^proc/irq/[0-9]+/(smp_affinity|smp_affinity_list|effective_affinity|effective_affinity_list|node)$' \
 		-e '^proc/[0-9]+/comm$' \
@@ -137,9 +137,9 @@ test_snapshot_live() {
 	local out=$WORK/snapshot/live live snap want got
 	# What changes from one second to the next: interrupt counts and what
 	# follows from them, and irqbalance, which may rewrite affinities between
-	# the two reports.
+	# the two reports. The hostname and boot id are left out of snapshots on purpose.
 	local filter='del(.irqs[].total, .irqs[].per_node, .irqs[].ran_on, .irqs[].remote_share,
-		.devices[].remote_share, .devices[].irqs_remote, .findings)'
+		.devices[].remote_share, .devices[].irqs_remote, .findings, .hostname, .boot_id)'
 	mkdir -p "$WORK/snapshot" && rm -rf "$out"
 	take_snapshot "" "$out"
 	live=$("$NUMAPLACE" report --json | jq -S "$filter") || die "report failed on this machine"
