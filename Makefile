@@ -54,7 +54,7 @@ HEADERS := $(wildcard lib/*.h cmd/*.h)
 # ansible-core: the collection's modules run against fixture roots).
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev libsmartcols-dev libncurses-dev pciutils
 CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux \
-	systemd zsh fish ansible-core tmux
+	systemd zsh fish ansible-core tmux libxml2-utils librsvg2-bin
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
