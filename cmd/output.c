@@ -76,9 +76,16 @@ int np_val_time(struct np_value *v, long long seconds)
 	return 0;
 }
 
+int np_val_counts(struct np_value *v, struct np_count *counts, size_t n)
+{
+	*v = (struct np_value){ .type = NP_VAL_COUNTS, .counts = counts, .ncounts = n };
+	return 0;
+}
+
 static void value_free(struct np_value *v)
 {
 	free(v->owned);
+	free(v->counts);
 	cJSON_Delete(v->json);
 	np_val_null(v);
 }
@@ -113,8 +120,29 @@ static char *value_text(const struct np_column *c, const struct np_value *v)
 		if (v->i >= 1024LL * 1024)
 			return asprintf(&text, "%.1fG", (double)v->i / (1024.0 * 1024.0)) < 0 ? NULL : text;
 		return asprintf(&text, "%lldM", v->i / 1024) < 0 ? NULL : text;
+	case NP_VAL_COUNTS: {
+		/* A key and a count: at most 20 + 1 + 20 + 1 characters. */
+		size_t len = 0;
+		if (!(text = malloc(v->ncounts * 42 + 2)))
+			return NULL;
+		text[0] = '\0';
+		for (size_t k = 0; k < v->ncounts; k++)
+			if (v->counts[k].n)
+				len += (size_t)sprintf(text + len, "%s%lld:%llu", len ? " " : "", v->counts[k].key,
+						       v->counts[k].n);
+		if (!len)
+			strcpy(text, c->empty_text ? c->empty_text : "-");
+		return text;
+	}
 	}
 	return NULL;
+}
+
+/* The key of a count: its number. */
+static const char *count_key(const struct np_count *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "%lld", c->key);
+	return buf;
 }
 
 /* The JSON value; takes v's nested value. */
@@ -153,8 +181,48 @@ static cJSON *value_json(struct np_value *v)
 		j = v->json;
 		v->json = NULL;
 		return j;
+	case NP_VAL_COUNTS:
+		j = cJSON_CreateObject();
+		for (size_t k = 0; j && k < v->ncounts; k++) {
+			char key[24];
+			if (!cJSON_AddNumberToObject(j, count_key(&v->counts[k], key, sizeof(key)), (double)v->counts[k].n)) {
+				cJSON_Delete(j);
+				j = NULL;
+			}
+		}
+		return j;
 	}
 	return NULL;
+}
+
+/* The JSON value, written. */
+static void value_write(struct np_jw *jw, const char *key, const struct np_value *v)
+{
+	switch (v->type) {
+	case NP_VAL_NULL:
+		return np_jw_null(jw, key);
+	case NP_VAL_STRING:
+		return np_jw_str(jw, key, v->s);
+	case NP_VAL_INT:
+	case NP_VAL_KB:
+	case NP_VAL_TIME:
+		return np_jw_int(jw, key, v->i);
+	case NP_VAL_NUMBER:
+	case NP_VAL_SHARE:
+		return np_jw_number(jw, key, v->d);
+	case NP_VAL_BOOL:
+		return np_jw_bool(jw, key, v->b);
+	case NP_VAL_JSON:
+		return np_jw_cjson(jw, key, v->json);
+	case NP_VAL_COUNTS:
+		np_jw_object(jw, key);
+		for (size_t k = 0; k < v->ncounts; k++) {
+			char ck[24];
+			/* cJSON kept a count as a double: the same number, the same text. */
+			np_jw_number(jw, count_key(&v->counts[k], ck, sizeof(ck)), (double)v->counts[k].n);
+		}
+		return np_jw_close(jw);
+	}
 }
 
 /* ---- tables ---- */
@@ -268,6 +336,8 @@ int np_table_add(struct np_table *t, const void *row)
 		return np_error("building the output: %s", strerror(ENOMEM));
 	if (o)
 		cJSON_AddItemToArray(t->rows, o);
+	if (t->jw)
+		np_jw_object(t->jw, NULL);
 	for (size_t i = 0; i < t->nshown; i++) {
 		const struct np_column *c = &t->cols[t->shown[i]];
 		struct np_value v = { .text = ln != NULL };
@@ -286,11 +356,30 @@ int np_table_add(struct np_table *t, const void *row)
 				err = -ENOMEM;
 			}
 		}
+		if (!err && t->jw)
+			value_write(t->jw, c->name, &v);
 		value_free(&v);
 		if (err)
 			return np_error("building the output: %s", strerror(-err));
 	}
+	if (t->jw)
+		np_jw_close(t->jw);
 	return EXIT_OK;
+}
+
+void np_table_stream(struct np_table *t, struct np_jw *jw, const char *key)
+{
+	cJSON_Delete(t->rows);
+	t->rows = NULL;
+	t->jw = jw;
+	np_jw_array(jw, key);
+}
+
+void np_table_stream_end(struct np_table *t)
+{
+	if (t->jw)
+		np_jw_close(t->jw);
+	t->jw = NULL;
 }
 
 cJSON *np_table_take_json(struct np_table *t)
@@ -338,18 +427,6 @@ __attribute__((constructor)) static void json_hooks(void)
 {
 	cJSON_Hooks hooks = { json_malloc, free };
 	cJSON_InitHooks(&hooks);
-}
-
-/* Printing reports its own failure (NULL), and only with the default hooks
- * does cJSON grow its buffer with realloc rather than copy it at each step:
- * 0.5% of a 1024-CPU report. Both allocate with malloc, so the values built
- * under one are freed under the other. */
-static char *json_text(const cJSON *doc, bool pretty)
-{
-	cJSON_InitHooks(NULL);
-	char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
-	json_hooks();
-	return text;
 }
 
 /* What np_notef said, for the JSON document: whoever reads only the JSON
@@ -403,21 +480,44 @@ cJSON *np_json_doc(void)
 	return doc;
 }
 
+void np_json_begin(struct np_jw *jw, bool pretty)
+{
+	np_jw_init(jw, stdout, pretty || isatty(STDOUT_FILENO));
+	np_jw_object(jw, NULL);
+	np_jw_int(jw, "schema", NP_JSON_SCHEMA);
+}
+
+int np_json_end(struct np_jw *jw)
+{
+	if (nnotes) {
+		np_jw_array(jw, "warnings");
+		for (size_t i = 0; i < nnotes; i++)
+			np_jw_str(jw, NULL, notes[i]);
+		np_jw_close(jw);
+	}
+	np_jw_close(jw);
+	int err = np_jw_finish(jw);
+	if (err == -ENOMEM || (!err && json_alloc_failed))
+		return np_error("cannot build the JSON output: %s", strerror(ENOMEM));
+	if (err)
+		return np_error("cannot write the JSON output: %s", strerror(-err));
+	return EXIT_OK;
+}
+
 int np_print_json(cJSON *doc, bool pretty)
 {
-	if (doc && nnotes) {
-		cJSON *a = cJSON_AddArrayToObject(doc, "warnings");
-		for (size_t i = 0; a && i < nnotes; i++)
-			cJSON_AddItemToArray(a, cJSON_CreateString(notes[i]));
-	}
-	bool failed = json_alloc_failed || !doc;
-	char *text = failed ? NULL : json_text(doc, pretty || isatty(STDOUT_FILENO));
-	cJSON_Delete(doc);
-	if (!text)
+	if (!doc || json_alloc_failed) {
+		cJSON_Delete(doc);
 		return np_error("cannot build the JSON output: %s", strerror(ENOMEM));
-	puts(text);
-	free(text);
-	return EXIT_OK;
+	}
+	/* doc's own "schema" is the one np_json_begin writes. */
+	struct np_jw jw;
+	np_json_begin(&jw, pretty);
+	for (const cJSON *c = doc->child; c; c = c->next)
+		if (strcmp(c->string, "schema"))
+			np_jw_cjson(&jw, c->string, c);
+	cJSON_Delete(doc);
+	return np_json_end(&jw);
 }
 
 cJSON *np_json_cpus(const struct np_cpuset *set, bool empty_null)

@@ -11,6 +11,7 @@
 #include <libsmartcols/libsmartcols.h>
 
 #include "cmd.h"
+#include "jsonwrt.h"
 
 /* The version of every --json document: raised on any incompatible change. */
 #define NP_JSON_SCHEMA 1
@@ -26,6 +27,12 @@ enum np_value_type {
 	NP_VAL_JSON,   /* json, a nested value; s its text */
 	NP_VAL_KB,     /* i, kilobytes: text "512M" or "1.5G", JSON the number */
 	NP_VAL_TIME,   /* i, seconds since the epoch: text local "2026-11-30 15:04:05", JSON the number */
+	NP_VAL_COUNTS, /* counts: text "0:120 1:3" (the non-zero ones), JSON {"0": 120, "1": 3, "2": 0} */
+};
+/* One count of an NP_VAL_COUNTS value, under a numeric key (a node id...). */
+struct np_count {
+	long long key;
+	unsigned long long n;
 };
 struct np_value {
 	/* Set before get(): whether the cell's text is wanted (a table is
@@ -38,6 +45,8 @@ struct np_value {
 	double d;
 	bool b;
 	cJSON *json; /* owned */
+	struct np_count *counts; /* owned, ncounts of them */
+	size_t ncounts;
 };
 
 /* The value setters. np_val_str refers to s, which must outlive the row
@@ -51,6 +60,8 @@ int np_val_share(struct np_value *v, double fraction);
 int np_val_null(struct np_value *v);
 int np_val_kb(struct np_value *v, unsigned long long kb);
 int np_val_time(struct np_value *v, long long seconds);
+/* Takes counts (malloc'd, n of them). */
+int np_val_counts(struct np_value *v, struct np_count *counts, size_t n);
 /* A CPU set in list form ("0-3,8"); an empty set is "" unless empty_null. */
 struct np_cpuset;
 int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null);
@@ -96,6 +107,7 @@ struct np_table {
 	const void *data;
 	struct libscols_table *tb;
 	cJSON *rows; /* with json: the array of row objects */
+	struct np_jw *jw; /* or, streamed: each row written as it is added */
 };
 
 /* Prepares a table of cols (NULL-terminated by name) for rows sharing data:
@@ -109,6 +121,11 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 int np_table_add(struct np_table *t, const void *row);
 /* The rows so far as a JSON array, which the caller then owns. */
 cJSON *np_table_take_json(struct np_table *t);
+/* With json: the rows added from now on are written to jw as they come, an
+ * array named key (none is kept); np_table_stream_end closes it. For the
+ * tables of thousands of rows, which are never held whole. */
+void np_table_stream(struct np_table *t, struct np_jw *jw, const char *key);
+void np_table_stream_end(struct np_table *t);
 /* Prints the text table. Returns an exit status. */
 int np_table_print(struct np_table *t, FILE *out);
 void np_table_free(struct np_table *t);
@@ -123,6 +140,11 @@ void np_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * terminal, and frees it. Reports a failed allocation anywhere in building
  * it. Returns an exit status. */
 int np_print_json(cJSON *doc, bool pretty);
+/* The same document written as it is produced: np_json_begin opens it on
+ * stdout (the object and its "schema"), the caller writes its keys with
+ * np_jw_*, np_json_end adds "warnings" and ends it. An exit status. */
+void np_json_begin(struct np_jw *jw, bool pretty);
+int np_json_end(struct np_jw *jw);
 /* The JSON of a CPU set: its list ("0-3,8"), or null when empty and empty_null. */
 cJSON *np_json_cpus(const struct np_cpuset *set, bool empty_null);
 /* Adds item to o under key (to the array o when key is NULL); a failure is

@@ -120,31 +120,13 @@ static int get_per_node(const void *data, const void *row, struct np_value *v)
 {
 	const struct np_machine *m = MACHINE(data);
 	const struct np_irq *irq = IRQ(row);
-	/* A node id and a count: at most 11 + 1 + 20 + 1 characters. */
-	char *text = v->text ? malloc((size_t)m->topo.nnodes * 33 + 1) : NULL;
-	cJSON *o = cJSON_CreateObject();
-	if ((v->text && !text) || !o) {
-		free(text);
-		cJSON_Delete(o);
+	size_t n = (size_t)m->topo.nnodes;
+	struct np_count *counts = malloc((n ? n : 1) * sizeof(*counts));
+	if (!counts)
 		return -ENOMEM;
-	}
-	size_t len = 0;
-	if (text)
-		text[0] = '\0';
-	for (int i = 0; i < m->topo.nnodes; i++) {
-		char key[16];
-		snprintf(key, sizeof(key), "%d", m->topo.nodes[i].id);
-		if (!cJSON_AddNumberToObject(o, key, (double)irq->per_node[i])) {
-			free(text);
-			cJSON_Delete(o);
-			return -ENOMEM;
-		}
-		if (text && irq->per_node[i])
-			len += (size_t)sprintf(text + len, "%s%d:%llu", len ? " " : "", m->topo.nodes[i].id,
-					       irq->per_node[i]);
-	}
-	*v = (struct np_value){ .type = NP_VAL_JSON, .s = text, .owned = text, .json = o };
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		counts[i] = (struct np_count){ m->topo.nodes[i].id, irq->per_node[i] };
+	return np_val_counts(v, counts, n);
 }
 
 /* Null when the device's node is unknown or the IRQ never fired: no share. */

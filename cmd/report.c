@@ -28,39 +28,38 @@ const struct np_option report_options[] = {
 	NP_OPT_END,
 };
 
-static void add_string_or_null(cJSON *o, const char *key, const char *value)
-{
-	cJSON_AddItemToObject(o, key, value ? cJSON_CreateString(value) : cJSON_CreateNull());
-}
-
 /* What a fleet compares hosts and boots by; null when the root lacks it. */
-static void host_to_json(cJSON *doc, const struct np_host *host)
+static void host_write(struct np_jw *jw, const struct np_host *host)
 {
-	add_string_or_null(doc, "hostname", host->hostname);
-	add_string_or_null(doc, "kernel", host->kernel);
-	add_string_or_null(doc, "boot_id", host->boot_id);
+	np_jw_str(jw, "hostname", host->hostname);
+	np_jw_str(jw, "kernel", host->kernel);
+	np_jw_str(jw, "boot_id", host->boot_id);
 }
 
-static cJSON *findings_to_json(const struct np_machine *m, const struct np_findings *f)
+static void findings_write(struct np_jw *jw, const struct np_machine *m, const struct np_findings *f)
 {
-	cJSON *a = cJSON_CreateArray();
+	np_jw_array(jw, "findings");
 	for (size_t i = 0; i < f->n; i++) {
 		const struct np_finding *x = &f->v[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "severity", np_severity_name(x->severity));
-		cJSON_AddStringToObject(o, "kind", x->kind);
-		cJSON_AddStringToObject(o, "subject", x->subject);
-		cJSON_AddStringToObject(o, "message", x->message);
-		np_json_put(o, "device", np_json_str(x->dev >= 0 ? m->pci.devs[x->dev].addr : NULL));
-		cJSON_AddNumberToObject(o, "irqs", x->nirqs);
-		cJSON_AddNumberToObject(o, "interrupts", (double)x->interrupts);
-		cJSON_AddNumberToObject(o, "total", (double)x->total);
-		np_json_put(o, "cpus", np_json_cpus(&x->cpus, false));
-		np_json_put(o, "fix", np_json_str(x->fix));
-		cJSON_AddBoolToObject(o, "minor", x->minor);
-		np_json_put(a, NULL, o);
+		char *cpus = np_cpuset_format_list(&x->cpus);
+		if (!cpus)
+			jw->failed = true;
+		np_jw_object(jw, NULL);
+		np_jw_str(jw, "severity", np_severity_name(x->severity));
+		np_jw_str(jw, "kind", x->kind);
+		np_jw_str(jw, "subject", x->subject);
+		np_jw_str(jw, "message", x->message);
+		np_jw_str(jw, "device", x->dev >= 0 ? m->pci.devs[x->dev].addr : NULL);
+		np_jw_int(jw, "irqs", x->nirqs);
+		np_jw_number(jw, "interrupts", (double)x->interrupts);
+		np_jw_number(jw, "total", (double)x->total);
+		np_jw_str(jw, "cpus", cpus ? cpus : "");
+		np_jw_str(jw, "fix", x->fix);
+		np_jw_bool(jw, "minor", x->minor);
+		np_jw_close(jw);
+		free(cpus);
 	}
-	return a;
+	np_jw_close(jw);
 }
 
 #define RED "\033[1;31m"
@@ -245,41 +244,53 @@ static int print_placement(const struct np_command *self, const struct np_machin
 	return rc;
 }
 
+/* Written as it is produced: the IRQs (4000 rows of per-node counts on a
+ * large machine) are never held as a tree. What can fail before the end is
+ * read first. */
 static int report_json(struct np_ctx *ctx, const struct np_machine *m, const bool *selected,
 		       const struct np_findings *f, const struct report_opts *o)
 {
 	struct np_host host;
 	struct np_table irqs;
 	struct np_irq_view view = { m, o->interval };
-	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns,
-			       o->interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
-	if (rc != NP_CONTINUE)
+	if (np_host_read(ctx, &host))
+		return np_error("%s", ctx->err);
+	cJSON *topo = cJSON_CreateObject(), *devices = NULL;
+	int rc = topo ? np_topo_json(topo, &m->topo) : np_error("%s", strerror(ENOMEM));
+	if (rc == EXIT_OK)
+		devices = np_devices_json(m, selected);
+	if (rc == EXIT_OK)
+		rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns,
+				   o->interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
+	if (rc != NP_CONTINUE) {
+		np_host_free(&host);
+		cJSON_Delete(topo);
+		cJSON_Delete(devices);
 		return rc;
+	}
+	struct np_jw jw;
+	np_json_begin(&jw, o->pretty);
+	host_write(&jw, &host);
+	np_host_free(&host);
+	if (o->interval > 0)
+		np_jw_number(&jw, "interval", o->interval);
+	np_jw_cjson(&jw, "topology", topo);
+	np_jw_cjson(&jw, "devices", devices);
+	cJSON_Delete(topo);
+	cJSON_Delete(devices);
+	np_table_stream(&irqs, &jw, "irqs");
 	rc = EXIT_OK;
 	for (size_t i = 0; rc == EXIT_OK && i < m->irqs.n; i++)
 		rc = np_table_add(&irqs, &m->irqs.v[i]);
-	cJSON *doc = np_json_doc(), *topo = cJSON_CreateObject();
-	if (rc == EXIT_OK && np_host_read(ctx, &host)) {
-		rc = np_error("%s", ctx->err);
-	} else if (rc == EXIT_OK) {
-		host_to_json(doc, &host);
-		np_host_free(&host);
-	}
-	if (o->interval > 0)
-		cJSON_AddNumberToObject(doc, "interval", o->interval);
-	if (rc == EXIT_OK)
-		rc = np_topo_json(topo, &m->topo);
-	np_json_put(doc, "topology", topo);
-	np_json_put(doc, "devices", np_devices_json(m, selected));
-	np_json_put(doc, "irqs", np_table_take_json(&irqs));
-	np_json_put(doc, "irqbalance", np_irqbalance_json(m->irqbalance));
-	np_json_put(doc, "findings", findings_to_json(m, f));
+	np_table_stream_end(&irqs);
 	np_table_free(&irqs);
-	if (rc != EXIT_OK) {
-		cJSON_Delete(doc);
+	if (rc != EXIT_OK)
 		return rc;
-	}
-	return np_print_json(doc, o->pretty);
+	cJSON *irqbalance = np_irqbalance_json(m->irqbalance);
+	np_jw_cjson(&jw, "irqbalance", irqbalance);
+	cJSON_Delete(irqbalance);
+	findings_write(&jw, m, f);
+	return np_json_end(&jw);
 }
 
 int cmd_report(int argc, char **argv, struct np_ctx *ctx)

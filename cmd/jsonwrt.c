@@ -1,0 +1,229 @@
+#include "jsonwrt.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void np_jw_init(struct np_jw *jw, FILE *out, bool pretty)
+{
+	*jw = (struct np_jw){ .out = out, .pretty = pretty };
+}
+
+static void put(struct np_jw *jw, const char *s, size_t len)
+{
+	fwrite_unlocked(s, 1, len, jw->out);
+}
+
+static void tabs(struct np_jw *jw, int n)
+{
+	while (n-- > 0)
+		putc_unlocked('\t', jw->out);
+}
+
+/* A string as cJSON escapes it: '"', '\\' and control characters; other
+ * bytes (UTF-8 included) as they are. */
+static void string(struct np_jw *jw, const char *s)
+{
+	putc_unlocked('"', jw->out);
+	const char *run = s;
+	for (const unsigned char *p = (const unsigned char *)s;; p++) {
+		unsigned char c = *p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(jw, run, (size_t)((const char *)p - run));
+		if (!c)
+			break;
+		run = (const char *)p + 1;
+		char esc[8];
+		switch (c) {
+		case '"': case '\\': esc[0] = '\\'; esc[1] = (char)c; esc[2] = '\0'; break;
+		case '\b': memcpy(esc, "\\b", 3); break;
+		case '\f': memcpy(esc, "\\f", 3); break;
+		case '\n': memcpy(esc, "\\n", 3); break;
+		case '\r': memcpy(esc, "\\r", 3); break;
+		case '\t': memcpy(esc, "\\t", 3); break;
+		default: snprintf(esc, sizeof(esc), "\\u%04x", c); break;
+		}
+		fputs_unlocked(esc, jw->out);
+	}
+	putc_unlocked('"', jw->out);
+}
+
+/* Before a value: the separator after the previous one, the indentation and
+ * the key. cJSON's pretty form puts an object's members one a line, indented
+ * by tabs to the depth, "key":<tab>value; an array's elements on one line,
+ * ", " between them. */
+static void member(struct np_jw *jw, const char *key)
+{
+	if (jw->depth == 0)
+		return;
+	int d = jw->depth - 1;
+	if (jw->array[d]) {
+		if (jw->any[d])
+			put(jw, jw->pretty ? ", " : ",", jw->pretty ? 2 : 1);
+		jw->any[d] = true;
+		return;
+	}
+	if (jw->any[d])
+		put(jw, jw->pretty ? ",\n" : ",", jw->pretty ? 2 : 1);
+	jw->any[d] = true;
+	if (jw->pretty)
+		tabs(jw, jw->depth);
+	string(jw, key ? key : "");
+	put(jw, jw->pretty ? ":\t" : ":", jw->pretty ? 2 : 1);
+}
+
+static void open_container(struct np_jw *jw, const char *key, bool array)
+{
+	member(jw, key);
+	if (jw->depth >= NP_JW_MAX_DEPTH) {
+		jw->failed = true;
+		return;
+	}
+	putc_unlocked(array ? '[' : '{', jw->out);
+	if (!array && jw->pretty)
+		putc_unlocked('\n', jw->out);
+	jw->array[jw->depth] = array;
+	jw->any[jw->depth] = false;
+	jw->depth++;
+}
+
+void np_jw_object(struct np_jw *jw, const char *key)
+{
+	open_container(jw, key, false);
+}
+
+void np_jw_array(struct np_jw *jw, const char *key)
+{
+	open_container(jw, key, true);
+}
+
+void np_jw_close(struct np_jw *jw)
+{
+	if (jw->depth == 0) {
+		jw->failed = true;
+		return;
+	}
+	int d = --jw->depth;
+	if (jw->array[d]) {
+		putc_unlocked(']', jw->out);
+		return;
+	}
+	if (jw->pretty) {
+		if (jw->any[d])
+			putc_unlocked('\n', jw->out);
+		tabs(jw, d);
+	}
+	putc_unlocked('}', jw->out);
+}
+
+void np_jw_str(struct np_jw *jw, const char *key, const char *s)
+{
+	if (!s)
+		return np_jw_null(jw, key);
+	member(jw, key);
+	string(jw, s);
+}
+
+static void digits(struct np_jw *jw, long long i)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = i < 0 ? 0ULL - (unsigned long long)i : (unsigned long long)i;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (i < 0)
+		*--p = '-';
+	put(jw, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* cJSON stores every number as a double and prints it with 15 significant
+ * digits, or 17 when 15 do not read back as the same value (within
+ * DBL_EPSILON); an integer of 15 digits or fewer prints as its digits. */
+void np_jw_number(struct np_jw *jw, const char *key, double d)
+{
+	member(jw, key);
+	if (isnan(d) || isinf(d)) {
+		put(jw, "null", 4);
+		return;
+	}
+	if (d == floor(d) && fabs(d) < 1e15 && !(d == 0 && signbit(d))) {
+		digits(jw, (long long)d);
+		return;
+	}
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%1.15g", d);
+	double back = strtod(buf, NULL);
+	double max = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+	if (!(fabs(back - d) <= max * DBL_EPSILON))
+		snprintf(buf, sizeof(buf), "%1.17g", d);
+	fputs_unlocked(buf, jw->out);
+}
+
+void np_jw_int(struct np_jw *jw, const char *key, long long i)
+{
+	/* Beyond 15 digits, the double cJSON would have kept. */
+	if (i <= -1000000000000000LL || i >= 1000000000000000LL)
+		return np_jw_number(jw, key, (double)i);
+	member(jw, key);
+	digits(jw, i);
+}
+
+void np_jw_bool(struct np_jw *jw, const char *key, bool b)
+{
+	member(jw, key);
+	put(jw, b ? "true" : "false", b ? 4 : 5);
+}
+
+void np_jw_null(struct np_jw *jw, const char *key)
+{
+	member(jw, key);
+	put(jw, "null", 4);
+}
+
+void np_jw_cjson(struct np_jw *jw, const char *key, const cJSON *item)
+{
+	if (!item) {
+		jw->failed = true;
+		return;
+	}
+	switch (item->type & 0xff) {
+	case cJSON_False:
+		return np_jw_bool(jw, key, false);
+	case cJSON_True:
+		return np_jw_bool(jw, key, true);
+	case cJSON_NULL:
+		return np_jw_null(jw, key);
+	case cJSON_Number:
+		return np_jw_number(jw, key, item->valuedouble);
+	case cJSON_String:
+		return np_jw_str(jw, key, item->valuestring ? item->valuestring : "");
+	case cJSON_Raw:
+		member(jw, key);
+		if (item->valuestring)
+			fputs_unlocked(item->valuestring, jw->out);
+		return;
+	case cJSON_Array:
+	case cJSON_Object: {
+		bool array = (item->type & 0xff) == cJSON_Array;
+		open_container(jw, key, array);
+		for (const cJSON *c = item->child; c; c = c->next)
+			np_jw_cjson(jw, array ? NULL : c->string, c);
+		return np_jw_close(jw);
+	}
+	default:
+		jw->failed = true;
+	}
+}
+
+int np_jw_finish(struct np_jw *jw)
+{
+	putc_unlocked('\n', jw->out);
+	int err = fflush(jw->out) || ferror(jw->out) ? (errno ? errno : EIO) : 0;
+	if (!err && (jw->failed || jw->depth))
+		err = ENOMEM;
+	return -err;
+}

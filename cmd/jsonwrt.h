@@ -1,0 +1,43 @@
+/* A streaming JSON writer, as util-linux's ul_jsonwrt (lib/jsonwrt.c) is for
+ * lsblk and lsirq: values go to the stream as they are produced, so a
+ * document of 4000 IRQs is never held as a tree. It writes exactly what
+ * cJSON_PrintUnformatted and cJSON_Print (pretty) write for the same
+ * document: the one JSON format of every command. */
+#ifndef NUMAPLACE_JSONWRT_H
+#define NUMAPLACE_JSONWRT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+/* Containers nested deeper than this are refused (the writer fails). */
+#define NP_JW_MAX_DEPTH 64
+
+struct np_jw {
+	FILE *out;
+	bool pretty;
+	bool failed;    /* a value could not be written (out of memory, too deep) */
+	int depth;
+	/* per open container: whether it is an array, and whether it has a member yet */
+	bool array[NP_JW_MAX_DEPTH], any[NP_JW_MAX_DEPTH];
+};
+
+void np_jw_init(struct np_jw *jw, FILE *out, bool pretty);
+/* Each value is a member named key of the open object, or (key NULL) an
+ * element of the open array or the document itself. */
+void np_jw_object(struct np_jw *jw, const char *key);
+void np_jw_array(struct np_jw *jw, const char *key);
+void np_jw_close(struct np_jw *jw); /* the innermost open object or array */
+void np_jw_str(struct np_jw *jw, const char *key, const char *s); /* NULL: null */
+void np_jw_int(struct np_jw *jw, const char *key, long long i);
+void np_jw_number(struct np_jw *jw, const char *key, double d);
+void np_jw_bool(struct np_jw *jw, const char *key, bool b);
+void np_jw_null(struct np_jw *jw, const char *key);
+/* A value built as a cJSON tree (NULL: the writer fails). */
+void np_jw_cjson(struct np_jw *jw, const char *key, const cJSON *item);
+/* Ends the document with a newline and flushes. Returns 0, or -errno when
+ * anything failed (ENOMEM for a value not written). */
+int np_jw_finish(struct np_jw *jw);
+
+#endif

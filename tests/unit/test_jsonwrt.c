@@ -1,0 +1,204 @@
+/* The streaming JSON writer must write what cJSON prints for the same
+ * document, byte for byte, compact and pretty: every command's output went
+ * through cJSON before, and its readers (and the goldens) expect that form. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The writer lives with the commands (it prints), not in the library. */
+#include "../../cmd/jsonwrt.c"
+
+static char *written(const cJSON *doc, bool pretty)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	struct np_jw jw;
+	np_jw_init(&jw, f, pretty);
+	np_jw_cjson(&jw, NULL, doc);
+	assert_int_equal(np_jw_finish(&jw), 0);
+	fclose(f);
+	return text;
+}
+
+static void assert_same(const cJSON *doc)
+{
+	for (int pretty = 0; pretty <= 1; pretty++) {
+		char *want = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+		char *got = written(doc, pretty);
+		assert_non_null(want);
+		/* np_jw_finish ends the document with a newline, as puts did. */
+		size_t n = strlen(got);
+		assert_true(n > 0 && got[n - 1] == '\n');
+		got[n - 1] = '\0';
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+	}
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	static const double values[] = {
+		0, 1, -1, 42, 0.42, 0.1, 1.0 / 3, 2.0 / 3, 0.5, 1e-7, 123456.789, INT_MAX, (double)INT_MAX + 1,
+		INT_MIN, (double)INT_MIN - 1, 4294967296.0, 999999999999999.0, 1e15, 1e16, 9007199254740993.0,
+		18446744073709551615.0, 1.5e300, DBL_MAX, DBL_MIN, 5e-324, -0.25, 3.14159265358979, 100.0 / 7,
+	};
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(values[i]));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(NAN));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(INFINITY));
+	assert_same(a);
+	cJSON_Delete(a);
+}
+
+/* np_jw_int writes what cJSON writes for the same count as a double. */
+static void test_ints(void **state)
+{
+	(void)state;
+	static const long long values[] = {
+		0, 7, -7, INT_MAX, (long long)INT_MAX + 1, INT_MIN, 999999999999999LL, 1000000000000000LL,
+		-1000000000000000LL, 9007199254740993LL, LLONG_MAX, LLONG_MIN,
+	};
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		cJSON *n = cJSON_CreateNumber((double)values[i]);
+		char *want = cJSON_PrintUnformatted(n), *got = NULL;
+		size_t len;
+		FILE *f = open_memstream(&got, &len);
+		struct np_jw jw;
+		np_jw_init(&jw, f, false);
+		np_jw_int(&jw, NULL, values[i]);
+		fclose(f);
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+		cJSON_Delete(n);
+	}
+}
+
+static void test_strings(void **state)
+{
+	(void)state;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "plain", "eth0");
+	cJSON_AddStringToObject(o, "quote\"key", "say \"hi\" \\ back\\slash");
+	cJSON_AddStringToObject(o, "controls", "a\tb\nc\rd\be\ff\x01g\x1fh\x7fi");
+	cJSON_AddStringToObject(o, "utf8", "n\xc3\xa9" "ud \xe2\x86\x92 0");
+	cJSON_AddStringToObject(o, "empty", "");
+	cJSON_AddNullToObject(o, "null");
+	cJSON_AddTrueToObject(o, "yes");
+	cJSON_AddFalseToObject(o, "no");
+	assert_same(o);
+	cJSON_Delete(o);
+}
+
+/* Depth, empty containers and arrays of objects: where cJSON's pretty form
+ * puts its newlines and tabs. */
+static void test_nesting(void **state)
+{
+	(void)state;
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "schema", 1);
+	cJSON_AddObjectToObject(doc, "empty_object");
+	cJSON_AddArrayToObject(doc, "empty_array");
+	cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+	for (int i = 0; i < 3; i++) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddNumberToObject(r, "irq", 100 + i);
+		cJSON *per = cJSON_AddObjectToObject(r, "per_node");
+		cJSON_AddNumberToObject(per, "0", i);
+		cJSON_AddNumberToObject(per, "1", 0.5 * i);
+		cJSON *list = cJSON_AddArrayToObject(r, "list");
+		cJSON_AddItemToArray(list, cJSON_CreateString("a"));
+		cJSON_AddItemToArray(list, cJSON_CreateArray());
+		cJSON_AddItemToArray(list, cJSON_CreateObject());
+		cJSON_AddItemToArray(rows, r);
+	}
+	cJSON *deep = doc;
+	for (int i = 0; i < 10; i++)
+		deep = cJSON_AddObjectToObject(deep, "d");
+	cJSON_AddStringToObject(deep, "leaf", "x");
+	assert_same(doc);
+	assert_same(rows);
+	cJSON_Delete(doc);
+}
+
+/* The calls a command makes, against the tree cJSON prints. */
+static void test_streamed_calls(void **state)
+{
+	(void)state;
+	char *got = NULL;
+	size_t len;
+	for (int pretty = 0; pretty <= 1; pretty++) {
+		FILE *f = open_memstream(&got, &len);
+		struct np_jw jw;
+		np_jw_init(&jw, f, pretty);
+		np_jw_object(&jw, NULL);
+		np_jw_int(&jw, "schema", 1);
+		np_jw_str(&jw, "hostname", NULL);
+		np_jw_array(&jw, "irqs");
+		np_jw_object(&jw, NULL);
+		np_jw_int(&jw, "irq", 0);
+		np_jw_number(&jw, "remote_share", 0.25);
+		np_jw_bool(&jw, "managed", false);
+		np_jw_close(&jw);
+		np_jw_close(&jw);
+		np_jw_close(&jw);
+		assert_int_equal(np_jw_finish(&jw), 0);
+		fclose(f);
+
+		cJSON *doc = cJSON_CreateObject(), *irqs, *irq = cJSON_CreateObject();
+		cJSON_AddNumberToObject(doc, "schema", 1);
+		cJSON_AddNullToObject(doc, "hostname");
+		irqs = cJSON_AddArrayToObject(doc, "irqs");
+		cJSON_AddNumberToObject(irq, "irq", 0);
+		cJSON_AddNumberToObject(irq, "remote_share", 0.25);
+		cJSON_AddFalseToObject(irq, "managed");
+		cJSON_AddItemToArray(irqs, irq);
+		char *want = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+		got[strlen(got) - 1] = '\0';
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+		cJSON_Delete(doc);
+	}
+}
+
+/* A close too many, or a document left open, is a failure, not a silent
+ * half document. */
+static void test_unbalanced(void **state)
+{
+	(void)state;
+	char *got = NULL;
+	size_t len;
+	FILE *f = open_memstream(&got, &len);
+	struct np_jw jw;
+	np_jw_init(&jw, f, false);
+	np_jw_object(&jw, NULL);
+	assert_int_equal(np_jw_finish(&jw), -ENOMEM);
+	np_jw_init(&jw, f, false);
+	np_jw_close(&jw);
+	assert_int_equal(np_jw_finish(&jw), -ENOMEM);
+	fclose(f);
+	free(got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numbers),   cmocka_unit_test(test_ints),          cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_nesting),   cmocka_unit_test(test_streamed_calls), cmocka_unit_test(test_unbalanced),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
