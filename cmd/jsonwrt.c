@@ -9,25 +9,52 @@
 
 void np_jw_init(struct np_jw *jw, FILE *out, bool pretty)
 {
-	*jw = (struct np_jw){ .out = out, .pretty = pretty };
+	jw->out = out;
+	jw->pretty = pretty;
+	jw->failed = false;
+	jw->depth = 0;
+	jw->len = 0;
+}
+
+static void flush(struct np_jw *jw)
+{
+	if (jw->len && fwrite(jw->buf, 1, jw->len, jw->out) != jw->len)
+		jw->failed = true;
+	jw->len = 0;
 }
 
 static void put(struct np_jw *jw, const char *s, size_t len)
 {
-	fwrite_unlocked(s, 1, len, jw->out);
+	if (len > sizeof(jw->buf) - jw->len) {
+		flush(jw);
+		if (len > sizeof(jw->buf)) {
+			if (fwrite(s, 1, len, jw->out) != len)
+				jw->failed = true;
+			return;
+		}
+	}
+	memcpy(jw->buf + jw->len, s, len);
+	jw->len += len;
+}
+
+static void putch(struct np_jw *jw, char c)
+{
+	if (jw->len == sizeof(jw->buf))
+		flush(jw);
+	jw->buf[jw->len++] = c;
 }
 
 static void tabs(struct np_jw *jw, int n)
 {
 	while (n-- > 0)
-		putc_unlocked('\t', jw->out);
+		putch(jw, '\t');
 }
 
 /* A string as cJSON escapes it: '"', '\\' and control characters; other
  * bytes (UTF-8 included) as they are. */
 static void string(struct np_jw *jw, const char *s)
 {
-	putc_unlocked('"', jw->out);
+	putch(jw, '"');
 	const char *run = s;
 	for (const unsigned char *p = (const unsigned char *)s;; p++) {
 		unsigned char c = *p;
@@ -47,9 +74,9 @@ static void string(struct np_jw *jw, const char *s)
 		case '\t': memcpy(esc, "\\t", 3); break;
 		default: snprintf(esc, sizeof(esc), "\\u%04x", c); break;
 		}
-		fputs_unlocked(esc, jw->out);
+		put(jw, esc, strlen(esc));
 	}
-	putc_unlocked('"', jw->out);
+	putch(jw, '"');
 }
 
 /* Before a value: the separator after the previous one, the indentation and
@@ -83,9 +110,9 @@ static void open_container(struct np_jw *jw, const char *key, bool array)
 		jw->failed = true;
 		return;
 	}
-	putc_unlocked(array ? '[' : '{', jw->out);
+	putch(jw, array ? '[' : '{');
 	if (!array && jw->pretty)
-		putc_unlocked('\n', jw->out);
+		putch(jw, '\n');
 	jw->array[jw->depth] = array;
 	jw->any[jw->depth] = false;
 	jw->depth++;
@@ -109,15 +136,15 @@ void np_jw_close(struct np_jw *jw)
 	}
 	int d = --jw->depth;
 	if (jw->array[d]) {
-		putc_unlocked(']', jw->out);
+		putch(jw, ']');
 		return;
 	}
 	if (jw->pretty) {
 		if (jw->any[d])
-			putc_unlocked('\n', jw->out);
+			putch(jw, '\n');
 		tabs(jw, d);
 	}
-	putc_unlocked('}', jw->out);
+	putch(jw, '}');
 }
 
 void np_jw_str(struct np_jw *jw, const char *key, const char *s)
@@ -160,7 +187,7 @@ void np_jw_number(struct np_jw *jw, const char *key, double d)
 	double max = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
 	if (!(fabs(back - d) <= max * DBL_EPSILON))
 		snprintf(buf, sizeof(buf), "%1.17g", d);
-	fputs_unlocked(buf, jw->out);
+	put(jw, buf, strlen(buf));
 }
 
 void np_jw_int(struct np_jw *jw, const char *key, long long i)
@@ -204,7 +231,7 @@ void np_jw_cjson(struct np_jw *jw, const char *key, const cJSON *item)
 	case cJSON_Raw:
 		member(jw, key);
 		if (item->valuestring)
-			fputs_unlocked(item->valuestring, jw->out);
+			put(jw, item->valuestring, strlen(item->valuestring));
 		return;
 	case cJSON_Array:
 	case cJSON_Object: {
@@ -221,7 +248,8 @@ void np_jw_cjson(struct np_jw *jw, const char *key, const cJSON *item)
 
 int np_jw_finish(struct np_jw *jw)
 {
-	putc_unlocked('\n', jw->out);
+	putch(jw, '\n');
+	flush(jw);
 	int err = fflush(jw->out) || ferror(jw->out) ? (errno ? errno : EIO) : 0;
 	if (!err && (jw->failed || jw->depth))
 		err = ENOMEM;

@@ -21,6 +21,10 @@ struct np_jw {
 	int depth;
 	/* per open container: whether it is an array, and whether it has a member yet */
 	bool array[NP_JW_MAX_DEPTH], any[NP_JW_MAX_DEPTH];
+	/* Written to out when full: a few bytes at a time through stdio cost a
+	 * tenth of a 2 MB report. */
+	size_t len;
+	char buf[1 << 16];
 };
 
 void np_jw_init(struct np_jw *jw, FILE *out, bool pretty);

@@ -221,8 +221,18 @@ static int parse_list(struct np_cpuset *set, const char *text, bool stride)
 		/* Set the top bit first so the set grows once per range. */
 		if ((rc = np_cpuset_set(set, (unsigned)hi)))
 			goto fail;
-		for (unsigned long c = lo; c < hi; c += step)
-			set->bits[c / 64] |= UINT64_C(1) << (c % 64);
+		if (step == 1) {
+			/* A word at a time: "0-1023" is every IRQ's affinity on a big machine. */
+			for (unsigned long c = lo; c <= hi;) {
+				unsigned long end = c / 64 * 64 + 63 < hi ? c / 64 * 64 + 63 : hi;
+				uint64_t bits = ~UINT64_C(0) >> (63 - (end - c)) << (c % 64);
+				set->bits[c / 64] |= bits;
+				c = end + 1;
+			}
+		} else {
+			for (unsigned long c = lo; c < hi; c += step)
+				set->bits[c / 64] |= UINT64_C(1) << (c % 64);
+		}
 		p = skip_blanks(p);
 		if (at_end(p))
 			return 0;
@@ -283,12 +293,18 @@ int np_cpuset_parse_mask(struct np_cpuset *set, const char *text)
 			rc = -EINVAL;
 			goto fail;
 		}
-		for (int b = 0; b < 4; b++, bit++) {
-			if (!(v >> b & 1))
-				continue;
-			if ((rc = np_cpuset_set(set, bit)))
+		/* A nibble at a multiple of 4 never straddles two words; most are 0
+		 * (a 1024-CPU rps_cpus is 256 digits). */
+		if (v) {
+			if (bit + 31 - (unsigned)__builtin_clz((unsigned)v) > NP_CPUSET_MAX_CPU) {
+				rc = -ERANGE;
 				goto fail;
+			}
+			if ((rc = grow(set, bit / 64 + 1)))
+				goto fail;
+			set->bits[bit / 64] |= (uint64_t)v << (bit % 64);
 		}
+		bit += 4;
 	}
 	return 0;
 fail:

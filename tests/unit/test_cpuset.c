@@ -292,6 +292,38 @@ static void test_mask_round_trip(void **state)
 	np_cpuset_free(&set);
 }
 
+/* A mask of digits nibbles long, top the most significant, zeros below:
+ * commas between groups of 8 as the kernel writes them. */
+static char *mask_with_top(size_t digits, char top)
+{
+	char *m = malloc(digits + digits / 8 + 1), *p = m;
+	for (size_t i = digits; i > 0; i--) {
+		*p++ = i == digits ? top : '0';
+		if (i > 1 && (i - 1) % 8 == 0)
+			*p++ = ',';
+	}
+	*p = '\0';
+	return m;
+}
+
+/* The highest CPU numaplace handles is the last a mask may name, whichever
+ * bit of its nibble names it. */
+static void test_mask_limit(void **state)
+{
+	(void)state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	char *top = mask_with_top((NP_CPUSET_MAX_CPU + 1) / 4, '8');
+	assert_int_equal(np_cpuset_parse_mask(&set, top), 0);
+	assert_int_equal(np_cpuset_count(&set), 1);
+	assert_true(np_cpuset_test(&set, NP_CPUSET_MAX_CPU));
+	free(top);
+	char *past = mask_with_top((NP_CPUSET_MAX_CPU + 1) / 4 + 1, '1');
+	assert_int_equal(np_cpuset_parse_mask(&set, past), -ERANGE);
+	assert_true(np_cpuset_empty(&set));
+	free(past);
+	np_cpuset_free(&set);
+}
+
 static void test_format_mask_width(void **state)
 {
 	(void)state;
@@ -664,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_mask_out_of_range),
 		cmocka_unit_test(test_ops_empty),
 		cmocka_unit_test(test_ops_next_last_count),
+		cmocka_unit_test(test_mask_limit),
 		cmocka_unit_test(test_ops_or_and_andnot),
 		cmocka_unit_test(test_ops_subset_intersects_equal),
 	};

@@ -79,7 +79,9 @@ static void test_ints(void **state)
 		struct np_jw jw;
 		np_jw_init(&jw, f, false);
 		np_jw_int(&jw, NULL, values[i]);
+		assert_int_equal(np_jw_finish(&jw), 0);
 		fclose(f);
+		got[strlen(got) - 1] = '\0';
 		assert_string_equal(got, want);
 		free(want);
 		free(got);
@@ -96,6 +98,13 @@ static void test_strings(void **state)
 	cJSON_AddStringToObject(o, "controls", "a\tb\nc\rd\be\ff\x01g\x1fh\x7fi");
 	cJSON_AddStringToObject(o, "utf8", "n\xc3\xa9" "ud \xe2\x86\x92 0");
 	cJSON_AddStringToObject(o, "empty", "");
+	/* Longer than the writer's buffer, and escapes across its end. */
+	char *big = malloc(200001);
+	for (size_t i = 0; i < 200000; i++)
+		big[i] = i % 1000 == 999 ? '\n' : (char)('a' + i % 26);
+	big[200000] = '\0';
+	cJSON_AddStringToObject(o, "big", big);
+	free(big);
 	cJSON_AddNullToObject(o, "null");
 	cJSON_AddTrueToObject(o, "yes");
 	cJSON_AddFalseToObject(o, "no");
