@@ -219,6 +219,68 @@ static void test_wide_header(void **state)
 	assert_string_equal(q->hwirq, "1-edge");
 }
 
+/* Rows of 200 counts, mostly zeros, tightly and loosely spaced: the runs of
+ * zeros are passed 64 bytes at a time, and what lies between or after them
+ * (a count, a tab, junk, a tail that starts with "0") must read exactly as
+ * the byte-wise parse reads it. */
+static void test_wide_zero_runs(void **state)
+{
+	struct fixture *f = *state;
+	static const int ids[] = { 0, 1 };
+	static const char *const lists[] = { "0-99", "100-199" };
+	np_topology_free(&f->topo);
+	make_topo(&f->topo, 2, ids, lists);
+
+	size_t len = 0;
+	char *text = malloc(64 * 1024);
+	assert_non_null(text);
+	len += (size_t)sprintf(text + len, "     ");
+	for (int c = 0; c < 200; c++)
+		len += (size_t)sprintf(text + len, "CPU%-8d", c);
+	text[len++] = '\n';
+	for (int row = 0; row < 7; row++) {
+		len += (size_t)sprintf(text + len, "%4d:", 40 + row);
+		for (int c = 0; c < 200; c++) {
+			/* row 1: single spaces; row 2: a tab; row 3: junk after a zero;
+			 * row 4: one count short; row 5: one count more; row 6: counts
+			 * at both ends and in the middle. */
+			const char *sep = row == 1 ? " " : row == 2 && c == 130 ? "\t" : "          ";
+			const char *count = row == 3 && c == 150 ? "0x" : row == 6 && (c == 0 || c == 199) ? "7"
+					  : row == 6 && c == 64 ? "12" : "0";
+			if (row == 4 && c == 199)
+				break;
+			len += (size_t)sprintf(text + len, "%s%s", sep, count);
+		}
+		if (row == 5)
+			len += (size_t)sprintf(text + len, " 0");
+		/* arm64's form: the hwirq a bare number, then the trigger. */
+		len += (size_t)sprintf(text + len, " GICv3 0 Level arch_timer%d\n", row);
+	}
+	text[len] = '\0';
+	read_counts(f, text);
+	free(text);
+
+	static const int want[] = { 40, 41, 42, 46 };
+	assert_irq_numbers(f, want, sizeof(want) / sizeof(want[0]));
+	for (int i = 0; i < 3; i++) {
+		struct np_irq *q = find(f, 40 + i);
+		assert_int_equal(q->total, 0);
+		assert_string_equal(q->chip, "GICv3");
+		assert_string_equal(q->hwirq, "0 Level");
+	}
+	assert_string_equal(find(f, 41)->name, "arch_timer1");
+	struct np_irq *q = find(f, 46);
+	assert_int_equal(q->total, 26);
+	assert_int_equal(q->per_node[0], 19);
+	assert_int_equal(q->per_node[1], 7);
+	assert_list(&q->ran_on, "0,64,199");
+	assert_string_equal(q->hwirq, "0 Level");
+	assert_warned(f, 5, "malformed count '0x'");
+	assert_warned(f, 6, "199 counts for 200 CPU columns");
+	assert_warned(f, 7, "more counts than the 200 CPU columns");
+	assert_int_equal(f->irqs.nwarnings, 3);
+}
+
 static void test_fields(void **state)
 {
 	struct fixture *f = *state;
@@ -790,6 +852,7 @@ int main(void)
 		T(test_columns_by_header),
 		T(test_columns_unknown_node_and_order),
 		T(test_wide_header),
+		T(test_wide_zero_runs),
 		T(test_fields),
 		T(test_malformed_rows),
 		T(test_binary_anywhere),
