@@ -660,17 +660,16 @@ int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, stru
 	return f ? read_counts(ctx, topo, f, path, out) : rc;
 }
 
-/* A copy given by the user, not a file of the machine: not under --root. */
+/* A copy given by the user, not a file of the machine: not under --root,
+ * but read with the same bounds (a FIFO or /dev/zero named by mistake is
+ * refused, not waited on or read forever). */
 int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo, const char *path,
 			     struct np_irqs *out)
 {
+	int rc;
 	memset(out, 0, sizeof(*out));
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		int err = errno;
-		return np_fail(ctx, -err, "cannot open '%s': %s", path, strerror(err));
-	}
-	return read_counts(ctx, topo, f, path, out);
+	FILE *f = np_fopen_user(ctx, &rc, NP_INTERRUPTS_MAX_BYTES, NP_INTERRUPTS_MAX_LINE, path);
+	return f ? read_counts(ctx, topo, f, path, out) : rc;
 }
 
 int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo)

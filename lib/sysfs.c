@@ -131,9 +131,8 @@ bool np_sysfs_exists(struct np_ctx *ctx, const char *fmt, ...)
 /* Only what a kernel attribute or a copy of one can be: a FIFO would block,
  * a device or a huge file would never end. sysfs and procfs attributes are
  * regular files to stat. */
-static int open_bounded(struct np_ctx *ctx, const char *mpath, const char *shown, off_t *size)
+static int bounded_fd(struct np_ctx *ctx, int fd, const char *shown, off_t *size)
 {
-	int fd = np_open(ctx, mpath, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	if (fd < 0)
 		return np_fail(ctx, fd, "cannot open '%s': %s", shown, strerror(-fd));
 	struct stat st;
@@ -152,6 +151,11 @@ static int open_bounded(struct np_ctx *ctx, const char *mpath, const char *shown
 	if (size)
 		*size = st.st_size;
 	return fd;
+}
+
+static int open_bounded(struct np_ctx *ctx, const char *mpath, const char *shown, off_t *size)
+{
+	return bounded_fd(ctx, np_open(ctx, mpath, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0), shown, size);
 }
 
 const char *np_size_name(size_t max, char *buf, size_t size)
@@ -541,16 +545,9 @@ static int bounded_close(void *cookie)
 	return rc;
 }
 
-FILE *np_fopen(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *fmt, ...)
+/* A stream over fd (closed on failure); path names it in messages. */
+static FILE *bounded_stream(struct np_ctx *ctx, int *rc, int fd, const char *path, size_t max_total, size_t max_line)
 {
-	char path[PATH_MAX], mpath[PATH_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	*rc = vpath(ctx, path, mpath, fmt, ap);
-	va_end(ap);
-	if (*rc)
-		return NULL;
-	int fd = open_bounded(ctx, mpath, path, NULL);
 	if (fd < 0) {
 		*rc = fd;
 		return NULL;
@@ -568,5 +565,25 @@ FILE *np_fopen(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, c
 	b->max_total = max_total;
 	b->max_line = max_line;
 	setvbuf(f, b->buf, _IOFBF, sizeof(b->buf));
+	*rc = 0;
 	return f;
+}
+
+FILE *np_fopen(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *fmt, ...)
+{
+	char path[PATH_MAX], mpath[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	*rc = vpath(ctx, path, mpath, fmt, ap);
+	va_end(ap);
+	if (*rc)
+		return NULL;
+	return bounded_stream(ctx, rc, open_bounded(ctx, mpath, path, NULL), path, max_total, max_line);
+}
+
+FILE *np_fopen_user(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return bounded_stream(ctx, rc, bounded_fd(ctx, fd < 0 ? -errno : fd, path, NULL), path, max_total,
+			      max_line);
 }

@@ -69,5 +69,8 @@ void np_names_free(char **names, size_t count);
  * EFBIG once max_total bytes or a line of max_line bytes have been read. */
 FILE *np_fopen(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *fmt, ...)
 	NP_FMT(5);
+/* The same for a file the user named (a copy of /proc/interrupts from a bug
+ * report): path as given, not under the root, with the same rules. */
+FILE *np_fopen_user(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *path);
 
 #endif

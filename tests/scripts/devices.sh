@@ -108,3 +108,23 @@ test_headerless_interrupts_is_a_clear_error() {
 	expect_eq 1 "$(wc -l <<<"$err")" "lines of error: $err"
 	[[ $err == *proc/interrupts* ]] || die "error does not name the file: $err"
 }
+
+# irqs --interrupts FILE reads the user's file with the rules of the files
+# under --root: a FIFO (which a plain open would wait on for a writer) and a
+# device (/dev/zero never ends) are refused at once, naming the file.
+test_interrupts_file_not_regular_is_refused_at_once() {
+	local fifo=$WORK/interrupts-fifo file status err t0 t1
+	rm -f "$fifo"
+	mkfifo "$fifo" || die "cannot make a FIFO"
+	for file in "$fifo" /dev/zero; do
+		status=0
+		t0=$EPOCHREALTIME
+		err=$(timeout 10 "$NUMAPLACE" --root "$FIXTURES/r715" irqs --interrupts "$file" 2>&1) || status=$?
+		t1=$EPOCHREALTIME
+		expect_eq 1 "$status" "exit status for $file"
+		expect_eq 1 "$(wc -l <<<"$err")" "lines of error for $file: $err"
+		[[ $err == *"'$file'"*"not a regular file"* ]] || die "the error does not name $file as not a regular file: $err"
+		(( ${t1/./} - ${t0/./} < 1000000 )) || die "$file took $(( (${t1/./} - ${t0/./}) / 1000 )) ms"
+	done
+	rm -f "$fifo"
+}
