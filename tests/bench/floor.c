@@ -10,7 +10,10 @@
  * msi_irqs listing, each network queue's rps_cpus/xps_cpus, each block
  * device's queue/rq_affinity, queue/scheduler and mq/N/cpu_list,
  * /proc/interrupts in full, and each IRQ's smp_affinity_list and
- * effective_affinity_list. Prints the number of bytes read and nothing else.
+ * effective_affinity_list; and the few files read once: the L3 domains'
+ * shared_cpu_list (one CPU of each), default_smp_affinity, the host's
+ * name, kernel and boot id, and each /proc/PID/comm (irqbalance running?).
+ * Prints the number of bytes read and nothing else.
  * Absent files are skipped (as optional ones are by numaplace); any other
  * error is reported and exits 1. Standalone: plain libc. */
 #define _GNU_SOURCE
@@ -151,6 +154,38 @@ static void each_in_list(const char *text, void (*fn)(int))
 	}
 }
 
+/* CPUs already in a known L3 domain: report reads one shared_cpu_list per
+ * domain (lib/cache.c). */
+static unsigned char *in_l3;
+static int max_cpu = -1;
+
+static void mark_l3(int cpu)
+{
+	if (cpu >= 0 && cpu <= max_cpu)
+		in_l3[cpu] = 1;
+}
+
+static void l3_domain(int cpu)
+{
+	if (cpu > max_cpu || in_l3[cpu])
+		return;
+	char path[PATH_MAX];
+	in_l3[cpu] = 1;
+	if (slurp(pathf(path, "/sys/devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", cpu)) > 0) {
+		char *list = strdup(buf);
+		if (!list)
+			fail("out of memory reading", path);
+		each_in_list(list, mark_l3);
+		free(list);
+	}
+}
+
+static void find_max(int cpu)
+{
+	if (cpu > max_cpu)
+		max_cpu = cpu;
+}
+
 static void cpu_files(int cpu)
 {
 	slurpf("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
@@ -165,12 +200,23 @@ static void topology(void)
 		char *present = strdup(buf);
 		if (!present)
 			fail("out of memory reading", path);
-		slurpf("/sys/devices/system/cpu/online");
+		slurpf("/sys/devices/system/cpu/possible");
 		slurpf("/proc/cmdline");
 		slurpf("/sys/devices/system/cpu/isolated");
 		slurpf("/sys/devices/system/cpu/nohz_full");
 		each_in_list(present, cpu_files);
 		free(present);
+	}
+	if (slurp(pathf(path, "/sys/devices/system/cpu/online")) > 0) {
+		char *online = strdup(buf);
+		if (!online)
+			fail("out of memory reading", path);
+		each_in_list(online, find_max);
+		if (!(in_l3 = calloc((size_t)max_cpu + 2, 1)))
+			fail("out of memory reading", path);
+		each_in_list(online, l3_domain);
+		free(online);
+		free(in_l3);
 	}
 	struct names nodes = list("/sys/devices/system/node");
 	for (size_t i = 0; i < nodes.n; i++) {
@@ -295,6 +341,20 @@ static void irqs(void)
 	free(nums);
 }
 
+/* The host's identity (report --json), irqbalance among the processes. */
+static void once(void)
+{
+	slurpf("/proc/sys/kernel/hostname");
+	slurpf("/proc/sys/kernel/osrelease");
+	slurpf("/proc/sys/kernel/random/boot_id");
+	slurpf("/proc/irq/default_smp_affinity");
+	struct names procs = list("/proc");
+	for (size_t i = 0; i < procs.n; i++)
+		if (procs.v[i][0] >= '0' && procs.v[i][0] <= '9')
+			slurpf("/proc/%s/comm", procs.v[i]);
+	names_free(&procs);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -305,6 +365,7 @@ int main(int argc, char **argv)
 	topology();
 	pci();
 	irqs();
+	once();
 	printf("%llu\n", total);
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
