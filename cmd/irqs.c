@@ -77,7 +77,7 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 		}
 		np_irqs_tie(&m.irqs, &m.pci);
 	}
-	struct np_irq_view view = { &m, o.interval };
+	struct np_irq_view view = { &m, o.interval, np_nodes_memo_new() };
 	t.data = &view;
 	np_print_warnings(&m);
 	int nfilters = argc - first;
@@ -111,6 +111,7 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			np_print_rates(&m, nfilters ? selected : NULL, o.interval, stdout);
 	}
 	np_table_free(&t);
+	np_nodes_memo_free(view.memo);
 	free(dev_filters);
 	free(selected);
 	np_machine_free(&m);

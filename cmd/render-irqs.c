@@ -62,26 +62,58 @@ static int get_effective(const void *data, const void *row, struct np_value *v)
 	return IRQ(row)->has_effective ? np_val_cpus(v, &IRQ(row)->effective, false) : np_val_null(v);
 }
 
-static int nodes_value(const struct np_machine *m, const struct np_cpuset *cpus, bool known, struct np_value *v)
+/* One entry per column that asks (affinity_nodes, effective_nodes). */
+struct np_nodes_memo {
+	struct {
+		bool valid;
+		struct np_cpuset cpus, nodes;
+	} v[2];
+};
+
+struct np_nodes_memo *np_nodes_memo_new(void)
+{
+	return calloc(1, sizeof(struct np_nodes_memo));
+}
+
+void np_nodes_memo_free(struct np_nodes_memo *memo)
+{
+	for (size_t i = 0; memo && i < 2; i++) {
+		np_cpuset_free(&memo->v[i].cpus);
+		np_cpuset_free(&memo->v[i].nodes);
+	}
+	free(memo);
+}
+
+static int nodes_value(const struct np_irq_view *view, int which, const struct np_cpuset *cpus, bool known,
+		       struct np_value *v)
 {
 	if (!known)
 		return np_val_null(v);
+	if (view->memo && view->memo->v[which].valid && np_cpuset_equal(&view->memo->v[which].cpus, cpus))
+		return np_val_cpus(v, &view->memo->v[which].nodes, false);
 	struct np_cpuset nodes = NP_CPUSET_INIT;
-	int rc = np_nodes_of(&m->topo, cpus, &nodes);
+	int rc = np_nodes_of(&view->m->topo, cpus, &nodes);
 	if (!rc)
 		rc = np_val_cpus(v, &nodes, false);
+	if (!rc && view->memo) {
+		/* Kept only when whole: a failed copy leaves the entry unused. */
+		view->memo->v[which].valid = false;
+		if (!np_cpuset_copy(&view->memo->v[which].cpus, cpus) &&
+		    !np_cpuset_copy(&view->memo->v[which].nodes, &nodes))
+			view->memo->v[which].valid = true;
+	}
 	np_cpuset_free(&nodes);
 	return rc;
 }
 
 static int get_affinity_nodes(const void *data, const void *row, struct np_value *v)
 {
-	return nodes_value(MACHINE(data), &IRQ(row)->affinity, IRQ(row)->has_affinity, v);
+	return nodes_value(data, 0, &IRQ(row)->affinity, IRQ(row)->has_affinity, v);
 }
 
 static int get_effective_nodes(const void *data, const void *row, struct np_value *v)
 {
-	return nodes_value(MACHINE(data), &IRQ(row)->effective, IRQ(row)->has_effective, v);
+	return nodes_value(data, 1, &IRQ(row)->effective, IRQ(row)->has_effective, v);
 }
 
 static int get_ran_on(const void *data, const void *row, struct np_value *v)

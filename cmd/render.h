@@ -25,10 +25,17 @@ void np_devices_print(const struct np_machine *m, const bool *selected, FILE *ou
 
 /* irqs: one row per IRQ, the row a struct np_irq, the data an np_irq_view:
  * the machine and, after --interval, the seconds sampled (else 0). */
+struct np_nodes_memo;
 struct np_irq_view {
 	const struct np_machine *m;
 	double seconds;
+	/* Optional (np_nodes_memo_new): the nodes of the last CPU sets asked
+	 * about. Consecutive IRQs mostly share their affinity (all CPUs, a
+	 * node's), and finding the nodes of 1024 CPUs walks each of them. */
+	struct np_nodes_memo *memo;
 };
+struct np_nodes_memo *np_nodes_memo_new(void);
+void np_nodes_memo_free(struct np_nodes_memo *memo);
 extern const struct np_column np_irq_columns[];
 #define NP_IRQ_DEFAULT_COLUMNS \
 	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share"

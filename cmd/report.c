@@ -252,9 +252,11 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 {
 	struct np_host host;
 	struct np_table irqs;
-	struct np_irq_view view = { m, o->interval };
-	if (np_host_read(ctx, &host))
+	struct np_irq_view view = { m, o->interval, np_nodes_memo_new() };
+	if (np_host_read(ctx, &host)) {
+		np_nodes_memo_free(view.memo);
 		return np_error("%s", ctx->err);
+	}
 	cJSON *topo = cJSON_CreateObject(), *devices = NULL;
 	int rc = topo ? np_topo_json(topo, &m->topo) : np_error("%s", strerror(ENOMEM));
 	if (rc == EXIT_OK)
@@ -266,6 +268,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 		np_host_free(&host);
 		cJSON_Delete(topo);
 		cJSON_Delete(devices);
+		np_nodes_memo_free(view.memo);
 		return rc;
 	}
 	struct np_jw jw;
@@ -284,6 +287,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 		rc = np_table_add(&irqs, &m->irqs.v[i]);
 	np_table_stream_end(&irqs);
 	np_table_free(&irqs);
+	np_nodes_memo_free(view.memo);
 	if (rc != EXIT_OK)
 		return rc;
 	cJSON *irqbalance = np_irqbalance_json(m->irqbalance);
