@@ -174,7 +174,7 @@ test_already_right_machines_get_no_changes() {
 
 test_isolated_worker() {
 	local json
-	json=$(adv rtworker --json)
+	json=$(adv rt-ice16 --json)
 	# Busy queues pinned on isolated CPUs always move, to the housekeeping CPUs 0,4,8,12.
 	expect_eq "0 12 4 8" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity" and (.vector | test("ens2f0-TxRx"))) | .recommended] | unique | join(" ")' <<<"$json")" \
 		"CPUs of ens2f0's queues"
@@ -183,7 +183,7 @@ test_isolated_worker() {
 	jq -e '.warnings[] | select(test("irq 45 .*affinity not honoured"))' <<<"$json" >/dev/null ||
 		die "the IRQ running outside its affinity is not reported"
 	# The application (CCX 1's isolated CPUs) gets its devices' IRQs on CCX 1's housekeeping core.
-	json=$(adv rtworker --json --policy app --app-pid 4242)
+	json=$(adv rt-ice16 --json --policy app --app-pid 4242)
 	expect_eq "12 4" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity" and (.vector | test("TxRx"))) | .recommended] | unique | join(" ")' <<<"$json")" \
 		"CPUs of the application's NIC queues"
 	expect_eq 0 "$(jq '[.recommendations[] | select(.device == "0000:41:00.1")] | length' <<<"$json")" \
@@ -192,14 +192,14 @@ test_isolated_worker() {
 
 test_app_pid_inference() {
 	local json
-	json=$(adv rtworker --json --policy app --app-pid 4242)
+	json=$(adv rt-ice16 --json --policy app --app-pid 4242)
 	jq -e '.notes[] | select(test("nvme0n1 \\(0000:01:00.0\\): its open file /var/lib/rt/journal.dat"))' <<<"$json" >/dev/null ||
 		die "the block device behind the open file is not inferred"
 	jq -e '.notes[] | select(test("ens2f0 \\(0000:41:00.0\\): a tcp socket \\(port 8080\\)"))' <<<"$json" >/dev/null ||
 		die "the interface behind the TCP socket is not inferred"
 	jq -e '.notes[] | select(test("every address"))' <<<"$json" >/dev/null || die "the wildcard UDP socket is not said"
 	local status=0
-	adv rtworker --policy app --app-pid 999 >/dev/null 2>&1 || status=$?
+	adv rt-ice16 --policy app --app-pid 999 >/dev/null 2>&1 || status=$?
 	expect_eq 1 "$status" "a process that does not exist"
 }
 
@@ -230,7 +230,7 @@ applicable() { jq '[.recommendations[] | select(.kind != "channels")] | length';
 
 test_advise_is_idempotent_after_apply_on_every_fixture() {
 	local f np
-	for f in amd16 smt-isolated nonode offline rtworker placed vm1; do
+	for f in amd16 smt-isolated nonode offline rt-ice16 placed vm1; do
 		rm -rf "${WORK:?}/$f" && cp -a "$FIXTURES/$f" "$WORK/$f"
 		np=("$NUMAPLACE" --root "$WORK/$f")
 		"${np[@]}" advise -o "$WORK/$f.json" >/dev/null

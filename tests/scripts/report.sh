@@ -15,12 +15,12 @@ test_summary_answers_the_seed() {
 # per IRQ; the nearly idle system IRQs there are a single minor line, not warnings.
 test_summary_names_the_nic_on_isolated_cpus() {
 	local out
-	out=$("$NUMAPLACE" --root "$FIXTURES/rt-worker" report)
+	out=$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" report)
 	sed -n 2p <<<"$out" | grep -q '^eno1 0000:03:00.0 (igb, node 0): 8 IRQs on isolated CPUs 4-18:2; 4.8M of 4.8M interrupts ran there' ||
 		die "the igb NIC on isolated CPUs does not lead the summary: $(head -n 4 <<<"$out")"
 	[ "$(grep -c 'isolated' <<<"$(sed -n '/== Findings/,$p' <<<"$out")")" = 1 ] ||
 		die "isolated-CPU findings not grouped: $out"
-	"$NUMAPLACE" --root "$FIXTURES/rt-worker" report --all | grep -q '^minor   system IRQs (dmar1, PCIe PME): 3 IRQs on isolated CPUs 3,20,43' ||
+	"$NUMAPLACE" --root "$FIXTURES/rt-igb80" report --all | grep -q '^minor   system IRQs (dmar1, PCIe PME): 3 IRQs on isolated CPUs 3,20,43' ||
 		die "system IRQs on isolated CPUs are not one minor line"
 }
 
@@ -45,7 +45,7 @@ in_pty() {
 # long and on the others; colour only on a terminal, and never with NO_COLOR or --color=never.
 test_report_fits_120_columns() {
 	local root out wide esc=$'\033'
-	for root in wide112 rt-worker r715 smt-isolated nonode amd16; do
+	for root in wide112 rt-igb80 r715 smt-isolated nonode amd16; do
 		out=$(NO_COLOR= in_pty 120 --root "$FIXTURES/$root" report --all)
 		grep -q '^== Summary' <<<"$out" || die "$root: no report in the pty: $out"
 		wide=$(sed "s/$esc\[[0-9;]*m//g" <<<"$out" | awk 'length > 120')

@@ -1,0 +1,1 @@
+--root "$FIXTURES/rt-ice16" advise --policy app --app-pid 4242 --json

@@ -1,1 +1,0 @@
---root "$FIXTURES/rtworker" advise --policy app --app-pid 4242

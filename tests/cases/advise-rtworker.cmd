@@ -1,1 +1,0 @@
---root "$FIXTURES/rtworker" advise

@@ -1,0 +1,1 @@
+--root "$FIXTURES/rt-igb80" report
