@@ -129,15 +129,16 @@ static void print_findings(const struct np_findings *f, bool all, int width, boo
 struct placement {
 	const struct np_machine *m;
 	double seconds;
+	/* Each device's, found once: five columns ask, and each finding walks
+	 * every IRQ of the machine. */
+	const struct np_irq_summary *summaries;
 };
 #define MACHINE(data) (((const struct placement *)(data))->m)
 #define DEV_INDEX(row) (*(const size_t *)(row))
 
 static struct np_irq_summary summary(const void *data, const void *row)
 {
-	struct np_irq_summary s;
-	np_device_irq_summary(MACHINE(data), DEV_INDEX(row), &s);
-	return s;
+	return ((const struct placement *)data)->summaries[DEV_INDEX(row)];
 }
 
 static int get_device(const void *data, const void *row, struct np_value *v)
@@ -226,21 +227,26 @@ static int print_placement(const struct np_command *self, const struct np_machin
 			   double seconds)
 {
 	struct np_table t;
-	struct placement data = { m, seconds };
+	struct np_irq_summary *sums = calloc(m->pci.ndevs + 1, sizeof(*sums));
+	struct placement data = { m, seconds, sums };
+	if (!sums)
+		return np_error("%s", strerror(ENOMEM));
+	for (size_t di = 0; di < m->pci.ndevs; di++)
+		np_device_irq_summary(m, di, &sums[di]);
 	int rc = np_table_init(&t, self, placement_columns, seconds > 0 ? PLACEMENT_RATE_COLUMNS : PLACEMENT_COLUMNS,
 			       NULL, false, &data);
-	if (rc != NP_CONTINUE)
+	if (rc != NP_CONTINUE) {
+		free(sums);
 		return rc;
-	rc = EXIT_OK;
-	for (size_t di = 0; rc == EXIT_OK && di < m->pci.ndevs; di++) {
-		struct np_irq_summary s;
-		np_device_irq_summary(m, di, &s);
-		if (selected[di] && s.nirqs > 0)
-			rc = np_table_add(&t, &di);
 	}
+	rc = EXIT_OK;
+	for (size_t di = 0; rc == EXIT_OK && di < m->pci.ndevs; di++)
+		if (selected[di] && sums[di].nirqs > 0)
+			rc = np_table_add(&t, &di);
 	if (rc == EXIT_OK)
 		rc = np_table_print(&t, stdout);
 	np_table_free(&t);
+	free(sums);
 	return rc;
 }
 
