@@ -339,9 +339,12 @@ static size_t put_int(char *out, int n)
  * IRQ's affinity of a 1024-CPU machine is "0-1023", in each report. */
 char *np_cpuset_format_list(const struct np_cpuset *set)
 {
-	/* Worst case "a,b,c,...": each CPU at most 8 digits plus a separator. */
-	size_t cap = (size_t)np_cpuset_count(set) * 9 + 1, len = 0;
-	char *out = malloc(cap);
+	/* Sized by its runs (each at most "a-b," of two 5-digit CPUs): room for
+	 * every CPU would be 9 KB for "0-1023", a malloc too large for its cache. */
+	size_t runs = 0, len = 0;
+	for (int cpu = np_cpuset_next(set, 0); cpu >= 0; cpu = np_cpuset_next(set, next_clear(set, cpu)))
+		runs++;
+	char *out = malloc(runs * 12 + 1);
 	if (!out)
 		return NULL;
 	for (int cpu = np_cpuset_next(set, 0); cpu >= 0;) {
