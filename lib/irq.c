@@ -74,12 +74,14 @@ static size_t skip_zero_counts(const char **pp, const char *end, size_t max)
 	const char *p = *pp;
 	const __m128i sp = _mm_set1_epi8(' '), zero_ch = _mm_set1_epi8('0');
 	while (n < max && end - p > 64) {
-		uint64_t space = 0, zero = 0;
-		for (int i = 0; i < 4; i++) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-			space |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) << (16 * i);
-			zero |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero_ch)) << (16 * i);
-		}
+		const __m128i *q = (const __m128i *)(const void *)p;
+		__m128i v0 = _mm_loadu_si128(q), v1 = _mm_loadu_si128(q + 1), v2 = _mm_loadu_si128(q + 2),
+			v3 = _mm_loadu_si128(q + 3);
+#define MASK(v, c) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8((v), (c))))
+		uint64_t space = MASK(v0, sp) | MASK(v1, sp) << 16 | MASK(v2, sp) << 32 | MASK(v3, sp) << 48;
+		uint64_t zero = MASK(v0, zero_ch) | MASK(v1, zero_ch) << 16 | MASK(v2, zero_ch) << 32 |
+				MASK(v3, zero_ch) << 48;
+#undef MASK
 		/* p[-1] is a blank or the row's ':', never part of a count. */
 		uint64_t starts = ~space & ~(~space << 1);
 		if (!starts) {
