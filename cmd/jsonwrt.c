@@ -54,11 +54,19 @@ static void tabs(struct np_jw *jw, int n)
  * bytes (UTF-8 included) as they are. */
 static void string(struct np_jw *jw, const char *s)
 {
+	/* The bytes that end a run written as it is: NUL, controls, '"', '\\'. */
+	static const bool stop[256] = {
+		[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+		[0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+		[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+		[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+		['"'] = 1, ['\\'] = 1,
+	};
 	putch(jw, '"');
 	const char *run = s;
 	for (const unsigned char *p = (const unsigned char *)s;; p++) {
 		unsigned char c = *p;
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (!stop[c])
 			continue;
 		put(jw, run, (size_t)((const char *)p - run));
 		if (!c)

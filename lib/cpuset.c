@@ -288,6 +288,13 @@ int np_cpuset_parse_mask(struct np_cpuset *set, const char *text)
 			group_digits = 0;
 			continue;
 		}
+		/* A whole group of zeros at once: most of a large machine's mask. */
+		if (group_digits == 0 && p - start >= 7 && !memcmp(p - 7, "00000000", 8)) {
+			group_digits = 8;
+			bit += 32;
+			p -= 7;
+			continue;
+		}
 		int v = hexval(*p);
 		if (v < 0 || ++group_digits > 8) {
 			rc = -EINVAL;

@@ -282,6 +282,9 @@ static void test_mask_round_trip(void **state)
 	mask_round_trip("1,00000000,00000000", "64", 65);
 	mask_round_trip("aa", "1,3,5,7", 8);
 	mask_round_trip("ff,00ff00ff", "0-7,16-23,32-39", 40);
+	/* Groups of zeros passed whole, around and between set ones. */
+	mask_round_trip("00000000,80000000,00000000", "63", 96);
+	mask_round_trip("00000001,00000000,00000000,00000010", "4,96", 128);
 
 	struct np_cpuset set = NP_CPUSET_INIT;
 	/* Upper-case digits and a trailing newline, as some tools write them. */
@@ -289,6 +292,9 @@ static void test_mask_round_trip(void **state)
 	assert_list(&set, "0-39");
 	assert_int_equal(np_cpuset_parse_mask(&set, "  3\n"), 0);
 	assert_list(&set, "0-1");
+	/* A group of nine digits, zeros or not, is no mask. */
+	assert_int_equal(np_cpuset_parse_mask(&set, "000000000,00000000"), -EINVAL);
+	assert_int_equal(np_cpuset_parse_mask(&set, "0000000000000000"), -EINVAL);
 	np_cpuset_free(&set);
 }
 
