@@ -207,6 +207,13 @@ void np_jw_int(struct np_jw *jw, const char *key, long long i)
 	digits(jw, i);
 }
 
+void np_jw_uint(struct np_jw *jw, const char *key, unsigned long long u)
+{
+	if (u >= 1000000000000000ULL)
+		return np_jw_number(jw, key, (double)u);
+	np_jw_int(jw, key, (long long)u);
+}
+
 void np_jw_bool(struct np_jw *jw, const char *key, bool b)
 {
 	member(jw, key);

@@ -35,6 +35,7 @@ void np_jw_array(struct np_jw *jw, const char *key);
 void np_jw_close(struct np_jw *jw); /* the innermost open object or array */
 void np_jw_str(struct np_jw *jw, const char *key, const char *s); /* NULL: null */
 void np_jw_int(struct np_jw *jw, const char *key, long long i);
+void np_jw_uint(struct np_jw *jw, const char *key, unsigned long long u);
 void np_jw_number(struct np_jw *jw, const char *key, double d);
 void np_jw_bool(struct np_jw *jw, const char *key, bool b);
 void np_jw_null(struct np_jw *jw, const char *key);

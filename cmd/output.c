@@ -225,13 +225,7 @@ static void value_write(struct np_jw *jw, const char *key, const struct np_value
 		np_jw_object(jw, key);
 		for (size_t k = 0; k < v->ncounts; k++) {
 			char ck[24];
-			const char *name = count_key(&v->counts[k], ck, sizeof(ck));
-			unsigned long long n = v->counts[k].n;
-			/* cJSON kept a count as a double: past 15 digits, that double's text. */
-			if (n < 1000000000000000ULL)
-				np_jw_int(jw, name, (long long)n);
-			else
-				np_jw_number(jw, name, (double)n);
+			np_jw_uint(jw, count_key(&v->counts[k], ck, sizeof(ck)), v->counts[k].n);
 		}
 		return np_jw_close(jw);
 	}

@@ -89,6 +89,29 @@ static void test_ints(void **state)
 	}
 }
 
+/* np_jw_uint the same for counts past LLONG_MAX. */
+static void test_uints(void **state)
+{
+	(void)state;
+	static const unsigned long long values[] = { 0, 999999999999999ULL, 1000000000000000ULL, ULLONG_MAX };
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		cJSON *n = cJSON_CreateNumber((double)values[i]);
+		char *want = cJSON_PrintUnformatted(n), *got = NULL;
+		size_t len;
+		FILE *f = open_memstream(&got, &len);
+		struct np_jw jw;
+		np_jw_init(&jw, f, false);
+		np_jw_uint(&jw, NULL, values[i]);
+		assert_int_equal(np_jw_finish(&jw), 0);
+		fclose(f);
+		got[strlen(got) - 1] = '\0';
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+		cJSON_Delete(n);
+	}
+}
+
 static void test_strings(void **state)
 {
 	(void)state;
@@ -206,8 +229,9 @@ static void test_unbalanced(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbers),   cmocka_unit_test(test_ints),          cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_nesting),   cmocka_unit_test(test_streamed_calls), cmocka_unit_test(test_unbalanced),
+		cmocka_unit_test(test_numbers), cmocka_unit_test(test_ints),           cmocka_unit_test(test_uints),
+		cmocka_unit_test(test_strings), cmocka_unit_test(test_nesting),        cmocka_unit_test(test_streamed_calls),
+		cmocka_unit_test(test_unbalanced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
