@@ -33,9 +33,10 @@ int cmd_devices(int argc, char **argv, struct np_ctx *ctx)
 	if (rc == EXIT_OK && np_select_devices(ctx, &m, argc - first, argv + first, o.all, selected))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && o.json) {
-		cJSON *doc = np_json_doc();
-		np_json_put(doc, "devices", np_devices_json(&m, selected));
-		rc = np_print_json(doc, o.pretty);
+		struct np_jw jw;
+		np_json_begin(&jw, o.pretty);
+		np_devices_write(&jw, "devices", &m, selected);
+		rc = np_json_end(&jw);
 	} else if (rc == EXIT_OK) {
 		np_devices_print(&m, selected, stdout);
 	}

@@ -526,16 +526,15 @@ int np_print_json(cJSON *doc, bool pretty)
 	return np_json_end(&jw);
 }
 
-cJSON *np_json_cpus(const struct np_cpuset *set, bool empty_null)
+void np_jw_cpus(struct np_jw *jw, const char *key, const struct np_cpuset *set, bool empty_null)
 {
 	if (empty_null && np_cpuset_empty(set))
-		return cJSON_CreateNull();
+		return np_jw_null(jw, key);
 	char *text = np_cpuset_format_list(set);
-	cJSON *j = text ? cJSON_CreateString(text) : NULL;
-	free(text);
 	if (!text)
-		json_alloc_failed = true;
-	return j;
+		jw->failed = true;
+	np_jw_str(jw, key, text ? text : "");
+	free(text);
 }
 
 void np_json_put(cJSON *o, const char *key, cJSON *item)

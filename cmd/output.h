@@ -1,6 +1,7 @@
 /* The output layer: a command describes its columns once, and each row
  * becomes a table line (libsmartcols, as lsblk and lsirq print) or a JSON
- * object (cJSON) from the same values. */
+ * object from the same values: a cJSON object for a small document, or
+ * written at once (jsonwrt.h) for a large one. */
 #ifndef NUMAPLACE_OUTPUT_H
 #define NUMAPLACE_OUTPUT_H
 
@@ -145,8 +146,8 @@ int np_print_json(cJSON *doc, bool pretty);
  * np_jw_*, np_json_end adds "warnings" and ends it. An exit status. */
 void np_json_begin(struct np_jw *jw, bool pretty);
 int np_json_end(struct np_jw *jw);
-/* The JSON of a CPU set: its list ("0-3,8"), or null when empty and empty_null. */
-cJSON *np_json_cpus(const struct np_cpuset *set, bool empty_null);
+/* The JSON of a CPU set, written: its list ("0-3,8"), or null when empty and empty_null. */
+void np_jw_cpus(struct np_jw *jw, const char *key, const struct np_cpuset *set, bool empty_null);
 /* Adds item to o under key (to the array o when key is NULL); a failure is
  * remembered for np_print_json to report, and item freed. */
 void np_json_put(cJSON *o, const char *key, cJSON *item);

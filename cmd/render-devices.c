@@ -7,90 +7,106 @@
 #include "../lib/machine.h"
 #include "render.h"
 
-static cJSON *device_to_json(const struct np_machine *m, size_t di)
+static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di)
 {
 	const struct np_pci_dev *d = &m->pci.devs[di];
-	cJSON *o = cJSON_CreateObject();
 	char ids[16];
 	bool inferred;
 	int node = np_device_node(m, d, &inferred);
 
-	cJSON_AddStringToObject(o, "device", d->addr);
+	np_jw_object(jw, NULL);
+	np_jw_str(jw, "device", d->addr);
 	snprintf(ids, sizeof(ids), "%04x:%04x", d->vendor_id, d->device_id);
-	cJSON_AddStringToObject(o, "ids", ids);
-	cJSON_AddItemToObject(o, "vendor", np_json_str(d->vendor));
-	cJSON_AddItemToObject(o, "name", np_json_str(d->device));
-	cJSON_AddItemToObject(o, "class", np_json_str(d->class_name));
+	np_jw_str(jw, "ids", ids);
+	np_jw_str(jw, "vendor", d->vendor);
+	np_jw_str(jw, "name", d->device);
+	np_jw_str(jw, "class", d->class_name);
 	snprintf(ids, sizeof(ids), "%04x", d->class_id);
-	cJSON_AddStringToObject(o, "class_id", ids);
-	cJSON_AddItemToObject(o, "driver", np_json_str(d->driver));
+	np_jw_str(jw, "class_id", ids);
+	np_jw_str(jw, "driver", d->driver);
 	if (d->child_driver)
-		cJSON_AddStringToObject(o, "child_driver", d->child_driver);
-	cJSON_AddNumberToObject(o, "numa_node", d->numa_node);
+		np_jw_str(jw, "child_driver", d->child_driver);
+	np_jw_int(jw, "numa_node", d->numa_node);
 	if (node >= 0)
-		cJSON_AddNumberToObject(o, "node", node);
+		np_jw_int(jw, "node", node);
 	else
-		cJSON_AddNullToObject(o, "node");
-	cJSON_AddBoolToObject(o, "node_inferred", inferred);
-	cJSON_AddItemToObject(o, "local_cpus", np_json_cpus(&d->local_cpus, true));
-	cJSON *net = cJSON_AddArrayToObject(o, "net"), *net_detail = cJSON_AddArrayToObject(o, "net_queues");
+		np_jw_null(jw, "node");
+	np_jw_bool(jw, "node_inferred", inferred);
+	np_jw_cpus(jw, "local_cpus", &d->local_cpus, true);
+	np_jw_array(jw, "net");
+	for (size_t i = 0; i < d->nnet; i++)
+		np_jw_str(jw, NULL, d->net[i].name);
+	np_jw_close(jw);
+	np_jw_array(jw, "net_queues");
 	for (size_t i = 0; i < d->nnet; i++) {
 		const struct np_netif *nif = &d->net[i];
-		cJSON_AddItemToArray(net, cJSON_CreateString(nif->name));
-		cJSON *q = cJSON_CreateObject();
-		cJSON_AddStringToObject(q, "name", nif->name);
-		cJSON *rx = cJSON_AddArrayToObject(q, "rx"), *tx = cJSON_AddArrayToObject(q, "tx");
+		np_jw_object(jw, NULL);
+		np_jw_str(jw, "name", nif->name);
+		np_jw_array(jw, "rx");
 		for (int r = 0; r < nif->nrx; r++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddNumberToObject(e, "queue", r);
-			cJSON_AddItemToObject(e, "rps_cpus", np_json_cpus(&nif->rps[r], false));
-			cJSON_AddItemToArray(rx, e);
+			np_jw_object(jw, NULL);
+			np_jw_int(jw, "queue", r);
+			np_jw_cpus(jw, "rps_cpus", &nif->rps[r], false);
+			np_jw_close(jw);
 		}
+		np_jw_close(jw);
+		np_jw_array(jw, "tx");
 		for (int t = 0; t < nif->ntx; t++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddNumberToObject(e, "queue", t);
-			cJSON_AddItemToObject(e, "xps_cpus", nif->xps_known[t] ? np_json_cpus(&nif->xps[t], false) : cJSON_CreateNull());
-			cJSON_AddItemToArray(tx, e);
+			np_jw_object(jw, NULL);
+			np_jw_int(jw, "queue", t);
+			if (nif->xps_known[t])
+				np_jw_cpus(jw, "xps_cpus", &nif->xps[t], false);
+			else
+				np_jw_null(jw, "xps_cpus");
+			np_jw_close(jw);
 		}
-		cJSON_AddItemToArray(net_detail, q);
+		np_jw_close(jw);
+		np_jw_close(jw);
 	}
-	cJSON *block = cJSON_AddArrayToObject(o, "block"), *block_detail = cJSON_AddArrayToObject(o, "block_queues");
+	np_jw_close(jw);
+	np_jw_array(jw, "block");
+	for (size_t i = 0; i < d->nblock; i++)
+		np_jw_str(jw, NULL, d->block[i].name);
+	np_jw_close(jw);
+	np_jw_array(jw, "block_queues");
 	for (size_t i = 0; i < d->nblock; i++) {
 		const struct np_blockdev *bd = &d->block[i];
-		cJSON_AddItemToArray(block, cJSON_CreateString(bd->name));
-		cJSON *b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "name", bd->name);
+		np_jw_object(jw, NULL);
+		np_jw_str(jw, "name", bd->name);
 		if (bd->rq_affinity >= 0)
-			cJSON_AddNumberToObject(b, "rq_affinity", bd->rq_affinity);
+			np_jw_int(jw, "rq_affinity", bd->rq_affinity);
 		else
-			cJSON_AddNullToObject(b, "rq_affinity");
-		cJSON_AddItemToObject(b, "scheduler", np_json_str(bd->scheduler));
-		cJSON *hwq = cJSON_AddArrayToObject(b, "hw_queues");
+			np_jw_null(jw, "rq_affinity");
+		np_jw_str(jw, "scheduler", bd->scheduler);
+		np_jw_array(jw, "hw_queues");
 		for (int q = 0; q < bd->nhwq; q++)
-			cJSON_AddItemToArray(hwq, np_json_cpus(&bd->hwq_cpus[q], false));
-		cJSON_AddItemToArray(block_detail, b);
+			np_jw_cpus(jw, NULL, &bd->hwq_cpus[q], false);
+		np_jw_close(jw);
+		np_jw_close(jw);
 	}
-	cJSON *irqs = cJSON_AddArrayToObject(o, "irqs");
+	np_jw_close(jw);
+	np_jw_array(jw, "irqs");
 	for (size_t i = 0; i < m->irqs.n; i++)
 		if (m->irqs.v[i].dev == (int)di)
-			cJSON_AddItemToArray(irqs, cJSON_CreateNumber(m->irqs.v[i].irq));
+			np_jw_int(jw, NULL, m->irqs.v[i].irq);
+	np_jw_close(jw);
 	struct np_irq_summary s;
 	np_device_irq_summary(m, di, &s);
-	cJSON_AddNumberToObject(o, "irqs_remote", s.nremote);
+	np_jw_int(jw, "irqs_remote", s.nremote);
 	if (s.total > 0 && s.node_known)
-		cJSON_AddNumberToObject(o, "remote_share", (double)s.remote / (double)s.total);
+		np_jw_number(jw, "remote_share", (double)s.remote / (double)s.total);
 	else
-		cJSON_AddNullToObject(o, "remote_share");
-	return o;
+		np_jw_null(jw, "remote_share");
+	np_jw_close(jw);
 }
 
-cJSON *np_devices_json(const struct np_machine *m, const bool *selected)
+void np_devices_write(struct np_jw *jw, const char *key, const struct np_machine *m, const bool *selected)
 {
-	cJSON *a = cJSON_CreateArray();
+	np_jw_array(jw, key);
 	for (size_t i = 0; i < m->pci.ndevs; i++)
 		if (selected[i])
-			cJSON_AddItemToArray(a, device_to_json(m, i));
-	return a;
+			device_write(jw, m, i);
+	np_jw_close(jw);
 }
 
 /* A CPU set by name or shortened list; "off" when empty (RPS, XPS). */

@@ -190,50 +190,49 @@ static const struct np_column cpu_columns[] = {
 };
 #define CPU_TEXT_COLUMNS "cpu,node,package,core,thread_siblings,online"
 
-/* One table of rows (n of them, size bytes apart). Returns an exit status;
- * with json, *array gets the rows. */
+/* One table of rows (n of them, size bytes apart): written to jw as the
+ * array key, or else printed to out. Returns an exit status. */
 static int fill(const struct np_column *cols, const char *defaults, const struct np_topology *t, const void *rows,
-		size_t n, size_t size, cJSON **array, FILE *out)
+		size_t n, size_t size, struct np_jw *jw, const char *key, FILE *out)
 {
 	struct np_table tab;
-	int rc = np_table_init(&tab, np_command_find("topo"), cols, defaults, NULL, array != NULL, t);
+	int rc = np_table_init(&tab, np_command_find("topo"), cols, defaults, NULL, jw != NULL, t);
 	if (rc != NP_CONTINUE)
 		return rc;
+	if (jw)
+		np_table_stream(&tab, jw, key);
 	rc = EXIT_OK;
 	for (size_t i = 0; rc == EXIT_OK && i < n; i++)
 		rc = np_table_add(&tab, (const char *)rows + i * size);
-	if (rc == EXIT_OK && array)
-		*array = np_table_take_json(&tab);
+	if (jw)
+		np_table_stream_end(&tab);
 	else if (rc == EXIT_OK)
 		rc = np_table_print(&tab, out);
 	np_table_free(&tab);
 	return rc;
 }
 
-int np_topo_json(cJSON *root, const struct np_topology *t)
+int np_topo_write(struct np_jw *jw, const struct np_topology *t)
 {
-	cJSON *nodes = NULL, *cpus = NULL;
-	int rc = fill(node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), &nodes, NULL);
+	int rc = fill(node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), jw, "nodes",
+		      NULL);
 	if (rc == EXIT_OK)
-		rc = fill(cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), &cpus, NULL);
-	if (rc != EXIT_OK) {
-		cJSON_Delete(nodes);
+		rc = fill(cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), jw, "cpus", NULL);
+	if (rc != EXIT_OK)
 		return rc;
-	}
-	np_json_put(root, "nodes", nodes);
-	np_json_put(root, "cpus", cpus);
 	struct np_cpuset offline = NP_CPUSET_INIT;
-	np_cpuset_copy(&offline, &t->present);
+	if (np_cpuset_copy(&offline, &t->present))
+		jw->failed = true;
 	np_cpuset_andnot(&offline, &t->online);
-	np_json_put(root, "online", np_json_cpus(&t->online, false));
-	np_json_put(root, "offline", np_json_cpus(&offline, false));
-	np_json_put(root, "isolated", np_json_cpus(&t->isolated, false));
-	np_json_put(root, "nohz_full", np_json_cpus(&t->nohz_full, false));
+	np_jw_cpus(jw, "online", &t->online, false);
+	np_jw_cpus(jw, "offline", &offline, false);
+	np_jw_cpus(jw, "isolated", &t->isolated, false);
+	np_jw_cpus(jw, "nohz_full", &t->nohz_full, false);
 	np_cpuset_free(&offline);
-	cJSON *notes = cJSON_CreateArray();
+	np_jw_array(jw, "notes");
 	for (size_t i = 0; i < t->nnotes; i++)
-		np_json_put(notes, NULL, cJSON_CreateString(t->notes[i]));
-	np_json_put(root, "notes", notes);
+		np_jw_str(jw, NULL, t->notes[i]);
+	np_jw_close(jw);
 	return EXIT_OK;
 }
 
@@ -267,10 +266,11 @@ int np_topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 	fprintf(out, "%-16s%d%s\n\n", "NUMA nodes:", t->nnodes, t->numa ? "" : " (kernel without NUMA)");
 	np_cpuset_free(&offline);
 
-	int rc = fill(node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), NULL, out);
+	int rc = fill(node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), NULL, NULL,
+		      out);
 	if (rc == EXIT_OK && per_cpu) {
 		fputc('\n', out);
-		rc = fill(cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), NULL, out);
+		rc = fill(cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), NULL, NULL, out);
 	}
 	return rc;
 }

@@ -13,14 +13,15 @@ struct np_machine;
 struct np_topology;
 
 /* topo: a summary, the nodes table and, with per_cpu, the CPUs table. */
-/* Adds the topology's keys to o. Returns an exit status. */
-int np_topo_json(cJSON *o, const struct np_topology *topo);
+/* Writes the topology's keys into the open object. Returns an exit status. */
+int np_topo_write(struct np_jw *jw, const struct np_topology *topo);
 int np_topo_print(const struct np_topology *topo, FILE *out, bool per_cpu);
 /* What the topology could not read, one "numaplace: note:" line each. */
 void np_topo_print_notes(const struct np_topology *topo, FILE *out);
 
 /* devices: the selected ones (a flag per PCI function). */
-cJSON *np_devices_json(const struct np_machine *m, const bool *selected);
+/* Writes them as the array key. */
+void np_devices_write(struct np_jw *jw, const char *key, const struct np_machine *m, const bool *selected);
 void np_devices_print(const struct np_machine *m, const bool *selected, FILE *out);
 
 /* irqs: one row per IRQ, the row a struct np_irq, the data an np_irq_view:

@@ -251,30 +251,20 @@ static int print_placement(const struct np_command *self, const struct np_machin
 }
 
 /* Written as it is produced: the IRQs (4000 rows of per-node counts on a
- * large machine) are never held as a tree. What can fail before the end is
- * read first. */
+ * large machine), the CPUs and the devices' queues are never held as a
+ * tree. What can fail on its own (the host's files) is read first. */
 static int report_json(struct np_ctx *ctx, const struct np_machine *m, const bool *selected,
 		       const struct np_findings *f, const struct report_opts *o)
 {
 	struct np_host host;
 	struct np_table irqs;
-	struct np_irq_view view = { m, o->interval, np_nodes_memo_new() };
-	if (np_host_read(ctx, &host)) {
-		np_nodes_memo_free(view.memo);
+	struct np_irq_view view = { m, o->interval, NULL };
+	if (np_host_read(ctx, &host))
 		return np_error("%s", ctx->err);
-	}
-	cJSON *topo = cJSON_CreateObject(), *devices = NULL;
-	int rc = topo ? np_topo_json(topo, &m->topo) : np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK)
-		devices = np_devices_json(m, selected);
-	if (rc == EXIT_OK)
-		rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns,
-				   o->interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
+	int rc = np_table_init(&irqs, np_command_find("report"), np_irq_columns,
+			       o->interval > 0 ? NP_IRQ_RATE_COLUMNS : NP_IRQ_DEFAULT_COLUMNS, NULL, true, &view);
 	if (rc != NP_CONTINUE) {
 		np_host_free(&host);
-		cJSON_Delete(topo);
-		cJSON_Delete(devices);
-		np_nodes_memo_free(view.memo);
 		return rc;
 	}
 	struct np_jw jw;
@@ -283,12 +273,14 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	np_host_free(&host);
 	if (o->interval > 0)
 		np_jw_number(&jw, "interval", o->interval);
-	np_jw_cjson(&jw, "topology", topo);
-	np_jw_cjson(&jw, "devices", devices);
-	cJSON_Delete(topo);
-	cJSON_Delete(devices);
-	np_table_stream(&irqs, &jw, "irqs");
-	rc = EXIT_OK;
+	np_jw_object(&jw, "topology");
+	rc = np_topo_write(&jw, &m->topo);
+	np_jw_close(&jw);
+	if (rc == EXIT_OK) {
+		np_devices_write(&jw, "devices", m, selected);
+		view.memo = np_nodes_memo_new();
+		np_table_stream(&irqs, &jw, "irqs");
+	}
 	for (size_t i = 0; rc == EXIT_OK && i < m->irqs.n; i++)
 		rc = np_table_add(&irqs, &m->irqs.v[i]);
 	np_table_stream_end(&irqs);

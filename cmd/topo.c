@@ -26,12 +26,10 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 	if (np_topology_load(ctx, &topo))
 		return np_error("%s", ctx->err);
 	if (o.json) {
-		cJSON *doc = np_json_doc();
-		rc = np_topo_json(doc, &topo);
-		if (rc == EXIT_OK)
-			rc = np_print_json(doc, o.pretty);
-		else
-			cJSON_Delete(doc);
+		struct np_jw jw;
+		np_json_begin(&jw, o.pretty);
+		if ((rc = np_topo_write(&jw, &topo)) == EXIT_OK)
+			rc = np_json_end(&jw);
 	} else {
 		np_topo_print_notes(&topo, stderr);
 		rc = np_topo_print(&topo, stdout, o.cpus);
