@@ -112,3 +112,25 @@ test_advise_with_nothing_to_plan_writes_nothing() {
 	[[ $err == *"nothing to write"* ]] || die "advise does not say nothing to write: $err"
 	[ ! -e "$WORK/none.json" ] || die "advise wrote $(cat "$WORK/none.json")"
 }
+
+# A malformed journal beside a good one: history lists both, and says why
+# the bad one is unreadable in JSON ("error") as in text (stderr); the good
+# one still reverts, the bad one's revert refuses.
+test_history_json_says_why_a_journal_is_unreadable() {
+	command -v jq >/dev/null || skip_test "jq not installed"
+	fresh_root
+	rq_profile
+	np apply "$WORK/rq.json" >/dev/null 2>&1 || die "apply failed"
+	local txn=$ROOT/var/lib/numaplace/txn json err
+	printf '{"id": "20260101-000000-1", "changes": 3' >"$txn/20260101-000000-1.json"
+	json=$(np history --json 2>/dev/null) || die "history --json failed beside a malformed journal"
+	expect_eq "unreadable" "$(jq -r '.transactions[0].state' <<<"$json")" "state of the malformed journal"
+	[[ $(jq -r '.transactions[0].error' <<<"$json") == *"20260101-000000-1.json' is malformed"* ]] ||
+		die "history --json does not say why the journal is unreadable: $json"
+	expect_eq "null" "$(jq -r '.transactions[1].error' <<<"$json")" "error of the good journal"
+	err=$(np history 2>&1 >/dev/null)
+	[[ $err == *"20260101-000000-1 is unreadable"*"is malformed"* ]] || die "text history does not say why: $err"
+	np revert 20260101-000000-1 >/dev/null 2>&1 && die "revert of a malformed journal succeeded"
+	np revert >/dev/null 2>&1 || die "the good transaction does not revert beside a malformed journal"
+	expect_eq 1 "$(cat "$ROOT/sys/block/sda/queue/rq_affinity")" "rq_affinity after the revert"
+}
