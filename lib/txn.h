@@ -91,6 +91,13 @@ int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id
  * oldest first, in *removed (NULL when none; free each and the array). */
 int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep, char ***removed,
 		 size_t *nremoved);
+/* A journal's text (the state directory's ID.json) and back, for tools and
+ * the fuzz harness: the same checks as a revert makes (path names the file
+ * in messages; id is what its name says). *error gets its "error", or NULL. */
+int np_txn_parse(struct np_ctx *ctx, const char *path, const char *id, const char *text, size_t len,
+		 struct np_txn *txn, char **error);
+/* The journal text of txn (malloc'd), with error unless NULL; NULL on ENOMEM. */
+char *np_txn_format(const struct np_txn *txn, const char *error);
 void np_txn_free(struct np_txn *txn);
 void np_txns_free(struct np_txn *txns, size_t count);
 const char *np_txn_state_name(enum np_txn_state state);

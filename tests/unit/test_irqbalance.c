@@ -172,6 +172,9 @@ static void test_ban_refuses_what_it_cannot_edit_safely(void **state)
 	check_refused("IRQBALANCE_ARGS=--a --b\n", "text follows the value");
 	check_refused("IRQBALANCE_ARGS=$OTHER\n", "would need quoting");
 	check_refused("IRQBALANCE_ARGS=--a\\\n", "would need quoting");
+	/* The shell would expand them, systemd would not. */
+	check_refused("IRQBALANCE_ARGS=\"--a=$HOME\"\n", "which the shell expands and systemd does not");
+	check_refused("IRQBALANCE_ARGS=\"`id`\"\n", "which the shell expands and systemd does not");
 }
 
 static void test_ban_change_reads_the_root(void **state)
