@@ -459,7 +459,7 @@ bool np_irqbalance_edit_ok(const char *old, const char *new)
 
 	find_block(old, &bo);
 	find_block(new, &bn);
-	if (!bn.start || !mark_ok(&bn) || !mark_ok(&bo) || parse_value(&ctx, bn.value, bn.end, &vn))
+	if (!bn.start || !mark_ok(&bn) || parse_value(&ctx, bn.value, bn.end, &vn))
 		return false;
 	if (bo.start && parse_value(&ctx, bo.value, bo.end, &vo))
 		return false;
