@@ -177,7 +177,8 @@ fuzz-run: $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 check check-live: export WERROR := 1
 check:
 	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY)
+	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY) \
+		build/gen-root
 	@bash tests/run.sh
 
 # The live tests write this machine's IRQ affinities, rq_affinity, RPS and

@@ -1518,6 +1518,13 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto handout;
 	}
 
+	/* A writer killed between naming its temporary file and the rename
+	 * left that name beside the file (np_replace_at); we hold the lock, so
+	 * no writer of these files is alive. */
+	for (size_t i = 0; i < txn.nchanges && txn.state == NP_TXN_PENDING; i++)
+		if ((rc = np_remove_stale_temps(ctx, "%s", txn.changes[i].path)))
+			goto out;
+
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
 	was = txn.state;

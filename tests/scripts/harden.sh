@@ -134,3 +134,22 @@ test_history_json_says_why_a_journal_is_unreadable() {
 	np revert >/dev/null 2>&1 || die "the good transaction does not revert beside a malformed journal"
 	expect_eq 1 "$(cat "$ROOT/sys/block/sda/queue/rq_affinity")" "rq_affinity after the revert"
 }
+
+# A writer killed between naming its temporary file and renaming it leaves
+# ".NAME.numaplace-PID" beside the file: the revert of the pending journal
+# (under the lock, so no writer is alive) removes it; the tree is as before.
+test_revert_of_a_killed_apply_removes_its_temporary_file() {
+	fresh_root
+	rq_profile
+	np apply "$WORK/rq.json" >/dev/null 2>&1 || die "apply failed"
+	local q=$ROOT/sys/block/sda/queue journal
+	journal=$(ls "$ROOT"/var/lib/numaplace/txn/*.json)
+	sed -i 's/"state":\t"applied"/"state":\t"pending"/' "$journal"
+	grep -q '"pending"' "$journal" || die "could not mark the journal pending: $(cat "$journal")"
+	echo 2 >"$q/.rq_affinity.numaplace-4242"
+	echo 2 >"$q/.rq_affinity.numaplace-x"
+	np revert >/dev/null 2>"$WORK/err" || die "revert failed: $(cat "$WORK/err")"
+	[ ! -e "$q/.rq_affinity.numaplace-4242" ] || die "the killed writer's temporary file is still there"
+	[ -e "$q/.rq_affinity.numaplace-x" ] || die "a file that is no temporary name of numaplace was removed"
+	expect_eq 1 "$(cat "$q/rq_affinity")" "rq_affinity after the revert"
+}
