@@ -1367,16 +1367,22 @@ static bool has_survivor(const struct np_txn *txn)
  * value, or for the irqbalance kind the file as it is now with only its
  * banned-IRQ lines put back, so that what else someone edited stays. The
  * journal's text is never written whole. */
+enum held { HELD_NEW, HELD_OLD, HELD_OTHER };
+
 static int revert_value(struct np_ctx *ctx, const struct np_change *c, const char *current,
-			enum np_ban_state *held, char **restore)
+			enum held *held, char **restore)
 {
 	*restore = NULL;
-	if (c->attr == NP_ATTR_IRQBALANCE_CONFIG)
-		return np_irqbalance_unban_text(ctx, current, c->old_value, c->new_value, held, restore);
-	*held = same_value(kind_of(c), current, c->new_value)   ? NP_BANS_NEW
-		: same_value(kind_of(c), current, c->old_value) ? NP_BANS_OLD
-								: NP_BANS_OTHER;
-	if (*held != NP_BANS_OLD && !(*restore = strdup(c->old_value)))
+	if (c->attr == NP_ATTR_IRQBALANCE_CONFIG) {
+		enum np_ban_state bans;
+		int rc = np_irqbalance_unban_text(ctx, current, c->old_value, c->new_value, &bans, restore);
+		*held = bans == NP_BANS_NEW ? HELD_NEW : bans == NP_BANS_OLD ? HELD_OLD : HELD_OTHER;
+		return rc;
+	}
+	*held = same_value(kind_of(c), current, c->new_value)   ? HELD_NEW
+		: same_value(kind_of(c), current, c->old_value) ? HELD_OLD
+								: HELD_OTHER;
+	if (*held != HELD_OLD && !(*restore = strdup(c->old_value)))
 		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	return 0;
 }
@@ -1393,7 +1399,7 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		const struct np_change *c = &txn->changes[i];
-		enum np_ban_state held;
+		enum held held;
 		if (stale && !survives_reboot(c))
 			continue;
 		/* A value that does not parse (a file emptied by hand, a foreign
@@ -1404,7 +1410,7 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		if ((rc = revert_value(ctx, c, before[i], &held, &restore[i])))
 			return with_subject(ctx, rc, c);
 		/* A crashed apply may have stopped before this write. */
-		if (held == NP_BANS_NEW || (txn->state == NP_TXN_PENDING && held == NP_BANS_OLD))
+		if (held == HELD_NEW || (txn->state == NP_TXN_PENDING && held == HELD_OLD))
 			continue;
 		if (!ndrift++)
 			first = i;
