@@ -92,7 +92,7 @@ static const struct np_column history_columns[] = {
 	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
 	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
 	NP_COLUMN("profile", "PROFILE", 0.3, SCOLS_FL_TRUNC, "the profile applied", get_profile),
-	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back or reverted", get_state),
+	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),
 	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT, "the values it changed", get_changes),
 	NP_COLUMN("error", "ERROR", 0.3, SCOLS_FL_TRUNC, "why an unreadable journal could not be read", get_error),
 	NP_COLUMN_END,
