@@ -199,7 +199,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 	int *irqs = NULL, *added = NULL;
 	size_t nirqs = 0, nadded = 0;
 	int rc;
-	if (np_machine_load(hd->ctx, &m))
+	if (np_machine_load_some(hd->ctx, &m, NP_LOAD_NO_NAMES))
 		return np_error("%s", hd->ctx->err);
 	np_print_warnings(&m);
 	if ((rc = np_profile_resolve(hd->ctx, &m, &hd->prof, &res))) {

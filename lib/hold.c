@@ -259,7 +259,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = np_machine_load(ctx, &m)))
+	if ((rc = np_machine_load_some(ctx, &m, NP_LOAD_NO_NAMES)))
 		return rc;
 	if ((rc = resolve_tolerant(ctx, &m, p, &res, r))) {
 		np_machine_free(&m);

@@ -49,11 +49,18 @@ static bool isolcpus_managed_irq(struct np_ctx *ctx)
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
 {
+	return np_machine_load_some(ctx, m, 0);
+}
+
+int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
 	memset(m, 0, sizeof(*m));
 	int rc = np_topology_load(ctx, &m->topo);
 	if (rc)
 		return rc;
 	rc = np_pci_scan(ctx, &m->pci);
+	if (rc == 0 && !(skip & NP_LOAD_NO_NAMES))
+		rc = np_pci_lookup_names(ctx, &m->pci);
 	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
 	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
 		rc = 0;
