@@ -275,19 +275,19 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		if (device && !concerns(c, device, d))
 			continue;
 		r->checked++;
-		int match = np_value_matches(ctx, c->path, np_attrs[c->attr].value, c->new_value);
+		char *cur = NULL;
+		int match = np_value_matches_current(ctx, c->path, np_attrs[c->attr].value, c->new_value, &cur);
 		if (match < 0) {
 			/* Gone between the load and now: the device is leaving. */
 			if ((rc = add_missing(r, c->subject)))
 				goto nomem;
 			continue;
 		}
-		if (match)
+		if (match) {
+			free(cur);
 			continue;
-		char *cur = NULL;
-		np_read_text(ctx, &cur, "%s", c->path);
-		if (cur)
-			cur[strcspn(cur, "\n")] = '\0';
+		}
+		cur[strcspn(cur, "\n")] = '\0';
 		if ((rc = add_drift(r, c, cur)))
 			goto nomem;
 		int what = decide(h, c->path, now_ms, &r->retry_ms);

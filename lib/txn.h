@@ -46,6 +46,10 @@ struct np_txn_opts {
 /* Whether the current value at path equals value once both are normalized.
  * Returns 1 equal, 0 different, -errno when unreadable (detail in ctx->err). */
 int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind, const char *value);
+/* The same, handing back the text read (malloc'd) in *current: one read for
+ * who shows the value that drifted (hold). *current is NULL on error. */
+int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
+			     const char *value, char **current);
 
 /* Applies changes (made by np_change_make, or path, attr, subject and
  * new_value filled by the caller; a path must be its attr's own) as one
