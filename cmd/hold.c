@@ -142,14 +142,13 @@ static void pending_add(struct holder *hd, const char *device, const char *cause
 	p->due = due;
 }
 
-/* One pass over device (NULL: all), logged; cause names it in the journal. */
+/* One pass over device (NULL: all), logged; cause is the transaction's. */
 static void pass(struct holder *hd, const char *device, const char *cause)
 {
-	char label[512], n[32], ms[32];
+	char n[32], ms[32];
 	struct np_hold_result r;
-	snprintf(label, sizeof(label), "%s (hold: %s)", hd->prof.name, cause);
 	long long start = now_ms();
-	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, label, start, &r);
+	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, cause, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
 	for (size_t i = 0; i < r.nmissing; i++)
 		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },

@@ -250,7 +250,7 @@ fail:
 }
 
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
-		 const char *label, long long now_ms, struct np_hold_result *r)
+		 const char *cause, long long now_ms, struct np_hold_result *r)
 {
 	struct np_machine m;
 	struct np_resolved res;
@@ -301,7 +301,9 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	}
 	if (h->report_only || !nfix)
 		goto out;
-	rc = np_txn_apply(ctx, &h->txn, label, fix, nfix, &r->txn);
+	struct np_txn_opts opts = h->txn;
+	opts.cause = cause;
+	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
 	/* The apply fills in each change's old_value: hand those to res to free. */
 	for (size_t i = 0, j = 0; i < nfix; i++) {
 		while (strcmp(res.changes[j].path, fix[i].path))

@@ -53,14 +53,13 @@ struct np_hold_result {
 
 /* One pass. device: an interface, block device or PCI address whose
  * values only are checked (with those of its PCI function: a re-created
- * interface comes with re-requested IRQs), NULL for all. label: the
- * transaction's profile field ("web (hold: add net eth4)"), which history
- * shows. now_ms: CLOCK_MONOTONIC in ms. A setting that no longer fits (its
+ * interface comes with re-requested IRQs), NULL for all. cause: the
+ * transaction's cause ("add net eth4"), which history shows. now_ms: CLOCK_MONOTONIC in ms. A setting that no longer fits (its
  * device left) is listed in r->missing and the rest is held. Returns 0
  * (see r) or the failing step's -errno, the detail in ctx->err. r is filled as far as it got; free with
  * np_hold_result_free. */
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
-		 const char *label, long long now_ms, struct np_hold_result *r);
+		 const char *cause, long long now_ms, struct np_hold_result *r);
 void np_hold_result_free(struct np_hold_result *r);
 void np_hold_free(struct np_hold *h);
 

@@ -385,6 +385,7 @@ void np_txn_free(struct np_txn *txn)
 		return;
 	free(txn->id);
 	free(txn->profile);
+	free(txn->cause);
 	free(txn->boot_id);
 	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
@@ -671,6 +672,9 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 		    !cJSON_AddStringToObject(o, "new", c->new_value))
 			goto fail;
 	}
+	/* Absent rather than null without a cause: as journals were before it. */
+	if (txn->cause && !cJSON_AddStringToObject(root, "cause", txn->cause))
+		goto fail;
 	if (error && *error && !cJSON_AddStringToObject(root, "error", error))
 		goto fail;
 	return root;
@@ -821,10 +825,15 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	if (!(time_item->valuedouble >= 0 && time_item->valuedouble < 9e15))
 		goto bad;
 	txn->time = (long long)time_item->valuedouble;
+	/* Optional: journals written before it have none. */
+	const cJSON *cause = cJSON_GetObjectItemCaseSensitive(root, "cause");
+	why = "its cause is not a string";
+	if (cause && !cJSON_IsString(cause))
+		goto bad;
 	txn->id = strdup(id);
 	txn->profile = strdup(profile);
 	txn->boot_id = strdup(boot);
-	if (!txn->id || !txn->profile || !txn->boot_id)
+	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))))
 		goto nomem;
 
 	size_t n = (size_t)cJSON_GetArraySize(changes);
@@ -1343,7 +1352,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	txn.time = (long long)time(NULL);
 	txn.state = NP_TXN_PENDING;
-	if (!(txn.profile = strdup(profile ? profile : ""))) {
+	if (!(txn.profile = strdup(profile ? profile : "")) ||
+	    (opts && opts->cause && !(txn.cause = strdup(opts->cause)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}

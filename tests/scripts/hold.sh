@@ -71,9 +71,21 @@ test_hold_event_reapplies_only_the_affected_device() {
 	stop_hold
 	grep -q "stay applied" "$WORK/hold/log" || die "no exit line"
 	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "the value after SIGTERM"
-	local hist
+	local hist id
 	hist=$(np history --state-dir "$WORK/hold/state" --json)
-	[[ $hist == *"hold-test (hold: add net eth4)"* ]] || die "history does not show the event: $hist"
+	expect_eq "hold-test|add net eth4" "$(jq -r '.transactions[-1] | "\(.profile)|\(.cause)"' <<<"$hist")" \
+		"the re-apply's profile and cause in history --json"
+	expect_eq "hold-test|null" "$(jq -r '.transactions[0] | "\(.profile)|\(.cause)"' <<<"$hist")" \
+		"the first apply in history --json"
+	[[ $(np history --state-dir "$WORK/hold/state" -n -o cause | tail -n 1) == "add net eth4" ]] ||
+		die "history does not show the cause: $(np history --state-dir "$WORK/hold/state")"
+	# A journal from before the cause field still reads, without one.
+	id=$(jq -r '.transactions[-1].id' <<<"$hist")
+	jq 'del(.cause)' "$WORK/hold/state/txn/$id.json" >"$WORK/hold/old.json"
+	mv "$WORK/hold/old.json" "$WORK/hold/state/txn/$id.json"
+	expect_eq "applied|null" \
+		"$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[-1] | "\(.state)|\(.cause)"')" \
+		"a journal without a cause"
 }
 
 test_hold_interval_check_reapplies_drift_and_revert_restores() {
@@ -88,8 +100,9 @@ test_hold_interval_check_reapplies_drift_and_revert_restores() {
 	# revertible: reverting it gives back the fixture's values.
 	local first
 	first=$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[0].id')
-	expect_eq "hold-test (hold: interval check)" \
-		"$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[1].profile')" "the re-apply in history"
+	expect_eq "hold-test|interval check" \
+		"$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[1] | "\(.profile)|\(.cause)"')" \
+		"the re-apply in history"
 	np revert --state-dir "$WORK/hold/state" "$first" >/dev/null
 	diff -r --no-dereference "$WORK/hold/orig/sys" "$ROOT/sys" >/dev/null || die "sys/ differs from the original after both reverts"
 }
@@ -237,7 +250,7 @@ test_live_hold_veth_pair() {
 
 	local hist
 	hist=$("$NUMAPLACE" history --state-dir "$dir/state" --json)
-	[ "$(jq '[.transactions[] | select(.profile | startswith("hold-live (hold: "))] | length' <<<"$hist")" -ge 2 ] ||
+	[ "$(jq '[.transactions[] | select(.profile == "hold-live" and .cause != null)] | length' <<<"$hist")" -ge 2 ] ||
 		die "history does not show the re-applies: $hist"
 	# Reverting the last re-apply gives back what the new interface came with.
 	"$NUMAPLACE" revert --state-dir "$dir/state" >/dev/null
