@@ -159,10 +159,11 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 				 : d->what == NP_HOLD_WAIT ? "rate-limited" : "left-alone";
 		const char *say = hd->h.report_only ? "report only, left as is"
 				: d->what == NP_HOLD_FIX ? "re-applying"
-				: d->what == NP_HOLD_WAIT ? "written less than a second ago: again shortly"
-				: "left alone: someone else keeps rewriting it";
+				: d->what == NP_HOLD_WAIT ? "its device was re-applied less than a second ago: again shortly"
+				: "left alone: someone else keeps rewriting its device";
 		hold_log(hd, "drift", (const char *const[]){ "subject", d->subject, "path", d->path, "current", d->current,
-							  "wanted", d->wanted, "action", what, "cause", cause, NULL },
+							  "wanted", d->wanted, "device", d->device, "action", what,
+							  "cause", cause, NULL },
 		      "drift (%s): %s (%s) is '%s', the profile wants '%s': %s", cause, d->subject, d->path,
 		      d->current ? d->current : "?", d->wanted, say);
 	}
@@ -179,11 +180,11 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 		      "re-applied %zu value%s (transaction %s, %s) in %s ms", r.txn.nchanges,
 		      r.txn.nchanges == 1 ? "" : "s", r.txn.id, cause, ms);
 	}
-	for (size_t i = 0; i < r.ndrift; i++)
-		if (r.drift[i].culprit)
-			hold_log(hd, "gave-up", (const char *const[]){ "path", r.drift[i].path, "culprit", r.drift[i].culprit, NULL },
-			      "giving up on %s: it drifted back after each of %d re-applies within a minute; "
-			      "likely culprit: %s", r.drift[i].subject, NP_HOLD_FIGHT_TRIES, r.drift[i].culprit);
+	for (size_t i = 0; i < r.ngave_up; i++)
+		hold_log(hd, "gave-up", (const char *const[]){ "device", r.gave_up[i].device, "culprit",
+							    r.gave_up[i].culprit, NULL },
+			 "giving up on %s: it drifted back after each of %d re-applies within a minute; "
+			 "likely culprit: %s", r.gave_up[i].device, NP_HOLD_FIGHT_TRIES, r.gave_up[i].culprit);
 	if (r.retry_ms > 0)
 		pending_add(hd, device ? device : "", cause, now_ms() + r.retry_ms);
 	np_hold_result_free(&r);
