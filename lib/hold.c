@@ -237,7 +237,7 @@ static bool record_try(struct np_hold *h, const char *device, long long now)
 /* After the re-apply: one try for each device it wrote (changes, each of
  * devices[i]), and the devices given up on, with their likely culprit,
  * into r. */
-static int record_devices(struct np_ctx *ctx, struct np_hold *h, const struct np_machine *m,
+static int record_devices(struct np_ctx *ctx, struct np_hold *h, struct np_machine *m,
 			  const struct np_change *const *changes, const char *const *devices, size_t n,
 			  long long now, struct np_hold_result *r)
 {
@@ -251,6 +251,8 @@ static int record_devices(struct np_ctx *ctx, struct np_hold *h, const struct np
 			seen = !strcmp(devices[j], devices[i]);
 		if (seen || !record_try(h, devices[i], now))
 			continue;
+		if (!m->irqbalance_known && (rc = np_machine_find_irqbalance(ctx, m)))
+			break;
 		size_t nmine = 0;
 		for (size_t j = i; j < n; j++)
 			if (!strcmp(devices[j], devices[i]))
@@ -346,7 +348,9 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = np_machine_load_some(ctx, &m, NP_LOAD_NO_NAMES)))
+	/* Neither names nor processes: a pass shows no name, and only a
+	 * culprit needs to know whether irqbalance runs (record_devices). */
+	if ((rc = np_machine_load_some(ctx, &m, NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES)))
 		return rc;
 	if ((rc = resolve_tolerant(ctx, &m, p, &res, r))) {
 		np_machine_free(&m);

@@ -64,7 +64,7 @@ int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip
 	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
 	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
 		rc = 0;
-	if (rc == 0)
+	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
 		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
 	if (rc == 0)
 		rc = np_l3_read(ctx, &m->topo, &m->l3);
@@ -76,6 +76,11 @@ int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip
 	}
 	np_irqs_tie(&m->irqs, &m->pci);
 	return 0;
+}
+
+int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m)
+{
+	return irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
 }
 
 void np_machine_free(struct np_machine *m)
