@@ -450,9 +450,10 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 	if (s->queue >= 0 && !p->flat) {
 		int cpu = home_cpu(first), c = core_of(p, cpu);
 		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
-			snprintf(buf, size, "its core (CPU %d) already serves %d of this device's queues, "
-				 "%d per core is enough over %d cores", cpu, p->dcount[s->dev][c], p->cap[s->dev],
-				 p->ncores[s->dev]);
+			/* dcount does not include this queue yet: it counts the others. */
+			snprintf(buf, size, "its core (CPU %d) also serves %d other queue%s of this device, and "
+				 "%d cores allow %d per core", cpu, p->dcount[s->dev][c],
+				 p->dcount[s->dev][c] > 1 ? "s" : "", p->ncores[s->dev], p->cap[s->dev]);
 			return buf;
 		}
 	}
