@@ -166,6 +166,9 @@ void np_hold_result_free(struct np_hold_result *r)
 
 void np_hold_free(struct np_hold *h)
 {
+	if (h->loaded)
+		np_machine_free(&h->machine);
+	h->loaded = false;
 	for (size_t i = 0; i < h->ndevices; i++)
 		free(h->devices[i].key);
 	free(h->devices);
@@ -339,7 +342,6 @@ fail:
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
 		 const char *cause, long long now_ms, struct np_hold_result *r)
 {
-	struct np_machine m;
 	struct np_resolved res;
 	struct np_change *fix = NULL;
 	size_t nfix = 0, *fix_drift = NULL; /* fix[i]'s entry in r->drift */
@@ -349,14 +351,24 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 
 	memset(r, 0, sizeof(*r));
 	/* Neither names nor processes: a pass shows no name, and only a
-	 * culprit needs to know whether irqbalance runs (record_devices). */
-	if ((rc = np_machine_load_some(ctx, &m, NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES)))
-		return rc;
-	if ((rc = resolve_tolerant(ctx, &m, p, &res, r))) {
-		np_machine_free(&m);
-		return rc;
+	 * culprit needs to know whether irqbalance runs (record_devices). A
+	 * device event leaves CPUs and nodes as they were; the check of every
+	 * device (each --interval) reads them again. */
+	const unsigned skip = NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES;
+	if (device && h->loaded) {
+		rc = np_machine_reload_devices(ctx, &h->machine, skip);
+	} else {
+		if (h->loaded)
+			np_machine_free(&h->machine);
+		rc = np_machine_load_some(ctx, &h->machine, skip);
 	}
-	const struct np_pci_dev *d = device ? owner(&m, device) : NULL;
+	h->loaded = rc == 0;
+	if (rc)
+		return rc;
+	struct np_machine *m = &h->machine;
+	if ((rc = resolve_tolerant(ctx, m, p, &res, r)))
+		return rc;
+	const struct np_pci_dev *d = device ? owner(m, device) : NULL;
 	fix = calloc(res.n + 1, sizeof(*fix));
 	fix_drift = calloc(res.n + 1, sizeof(*fix_drift));
 	if (!fix || !fix_drift) {
@@ -381,7 +393,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 			continue;
 		}
 		cur[strcspn(cur, "\n")] = '\0';
-		if ((rc = add_drift(r, c, cur, device_of(&m, c))))
+		if ((rc = add_drift(r, c, cur, device_of(m, c))))
 			goto nomem;
 		int what = decide(h, r->drift[r->ndrift - 1].device, now_ms, &r->retry_ms);
 		if (what < 0) {
@@ -422,7 +434,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 				devices[nwritten++] = r->drift[fix_drift[i]].device;
 				break;
 			}
-	rc = record_devices(ctx, h, &m, written, devices, nwritten, now_ms, r);
+	rc = record_devices(ctx, h, m, written, devices, nwritten, now_ms, r);
 	if (rc)
 		goto nomem;
 	goto out;
@@ -435,6 +447,5 @@ out:
 	free(written);
 	free(devices);
 	np_resolved_free(&res);
-	np_machine_free(&m);
 	return rc;
 }

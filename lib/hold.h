@@ -35,6 +35,11 @@ struct np_hold {
 	size_t ndevices;
 	struct np_txn_opts txn;
 	bool report_only;
+	/* The machine of the last pass: a pass over one device reads its
+	 * devices and IRQs again and keeps the topology; a pass over all
+	 * loads it whole. */
+	struct np_machine machine;
+	bool loaded;
 };
 
 /* One drifted value a pass found. */
