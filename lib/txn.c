@@ -202,6 +202,12 @@ int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind ki
 	return current_matches(ctx, path, kind, value, NULL);
 }
 
+int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
+			     const char *value, char **current)
+{
+	return current_matches(ctx, path, kind, value, current);
+}
+
 static bool same_value(enum np_value_kind kind, const char *a, const char *b)
 {
 	char *na = np_value_normalize(kind, a), *nb = np_value_normalize(kind, b);
@@ -260,6 +266,7 @@ void np_txn_free(struct np_txn *txn)
 		return;
 	free(txn->id);
 	free(txn->profile);
+	free(txn->cause);
 	free(txn->boot_id);
 	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
@@ -546,6 +553,9 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 		    !cJSON_AddStringToObject(o, "new", c->new_value))
 			goto fail;
 	}
+	/* Absent rather than null without a cause: as journals were before it. */
+	if (txn->cause && !cJSON_AddStringToObject(root, "cause", txn->cause))
+		goto fail;
 	if (error && *error && !cJSON_AddStringToObject(root, "error", error))
 		goto fail;
 	return root;
@@ -563,9 +573,11 @@ char *np_txn_format(const struct np_txn *txn, const char *error)
 }
 
 /* Write to a temporary name, sync, rename, sync the directory: a crash
- * leaves either the old journal or the new one, never a torn one. */
-static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
-			 const char *error)
+ * leaves either the old journal or the new one, never a torn one. sync_dir
+ * false leaves the rename to the next directory sync: only for an outcome
+ * replacing a pending journal (see np_txn_apply). */
+static int write_journal_sync(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
+			      const char *error, bool sync_dir)
 {
 	char name[ID_MAX + 16], tmp[ID_MAX + 24];
 	int err = 0, fd = -1;
@@ -587,13 +599,15 @@ static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_t
 		err = -np_write_all(fd, text, strlen(text));
 	if (!err)
 		err = -np_write_all(fd, "\n", 1);
-	if (!err && fsync(fd) < 0)
+	/* The data and the size, not the times: enough for the rename to
+	 * never show an empty or short file. */
+	if (!err && fdatasync(fd) < 0)
 		err = errno;
 	if (fd >= 0 && close(fd) < 0 && !err)
 		err = errno;
 	if (!err && renameat(st->txnfd, tmp, st->txnfd, name) < 0)
 		err = errno;
-	if (!err && fsync(st->txnfd) < 0)
+	if (!err && sync_dir && fsync(st->txnfd) < 0)
 		err = errno;
 	free(text);
 	if (err) {
@@ -603,6 +617,12 @@ static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_t
 			       strerror(err));
 	}
 	return 0;
+}
+
+static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
+			 const char *error)
+{
+	return write_journal_sync(ctx, st, txn, error, true);
 }
 
 static int read_file_at(int dirfd, const char *name, char **out, size_t *len)
@@ -692,10 +712,15 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	if (!(time_item->valuedouble >= 0 && time_item->valuedouble < 9e15))
 		goto bad;
 	txn->time = (long long)time_item->valuedouble;
+	/* Optional: journals written before it have none. */
+	const cJSON *cause = cJSON_GetObjectItemCaseSensitive(root, "cause");
+	why = "its cause is not a string";
+	if (cause && !cJSON_IsString(cause))
+		goto bad;
 	txn->id = strdup(id);
 	txn->profile = strdup(profile);
 	txn->boot_id = strdup(boot);
-	if (!txn->id || !txn->profile || !txn->boot_id)
+	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))))
 		goto nomem;
 
 	size_t n = (size_t)cJSON_GetArraySize(changes);
@@ -1220,7 +1245,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	txn.time = (long long)time(NULL);
 	txn.state = NP_TXN_PENDING;
-	if (!(txn.profile = strdup(profile ? profile : ""))) {
+	if (!(txn.profile = strdup(profile ? profile : "")) ||
+	    (opts && opts->cause && !(txn.cause = strdup(opts->cause)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -1273,8 +1299,13 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 		goto out;
 	}
 
+	/* Not worth a directory sync: until the next one, a crash leaves the
+	 * pending journal, whole, whose recovery (revert) restores the old
+	 * values it holds, as it would have after a crash a moment earlier.
+	 * The pending journal itself was synced, name and all, before the
+	 * first write. */
 	txn.state = NP_TXN_APPLIED;
-	if ((rc = write_journal(ctx, &st, &txn, NULL))) {
+	if ((rc = write_journal_sync(ctx, &st, &txn, NULL, false))) {
 		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 		np_fail(ctx, rc,
 			"the values were written but %s; run 'numaplace revert' to undo them",

@@ -68,6 +68,20 @@ test_long_driver_link_does_not_abort() {
 	expect_eq 0 "$status" "devices with a 1100-byte driver link: $(head -c 300 "$WORK/err")"
 }
 
+# libpci opened the PCI files by path, following an absolute link out of the
+# root. The link's target exists twice: outside the root (a network class)
+# and at the same path inside it (the real one, a host bridge); only the
+# second may be read.
+test_pci_attribute_through_absolute_link_stays_inside() {
+	fresh_root
+	local dev=$ROOT/sys/devices/pci0000:00/0000:00:00.0 class
+	echo 0x020000 >"$OUT/class"
+	mkdir -p "$ROOT$OUT" && mv "$dev/class" "$ROOT$OUT/class" && ln -s "$OUT/class" "$dev/class"
+	class=$(np devices --all --json 0000:00:00.0 | jq -r '.devices[0].class_id') ||
+		die "devices with a class link: $class"
+	expect_eq 0600 "$class" "class read through an absolute link"
+}
+
 test_fifo_is_refused() {
 	fresh_root
 	rm "$ROOT/sys/devices/system/cpu/online" && mkfifo "$ROOT/sys/devices/system/cpu/online"
