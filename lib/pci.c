@@ -271,16 +271,13 @@ int np_pci_lookup_names(struct np_ctx *ctx, struct np_pci *pci)
 static int owners(struct np_ctx *ctx, const struct np_pci *pci, const char *dir, char **names, size_t n,
 		  int *owner)
 {
-	char path[PATH_MAX], real[PATH_MAX];
-	size_t rootlen = strlen(ctx->root);
 	for (size_t i = 0; i < n; i++) {
-		char addr[NP_PCI_ADDR_LEN];
+		char addr[NP_PCI_ADDR_LEN], *real = NULL;
 		const struct np_pci_dev *d = NULL;
-		int rc = np_sysfs_path(ctx, path, "%s/%s", dir, names[i]);
-		if (rc)
-			return rc;
-		if (realpath(path, real) && !strncmp(real, ctx->root, rootlen) && pci_ancestor(real + rootlen, addr))
+		/* One that does not resolve (a dangling link) has no owner. */
+		if (np_resolve(ctx, &real, "%s/%s", dir, names[i]) == 0 && pci_ancestor(real, addr))
 			d = np_pci_find(pci, addr);
+		free(real);
 		owner[i] = d ? (int)(d - pci->devs) : -1;
 	}
 	return 0;

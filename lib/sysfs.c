@@ -490,6 +490,29 @@ int np_read_link(struct np_ctx *ctx, char **out, const char *fmt, ...)
 	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 }
 
+int np_resolve(struct np_ctx *ctx, char **out, const char *fmt, ...)
+{
+	WITH_PATH(ctx, path, mpath, fmt);
+	char proc[64], real[PATH_MAX];
+	int fd = np_open(ctx, mpath, O_PATH, 0);
+	if (fd < 0)
+		return np_fail(ctx, fd, "cannot resolve '%s': %s", path, strerror(-fd));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, real, sizeof(real));
+	int err = n < 0 ? errno : (size_t)n >= sizeof(real) ? ENAMETOOLONG : 0;
+	close(fd);
+	if (err)
+		return np_fail(ctx, -err, "cannot resolve '%s': %s", path, strerror(err));
+	real[n] = '\0';
+	/* Resolved inside the root, it is the root or below it; anything else
+	 * (the root renamed meanwhile) is refused rather than guessed at. */
+	size_t rootlen = strlen(ctx->root);
+	if (strncmp(real, ctx->root, rootlen) || (real[rootlen] && real[rootlen] != '/'))
+		return np_fail(ctx, -EXDEV, "cannot resolve '%s': it resolved to '%s', outside the root", path, real);
+	*out = strdup(real[rootlen] ? real + rootlen : "/");
+	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+}
+
 static int natural_order(const void *a, const void *b)
 {
 	return strverscmp(*(char *const *)a, *(char *const *)b);

@@ -65,6 +65,9 @@ int np_write_text(struct np_ctx *ctx, const char *value, const char *fmt, ...) N
 int np_write_bytes(struct np_ctx *ctx, const char *value, size_t len, const char *fmt, ...) NP_FMT(4);
 /* Target of a symbolic link, as stored; one of PATH_MAX or more is refused. */
 int np_read_link(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);
+/* The machine path ("/sys/devices/...") that path resolves to inside the
+ * root, every link followed as np_open follows it; *out is malloc'd. */
+int np_resolve(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);
 /* Entry names in natural order ("cpu2" before "cpu10"), without "." and "..".
  * Free with np_names_free. */
 int np_list_dir(struct np_ctx *ctx, char ***names, size_t *count, const char *fmt, ...) NP_FMT(4);

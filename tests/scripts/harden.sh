@@ -82,6 +82,26 @@ test_pci_attribute_through_absolute_link_stays_inside() {
 	expect_eq 0600 "$class" "class read through an absolute link"
 }
 
+# An interface's link is followed inside the root to find its PCI function,
+# as the kernel would follow it on that machine: an absolute link names the
+# root's own /sys, not this machine's.
+test_interface_through_absolute_link_resolves_inside() {
+	fresh_root
+	local link=$ROOT/sys/class/net/eth4 target net
+	target=$(readlink "$link") && target=/sys/${target#../../}
+	rm "$link" && ln -s "$target" "$link"
+	net=$(np devices --all --json 0000:23:00.0 | jq -c '.devices[0].net') ||
+		die "devices with an absolute interface link: $net"
+	expect_eq '["eth4"]' "$net" "interface found through an absolute link"
+	# One that leads through the root's name to a sibling tree is no owner.
+	mkdir -p "$WORK/h2/sys"
+	rm "$link" && ln -s "../../../../h2/sys" "$link"
+	net=$(np devices --all --json 0000:23:00.0 | jq -c '.devices[0].net') ||
+		die "devices with an interface link out of the root: $net"
+	expect_eq '[]' "$net" "interface linked out of the root"
+	rm -rf "$WORK/h2"
+}
+
 test_fifo_is_refused() {
 	fresh_root
 	rm "$ROOT/sys/devices/system/cpu/online" && mkfifo "$ROOT/sys/devices/system/cpu/online"
