@@ -60,7 +60,7 @@ LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
 MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.in))
 
-.PHONY: all run check check-live check-package deps check-deps install clean bench fuzz
+.PHONY: all run check check-live check-package deps check-deps install clean bench fuzz fuzz-run
 UNITS := $(patsubst systemd/%.in,build/%,$(wildcard systemd/*.service.in))
 all: numaplace $(MAN_PAGES) $(UNITS)
 
@@ -148,19 +148,37 @@ build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libn
 	@echo "  FUZZ    $<"
 	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< tests/fuzz/replay.c \
 		build/san/libnumaplace.a $(PKG_LIBS)
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HEADERS)
+# libFuzzer comes with clang; its runtime is a package clang only recommends.
+FUZZ_DEBS := clang libclang-rt-dev
+FUZZ_CFLAGS = $(CPPFLAGS) $(WARN) -g -O1 $(PKG_CFLAGS)
+build/fuzz/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
-fuzz: SHELL := /bin/bash
-fuzz: $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-	@set -e; for f in $^; do n=$${f##*/fuzz_}; mkdir -p build/fuzz/corpus-$$n; \
+	@echo "  CC/FUZZ $<"
+	@clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+build/fuzz/libnumaplace.a: $(LIB_SRC:lib/%.c=build/fuzz/lib/%.o)
+	@rm -f $@ && ar rcs $@ $^
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libnumaplace.a $(HEADERS)
+	@echo "  FUZZ    $<"
+	@clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< build/fuzz/libnumaplace.a $(PKG_LIBS)
+# Each harness runs FUZZ_SECONDS from its committed corpus (new inputs go to
+# build/fuzz/corpus-NAME); a finding stops it, its input saved as
+# build/fuzz/NAME-crash-*: commit that to tests/fuzz/corpus/NAME/ with the fix.
+fuzz:
+	@sh tests/install-deps.sh $(FUZZ_DEBS)
+	@$(MAKE) --no-print-directory fuzz-run
+fuzz-run: SHELL := /bin/bash
+fuzz-run: $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+	@for f in $^; do n=$${f##*/fuzz_}; mkdir -p build/fuzz/corpus-$$n || exit 1; \
 		echo "  FUZZ    $$n ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 build/fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | grep -E '^Done|ERROR|SUMMARY' ; \
-		test $${PIPESTATUS[0]} -eq 0; done
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 -timeout=20 \
+			-artifact_prefix=build/fuzz/$$n- build/fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | \
+			grep -E '^Done|ERROR|SUMMARY|Test unit written|deadly signal|abort'; \
+		test $${PIPESTATUS[0]} -eq 0 || { echo "fuzz: harness $$n found a failure (see above)" >&2; exit 1; }; done
 check check-live: export WERROR := 1
 check:
 	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY)
+	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY) \
+		build/gen-root
 	@bash tests/run.sh
 
 # The live tests write this machine's IRQ affinities, rq_affinity, RPS and

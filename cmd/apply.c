@@ -10,6 +10,7 @@
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "cmd.h"
+#include "irqban.h"
 #include "render.h"
 
 /* At boot another apply holding the lock is unusual (a revert by hand, a
@@ -47,83 +48,6 @@ const struct np_option apply_options[] = {
 	NP_OPT_END,
 };
 
-/* What this apply does about irqbalance. */
-struct irqb {
-	int *irqs, *added;       /* the IRQs the profile places; those the ban adds */
-	size_t nirqs, nadded;
-	struct np_change change; /* the edit of NP_IRQBALANCE_CONFIG, until the transaction takes it */
-	bool ban;                /* the apply bans IRQs (change was made) */
-	bool running, banned;    /* banned: every IRQ was banned already */
-	bool warn;
-};
-
-static void irqb_free(struct irqb *ib)
-{
-	free(ib->irqs);
-	free(ib->added);
-	free(ib->change.path);
-	free(ib->change.subject);
-	free(ib->change.old_value);
-	free(ib->change.new_value);
-	memset(ib, 0, sizeof(*ib));
-}
-
-/* "34 40 41", the first few of a long list: a warning must stay readable. */
-static const char *irq_list(char *buf, size_t size, const int *irqs, size_t n)
-{
-	size_t len = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && len + 24 < size; i++) {
-		if (i == 8) {
-			snprintf(buf + len, size - len, " and %zu more", n - i);
-			break;
-		}
-		len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? " " : "", irqs[i]);
-	}
-	return buf;
-}
-
-/* Decides, and prepares the ban; prints why when it cannot ban. Returns an exit status. */
-static int irqb_plan(struct np_ctx *ctx, const struct np_command *self, const struct np_machine *m,
-		     const struct np_resolved *res, enum np_irqb_mode mode, struct irqb *ib)
-{
-	char path[PATH_MAX];
-	memset(ib, 0, sizeof(*ib));
-	ib->running = m->irqbalance;
-	if (mode == NP_IRQB_IGNORE)
-		return EXIT_OK;
-	if (np_irqbalance_irqs(res->changes, res->n, &ib->irqs, &ib->nirqs))
-		return np_error("%s", strerror(ENOMEM));
-	bool config = np_sysfs_exists(ctx, "%s", NP_IRQBALANCE_CONFIG);
-	/* No irqbalance here, running or installed: nothing would undo the placement. */
-	if (!ib->nirqs || (!ib->running && !config && mode != NP_IRQB_BAN))
-		return EXIT_OK;
-	if (mode == NP_IRQB_WARN) {
-		ib->warn = true;
-		return EXIT_OK;
-	}
-	if (!config) {
-		if (np_sysfs_path(ctx, path, "%s", NP_IRQBALANCE_CONFIG))
-			return np_error("%s", ctx->err);
-		np_notef("%s: irqbalance's configuration file '%s' is missing: cannot ban the IRQs\n",
-			self->name, path);
-		ib->warn = ib->running;
-		return EXIT_OK;
-	}
-	int rc = np_irqbalance_ban_change(ctx, ib->irqs, ib->nirqs, &ib->change, &ib->added, &ib->nadded);
-	if (rc == -ENOMEM)
-		return np_error("%s", ctx->err);
-	if (rc) {
-		np_notef("%s: cannot ban the IRQs in irqbalance's configuration: %s\n", self->name,
-			ctx->err);
-		ib->warn = true;
-		return EXIT_OK;
-	}
-	ib->ban = ib->change.path != NULL;
-	ib->banned = !ib->ban;
-	return EXIT_OK;
-}
-
 /* The default retention after each transaction: journals of apply --boot
  * pile up at one a boot. The apply succeeded: a failure here is a warning,
  * and a lock taken since by another apply or revert is no reason to wait
@@ -146,10 +70,10 @@ static void retain(struct np_ctx *ctx, const struct np_command *self, const stru
 	free(ids);
 }
 
-static void irqb_warn(const struct np_command *self, const struct irqb *ib)
+static void irqb_warn(const struct np_command *self, const struct np_irqban *ib)
 {
 	char list[256];
-	irq_list(list, sizeof(list), ib->irqs, ib->nirqs);
+	np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs);
 	if (ib->running)
 		np_notef("%s: WARNING: irqbalance is running and will move IRQ%s %s within about 10 s, "
 			"undoing this placement\n", self->name, ib->nirqs == 1 ? "" : "s", list);
@@ -161,7 +85,7 @@ static void irqb_warn(const struct np_command *self, const struct irqb *ib)
 }
 
 /* What the JSON output says about irqbalance. */
-static void irqb_json(cJSON *doc, const struct irqb *ib, bool done)
+static void irqb_json(cJSON *doc, const struct np_irqban *ib, bool done)
 {
 	cJSON *o = np_irqbalance_json(ib->running), *a;
 	const char *action = ib->ban ? (done ? "banned" : "ban") : ib->banned ? "banned_already"
@@ -178,7 +102,7 @@ static void irqb_json(cJSON *doc, const struct irqb *ib, bool done)
 }
 
 /* The lines after the plan or the changes, on stdout. */
-static void irqb_print(const struct irqb *ib, bool done)
+static void irqb_print(const struct np_irqban *ib, bool done)
 {
 	char list[256];
 	if (ib->ban && !done) {
@@ -191,7 +115,7 @@ static void irqb_print(const struct irqb *ib, bool done)
 			puts("irqbalance is not running: it reads the bans when it starts");
 	} else if (ib->banned) {
 		printf("irqbalance: IRQ%s %s banned already in " NP_IRQBALANCE_CONFIG "\n", ib->nirqs == 1 ? "" : "s",
-		       irq_list(list, sizeof(list), ib->irqs, ib->nirqs));
+		       np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs));
 	}
 }
 
@@ -243,7 +167,7 @@ static const struct np_column plan_columns[] = {
 	NP_COLUMN_END,
 };
 
-static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct irqb *ib, bool json, bool pretty)
+static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct np_irqban *ib, bool json, bool pretty)
 {
 	struct np_table t;
 	int rc = np_table_init(&t, np_command_find("apply"), plan_columns, "path,subject,current,new,change", NULL, json,
@@ -285,7 +209,7 @@ static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const stru
 	return rc;
 }
 
-static int report_applied(const struct np_txn *txn, const struct irqb *ib, bool json, bool pretty)
+static int report_applied(const struct np_txn *txn, const struct np_irqban *ib, bool json, bool pretty)
 {
 	if (json) {
 		cJSON *doc = np_json_doc();
@@ -352,13 +276,16 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	struct np_machine m;
 	struct np_profile prof;
 	struct np_resolved res;
-	struct irqb ib;
+	struct np_irqban ib;
 	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &res);
 	if (rc != EXIT_OK)
 		return rc;
 	if (boot && !json)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
-	rc = irqb_plan(ctx, self, &m, &res, mode, &ib);
+	if (np_irqban_plan(ctx, &m, &res, mode, &ib))
+		rc = np_error("%s", ctx->err);
+	else if (ib.note[0])
+		np_notef("%s: %s\n", self->name, ib.note);
 	/* The document lists the warnings said before it is printed. */
 	bool warned = rc == EXIT_OK && json && ib.warn;
 	if (warned)
@@ -367,14 +294,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		rc = dry_run(ctx, &res, &ib, json, o.pretty);
 	} else if (rc == EXIT_OK) {
 		struct np_txn txn;
-		struct np_change *more = ib.ban ? realloc(res.changes, (res.n + 1) * sizeof(*more)) : NULL;
-		/* The ban goes last: when it cannot be written, the placement is undone too. */
-		if (more) {
-			res.changes = more;
-			res.changes[res.n++] = ib.change;
-			memset(&ib.change, 0, sizeof(ib.change));
-		}
-		if (ib.ban && !more) {
+		if (np_irqban_take(&ib, &res)) {
 			rc = np_error("%s", strerror(ENOMEM));
 		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
 			rc = np_error("%s", ctx->err);
@@ -387,7 +307,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	}
 	if (rc == EXIT_OK && ib.warn && !warned)
 		irqb_warn(self, &ib);
-	irqb_free(&ib);
+	np_irqban_free(&ib);
 	np_resolved_free(&res);
 	np_profile_free(&prof);
 	np_machine_free(&m);

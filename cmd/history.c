@@ -68,6 +68,12 @@ static int get_profile(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, TXN(row)->profile);
 }
 
+static int get_cause(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->cause);
+}
+
 static int get_state(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
@@ -80,12 +86,23 @@ static int get_changes(const void *data, const void *row, struct np_value *v)
 	return np_val_int(v, (long long)TXN(row)->nchanges);
 }
 
+/* Why a journal could not be read (null for the others): the text output
+ * says it on stderr, JSON in the row, where a program looks for it. */
+static int get_error(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->unreadable);
+}
+
 static const struct np_column history_columns[] = {
 	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
 	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
 	NP_COLUMN("profile", "PROFILE", 0.3, SCOLS_FL_TRUNC, "the profile applied", get_profile),
-	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back or reverted", get_state),
+	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),
 	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT, "the values it changed", get_changes),
+	NP_COLUMN("cause", "CAUSE", 0.2, SCOLS_FL_TRUNC, "what made hold re-apply (its event or check); null for apply",
+		  get_cause),
+	NP_COLUMN("error", "ERROR", 0.3, SCOLS_FL_TRUNC, "why an unreadable journal could not be read", get_error),
 	NP_COLUMN_END,
 };
 
@@ -105,7 +122,7 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		return prune(ctx, &popts, o.keep >= 0 ? (size_t)o.keep : NP_TXN_KEEP, o.json, o.pretty);
 	}
 	struct np_table t;
-	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes", &o.table, o.json, NULL)) !=
+	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes,cause", &o.table, o.json, NULL)) !=
 	    NP_CONTINUE)
 		return rc;
 

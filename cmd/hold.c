@@ -22,6 +22,7 @@
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
 #include "cmd.h"
+#include "irqban.h"
 #include "output.h"
 
 #define DEFAULT_INTERVAL 30
@@ -58,8 +59,8 @@ const struct np_option hold_options[] = {
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
 		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
-	/* Ban by default, unlike apply only when irqbalance is there: hold runs
-	 * for long, and an IRQ irqbalance moves would be a fight every minute. */
+	/* As apply decides (cmd/irqban.c): hold runs for long, and an IRQ that
+	 * irqbalance moves would be a fight every minute. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum np_irqb_mode, "MODE",
 			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
 			" at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
@@ -141,14 +142,13 @@ static void pending_add(struct holder *hd, const char *device, const char *cause
 	p->due = due;
 }
 
-/* One pass over device (NULL: all), logged; cause names it in the journal. */
+/* One pass over device (NULL: all), logged; cause is the transaction's. */
 static void pass(struct holder *hd, const char *device, const char *cause)
 {
-	char label[512], n[32], ms[32];
+	char n[32], ms[32];
 	struct np_hold_result r;
-	snprintf(label, sizeof(label), "%s (hold: %s)", hd->prof.name, cause);
 	long long start = now_ms();
-	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, label, start, &r);
+	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, cause, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
 	for (size_t i = 0; i < r.nmissing; i++)
 		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
@@ -159,10 +159,11 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 				 : d->what == NP_HOLD_WAIT ? "rate-limited" : "left-alone";
 		const char *say = hd->h.report_only ? "report only, left as is"
 				: d->what == NP_HOLD_FIX ? "re-applying"
-				: d->what == NP_HOLD_WAIT ? "written less than a second ago: again shortly"
-				: "left alone: someone else keeps rewriting it";
+				: d->what == NP_HOLD_WAIT ? "its device was re-applied less than a second ago: again shortly"
+				: "left alone: someone else keeps rewriting its device";
 		hold_log(hd, "drift", (const char *const[]){ "subject", d->subject, "path", d->path, "current", d->current,
-							  "wanted", d->wanted, "action", what, "cause", cause, NULL },
+							  "wanted", d->wanted, "device", d->device, "action", what,
+							  "cause", cause, NULL },
 		      "drift (%s): %s (%s) is '%s', the profile wants '%s': %s", cause, d->subject, d->path,
 		      d->current ? d->current : "?", d->wanted, say);
 	}
@@ -179,27 +180,26 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 		      "re-applied %zu value%s (transaction %s, %s) in %s ms", r.txn.nchanges,
 		      r.txn.nchanges == 1 ? "" : "s", r.txn.id, cause, ms);
 	}
-	for (size_t i = 0; i < r.ndrift; i++)
-		if (r.drift[i].culprit)
-			hold_log(hd, "gave-up", (const char *const[]){ "path", r.drift[i].path, "culprit", r.drift[i].culprit, NULL },
-			      "giving up on %s: it drifted back after each of %d re-applies within a minute; "
-			      "likely culprit: %s", r.drift[i].subject, NP_HOLD_FIGHT_TRIES, r.drift[i].culprit);
+	for (size_t i = 0; i < r.ngave_up; i++)
+		hold_log(hd, "gave-up", (const char *const[]){ "device", r.gave_up[i].device, "culprit",
+							    r.gave_up[i].culprit, NULL },
+			 "giving up on %s: it drifted back after each of %d re-applies within a minute; "
+			 "likely culprit: %s", r.gave_up[i].device, NP_HOLD_FIGHT_TRIES, r.gave_up[i].culprit);
 	if (r.retry_ms > 0)
 		pending_add(hd, device ? device : "", cause, now_ms() + r.retry_ms);
 	np_hold_result_free(&r);
 }
 
 /* The first apply: all of the profile as one transaction, as apply does,
- * with the irqbalance ban when asked. Returns an exit status. */
+ * with apply's irqbalance decision. Returns an exit status. */
 static int first_apply(struct holder *hd, const struct np_command *self, enum np_irqb_mode irqb)
 {
 	struct np_machine m;
 	struct np_resolved res;
-	struct np_change ban = { 0 };
-	int *irqs = NULL, *added = NULL;
-	size_t nirqs = 0, nadded = 0;
+	struct np_irqban ib = { 0 };
+	char list[256];
 	int rc;
-	if (np_machine_load(hd->ctx, &m))
+	if (np_machine_load_some(hd->ctx, &m, NP_LOAD_NO_NAMES))
 		return np_error("%s", hd->ctx->err);
 	np_print_warnings(&m);
 	if ((rc = np_profile_resolve(hd->ctx, &m, &hd->prof, &res))) {
@@ -212,27 +212,20 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 		rc = EXIT_OK;
 		goto out;
 	}
-	bool config = np_sysfs_exists(hd->ctx, "%s", NP_IRQBALANCE_CONFIG);
-	if (np_irqbalance_irqs(res.changes, res.n, &irqs, &nirqs)) {
-		rc = np_error("%s", strerror(ENOMEM));
+	if (np_irqban_plan(hd->ctx, &m, &res, irqb, &ib)) {
+		rc = np_error("%s", hd->ctx->err);
 		goto out;
 	}
-	if (nirqs && (m.irqbalance || config) && irqb == NP_IRQB_WARN)
-		hold_log(hd, "warning", NULL, "irqbalance %s and may move the IRQs placed: ban them (--irqbalance=ban)",
-		      m.irqbalance ? "is running" : "is installed");
-	if (nirqs && m.irqbalance && !config && irqb == NP_IRQB_BAN)
-		hold_log(hd, "warning", NULL, "irqbalance is running but its configuration file " NP_IRQBALANCE_CONFIG
-		      " is missing: cannot ban the IRQs placed");
-	if (nirqs && config && irqb == NP_IRQB_BAN &&
-	    np_irqbalance_ban_change(hd->ctx, irqs, nirqs, &ban, &added, &nadded) == 0 && ban.path) {
-		struct np_change *more = realloc(res.changes, (res.n + 1) * sizeof(*more));
-		if (!more) {
-			np_change_free(&ban);
-			rc = np_error("%s", strerror(ENOMEM));
-			goto out;
-		}
-		res.changes = more;
-		res.changes[res.n++] = ban; /* last: a failed ban undoes the placement too */
+	if (ib.note[0])
+		hold_log(hd, "warning", NULL, "%s", ib.note);
+	if (ib.warn)
+		hold_log(hd, "warning", NULL, "irqbalance %s and may move IRQ%s %s, undoing this placement: ban %s "
+			 "(--irqbalance=ban) or stop irqbalance", ib.running ? "is running" : "is installed",
+			 ib.nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib.irqs, ib.nirqs),
+			 ib.nirqs == 1 ? "it" : "them");
+	if (np_irqban_take(&ib, &res)) {
+		rc = np_error("%s", strerror(ENOMEM));
+		goto out;
 	}
 	struct np_txn txn;
 	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
@@ -245,13 +238,12 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 		      txn.nchanges == 1 ? "" : "s", txn.id);
 	else
 		hold_log(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
-	if (nadded && m.irqbalance)
+	if (ib.nadded && ib.running)
 		hold_log(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
 	np_txn_free(&txn);
 	rc = EXIT_OK;
 out:
-	free(irqs);
-	free(added);
+	np_irqban_free(&ib);
 	np_resolved_free(&res);
 	np_machine_free(&m);
 	return rc;
@@ -463,8 +455,7 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	}
 	rc = np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
 	if (rc == EXIT_OK) {
-		/* Ban unless told otherwise: see the option's help. */
-		rc = first_apply(&hd, self, o.irqbalance == NP_IRQB_DEFAULT ? NP_IRQB_BAN : o.irqbalance);
+		rc = first_apply(&hd, self, o.irqbalance);
 		if (rc == EXIT_OK && hd.h.report_only)
 			pass(&hd, NULL, "start");
 		if (rc == EXIT_OK)

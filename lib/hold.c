@@ -48,27 +48,68 @@ static bool concerns(const struct np_change *c, const char *device, const struct
 	return false;
 }
 
-static struct np_hold_file *file_get(struct np_hold *h, const char *path)
+static struct np_hold_device *device_get(struct np_hold *h, const char *key)
 {
-	for (size_t i = 0; i < h->nfiles; i++)
-		if (!strcmp(h->files[i].path, path))
-			return &h->files[i];
-	struct np_hold_file *more = realloc(h->files, (h->nfiles + 1) * sizeof(*more));
+	for (size_t i = 0; i < h->ndevices; i++)
+		if (!strcmp(h->devices[i].key, key))
+			return &h->devices[i];
+	struct np_hold_device *more = realloc(h->devices, (h->ndevices + 1) * sizeof(*more));
 	if (!more)
 		return NULL;
-	h->files = more;
-	struct np_hold_file *f = &h->files[h->nfiles];
-	memset(f, 0, sizeof(*f));
-	if (!(f->path = strdup(path)))
+	h->devices = more;
+	struct np_hold_device *dev = &h->devices[h->ndevices];
+	memset(dev, 0, sizeof(*dev));
+	if (!(dev->key = strdup(key)))
 		return NULL;
-	h->nfiles++;
-	return f;
+	h->ndevices++;
+	return dev;
 }
 
-/* Who most likely writes the file back: what the log line tells the user. */
-static char *culprit(struct np_ctx *ctx, const struct np_machine *m, const struct np_change *c)
+/* The device c belongs to (see hold.h), named as the log shows it:
+ * "0000:23:00.0 (eth4)", "veth0", "irq 40", or the file. */
+static char *device_of(const struct np_machine *m, const struct np_change *c)
 {
+	const struct np_target *t = &c->target;
+	const struct np_pci_dev *d = NULL;
 	char buf[512];
+	if (t->irq >= 0) {
+		const struct np_irq *irq = np_irqs_find((struct np_irqs *)&m->irqs, t->irq);
+		if (irq && irq->dev >= 0)
+			d = &m->pci.devs[irq->dev];
+	} else if (t->net || t->block) {
+		d = owner(m, t->net ? t->net : t->block);
+	}
+	if (!d) {
+		if (t->net || t->block)
+			return strdup(t->net ? t->net : t->block);
+		if (t->irq >= 0) {
+			snprintf(buf, sizeof(buf), "irq %d", t->irq);
+			return strdup(buf);
+		}
+		return strdup(c->path);
+	}
+	/* Its interfaces and block devices: what the user knows it by. */
+	size_t len = (size_t)snprintf(buf, sizeof(buf), "%s", d->addr);
+	for (size_t i = 0; i < d->nnet + d->nblock && len < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : " (",
+					i < d->nnet ? d->net[i].name : d->block[i - d->nnet].name);
+	if (d->nnet + d->nblock && len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, ")");
+	return strdup(buf);
+}
+
+/* Who most likely rewrites a device, from what drifted on it this pass
+ * (changes: n of them): what the log line tells the user. */
+static char *culprit(struct np_ctx *ctx, const struct np_machine *m, const struct np_change *const *changes,
+		     size_t n)
+{
+	char buf[1024];
+	const struct np_change *c = changes[0];
+	for (size_t i = 0; i < n; i++)
+		if (changes[i]->attr == NP_ATTR_IRQ_AFFINITY) {
+			c = changes[i];
+			break;
+		}
 	if (c->attr == NP_ATTR_IRQ_AFFINITY) {
 		char *text = NULL, *out = NULL;
 		int *added = NULL;
@@ -91,8 +132,8 @@ static char *culprit(struct np_ctx *ctx, const struct np_machine *m, const struc
 			snprintf(buf, sizeof(buf), "the driver (re-requesting its vectors) or another tuning tool "
 				 "(tuned, CRI-O) rewrites IRQ %d's affinity", c->target.irq);
 	} else {
-		snprintf(buf, sizeof(buf), "another tuning tool (tuned, CRI-O, a network or udev script) rewrites %s",
-			 c->path);
+		snprintf(buf, sizeof(buf), "another tuning tool (tuned, CRI-O, a network or udev script) rewrites %s%s",
+			 c->path, n > 1 ? " and more of its files" : "");
 	}
 	return strdup(buf);
 }
@@ -103,7 +144,7 @@ static void drift_free(struct np_hold_drift *d)
 	free(d->subject);
 	free(d->current);
 	free(d->wanted);
-	free(d->culprit);
+	free(d->device);
 }
 
 void np_hold_result_free(struct np_hold_result *r)
@@ -114,34 +155,44 @@ void np_hold_result_free(struct np_hold_result *r)
 	for (size_t i = 0; i < r->nmissing; i++)
 		free(r->missing[i]);
 	free(r->missing);
+	for (size_t i = 0; i < r->ngave_up; i++) {
+		free(r->gave_up[i].device);
+		free(r->gave_up[i].culprit);
+	}
+	free(r->gave_up);
 	np_txn_free(&r->txn);
 	memset(r, 0, sizeof(*r));
 }
 
 void np_hold_free(struct np_hold *h)
 {
-	for (size_t i = 0; i < h->nfiles; i++)
-		free(h->files[i].path);
-	free(h->files);
-	h->files = NULL;
-	h->nfiles = 0;
+	if (h->loaded)
+		np_machine_free(&h->machine);
+	h->loaded = false;
+	for (size_t i = 0; i < h->ndevices; i++)
+		free(h->devices[i].key);
+	free(h->devices);
+	h->devices = NULL;
+	h->ndevices = 0;
 }
 
-static int add_drift(struct np_hold_result *r, const struct np_change *c, char *current)
+static int add_drift(struct np_hold_result *r, const struct np_change *c, char *current, char *device)
 {
 	struct np_hold_drift *more = realloc(r->drift, (r->ndrift + 1) * sizeof(*more));
 	if (!more) {
 		free(current);
+		free(device);
 		return -ENOMEM;
 	}
 	r->drift = more;
 	struct np_hold_drift *d = &r->drift[r->ndrift++];
 	memset(d, 0, sizeof(*d));
 	d->current = current;
+	d->device = device;
 	d->path = strdup(c->path);
 	d->subject = strdup(c->subject);
 	d->wanted = strdup(c->new_value);
-	return d->path && d->subject && d->wanted ? 0 : -ENOMEM;
+	return d->path && d->subject && d->wanted && d->device ? 0 : -ENOMEM;
 }
 
 static int add_missing(struct np_hold_result *r, const char *subject)
@@ -153,17 +204,17 @@ static int add_missing(struct np_hold_result *r, const char *subject)
 	return (r->missing[r->nmissing++] = strdup(subject)) ? 0 : -ENOMEM;
 }
 
-/* Decides what to do with a drifted file: fix it now, wait for the
- * once-a-second limit, or leave it alone (given up earlier). */
-static int decide(struct np_hold *h, const char *path, long long now, long long *wait)
+/* Decides what to do with a drifted value of device: fix it now, wait
+ * for the device's once-a-second limit, or leave it alone (given up). */
+static int decide(struct np_hold *h, const char *device, long long now, long long *wait)
 {
-	struct np_hold_file *f = file_get(h, path);
-	if (!f)
+	struct np_hold_device *dev = device_get(h, device);
+	if (!dev)
 		return -ENOMEM;
-	if (f->given_up)
+	if (dev->given_up)
 		return NP_HOLD_LEFT_ALONE;
-	if (f->tries[0] && now - f->tries[0] < NP_HOLD_MIN_GAP_MS) {
-		long long w = NP_HOLD_MIN_GAP_MS - (now - f->tries[0]);
+	if (dev->tries[0] && now - dev->tries[0] < NP_HOLD_MIN_GAP_MS) {
+		long long w = NP_HOLD_MIN_GAP_MS - (now - dev->tries[0]);
 		if (!*wait || w < *wait)
 			*wait = w;
 		return NP_HOLD_WAIT;
@@ -171,19 +222,58 @@ static int decide(struct np_hold *h, const char *path, long long now, long long 
 	return NP_HOLD_FIX;
 }
 
-/* Records a write; true when the file has now been written back
- * NP_HOLD_FIGHT_TRIES times within the window. */
-static bool record_try(struct np_hold *h, const char *path, long long now)
+/* Records a re-apply of device; true when it has now been re-applied
+ * NP_HOLD_FIGHT_TRIES times within the window, each after drifting back. */
+static bool record_try(struct np_hold *h, const char *device, long long now)
 {
-	struct np_hold_file *f = file_get(h, path);
-	if (!f)
+	struct np_hold_device *dev = device_get(h, device);
+	if (!dev)
 		return false;
-	memmove(&f->tries[1], &f->tries[0], (NP_HOLD_FIGHT_TRIES - 1) * sizeof(f->tries[0]));
-	f->tries[0] = now;
-	long long oldest = f->tries[NP_HOLD_FIGHT_TRIES - 1];
+	memmove(&dev->tries[1], &dev->tries[0], (NP_HOLD_FIGHT_TRIES - 1) * sizeof(dev->tries[0]));
+	dev->tries[0] = now;
+	long long oldest = dev->tries[NP_HOLD_FIGHT_TRIES - 1];
 	if (oldest && now - oldest <= NP_HOLD_FIGHT_WINDOW_MS)
-		f->given_up = true;
-	return f->given_up;
+		dev->given_up = true;
+	return dev->given_up;
+}
+
+/* After the re-apply: one try for each device it wrote (changes, each of
+ * devices[i]), and the devices given up on, with their likely culprit,
+ * into r. */
+static int record_devices(struct np_ctx *ctx, struct np_hold *h, struct np_machine *m,
+			  const struct np_change *const *changes, const char *const *devices, size_t n,
+			  long long now, struct np_hold_result *r)
+{
+	const struct np_change **mine = calloc(n + 1, sizeof(*mine));
+	if (!mine)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(devices[j], devices[i]);
+		if (seen || !record_try(h, devices[i], now))
+			continue;
+		if (!m->irqbalance_known && (rc = np_machine_find_irqbalance(ctx, m)))
+			break;
+		size_t nmine = 0;
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(devices[j], devices[i]))
+				mine[nmine++] = changes[j];
+		struct np_hold_giveup *more = realloc(r->gave_up, (r->ngave_up + 1) * sizeof(*more));
+		if (!more) {
+			rc = -ENOMEM;
+			break;
+		}
+		r->gave_up = more;
+		struct np_hold_giveup *g = &r->gave_up[r->ngave_up++];
+		g->device = strdup(devices[i]);
+		g->culprit = culprit(ctx, m, mine, nmine);
+		if (!g->device || !g->culprit)
+			rc = -ENOMEM;
+	}
+	free(mine);
+	return rc;
 }
 
 /* Moves what part resolved to the end of all. */
@@ -250,23 +340,38 @@ fail:
 }
 
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
-		 const char *label, long long now_ms, struct np_hold_result *r)
+		 const char *cause, long long now_ms, struct np_hold_result *r)
 {
-	struct np_machine m;
 	struct np_resolved res;
 	struct np_change *fix = NULL;
-	size_t nfix = 0;
+	size_t nfix = 0, *fix_drift = NULL; /* fix[i]'s entry in r->drift */
+	const struct np_change **written = NULL;
+	const char **devices = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = np_machine_load(ctx, &m)))
-		return rc;
-	if ((rc = resolve_tolerant(ctx, &m, p, &res, r))) {
-		np_machine_free(&m);
-		return rc;
+	/* Neither names nor processes: a pass shows no name, and only a
+	 * culprit needs to know whether irqbalance runs (record_devices). A
+	 * device event leaves CPUs and nodes as they were; the check of every
+	 * device (each --interval) reads them again. */
+	const unsigned skip = NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES;
+	if (device && h->loaded) {
+		rc = np_machine_reload_devices(ctx, &h->machine, skip);
+	} else {
+		if (h->loaded)
+			np_machine_free(&h->machine);
+		rc = np_machine_load_some(ctx, &h->machine, skip);
 	}
-	const struct np_pci_dev *d = device ? owner(&m, device) : NULL;
-	if (!(fix = calloc(res.n ? res.n : 1, sizeof(*fix)))) {
+	h->loaded = rc == 0;
+	if (rc)
+		return rc;
+	struct np_machine *m = &h->machine;
+	if ((rc = resolve_tolerant(ctx, m, p, &res, r)))
+		return rc;
+	const struct np_pci_dev *d = device ? owner(m, device) : NULL;
+	fix = calloc(res.n + 1, sizeof(*fix));
+	fix_drift = calloc(res.n + 1, sizeof(*fix_drift));
+	if (!fix || !fix_drift) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -275,33 +380,37 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		if (device && !concerns(c, device, d))
 			continue;
 		r->checked++;
-		int match = np_value_matches(ctx, c->path, np_attrs[c->attr].value, c->new_value);
+		char *cur = NULL;
+		int match = np_value_matches_current(ctx, c->path, np_attrs[c->attr].value, c->new_value, &cur);
 		if (match < 0) {
 			/* Gone between the load and now: the device is leaving. */
 			if ((rc = add_missing(r, c->subject)))
 				goto nomem;
 			continue;
 		}
-		if (match)
+		if (match) {
+			free(cur);
 			continue;
-		char *cur = NULL;
-		np_read_text(ctx, &cur, "%s", c->path);
-		if (cur)
-			cur[strcspn(cur, "\n")] = '\0';
-		if ((rc = add_drift(r, c, cur)))
+		}
+		cur[strcspn(cur, "\n")] = '\0';
+		if ((rc = add_drift(r, c, cur, device_of(m, c))))
 			goto nomem;
-		int what = decide(h, c->path, now_ms, &r->retry_ms);
+		int what = decide(h, r->drift[r->ndrift - 1].device, now_ms, &r->retry_ms);
 		if (what < 0) {
 			rc = what;
 			goto nomem;
 		}
 		r->drift[r->ndrift - 1].what = what;
-		if (what == NP_HOLD_FIX)
+		if (what == NP_HOLD_FIX) {
+			fix_drift[nfix] = r->ndrift - 1;
 			fix[nfix++] = *c; /* shallow: res owns the strings (see below) */
+		}
 	}
 	if (h->report_only || !nfix)
 		goto out;
-	rc = np_txn_apply(ctx, &h->txn, label, fix, nfix, &r->txn);
+	struct np_txn_opts opts = h->txn;
+	opts.cause = cause;
+	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
 	/* The apply fills in each change's old_value: hand those to res to free. */
 	for (size_t i = 0, j = 0; i < nfix; i++) {
 		while (strcmp(res.changes[j].path, fix[i].path))
@@ -310,24 +419,33 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	}
 	if (rc)
 		goto out;
-	for (size_t i = 0; i < r->txn.nchanges; i++) {
-		const struct np_change *c = &r->txn.changes[i];
-		if (!record_try(h, c->path, now_ms))
-			continue;
-		for (size_t j = 0; j < r->ndrift; j++)
-			if (!strcmp(r->drift[j].path, c->path) && !r->drift[j].culprit &&
-			    !(r->drift[j].culprit = culprit(ctx, &m, c))) {
-				rc = -ENOMEM;
-				goto nomem;
-			}
+	/* What was written: a value back in place by the time of the apply was not. */
+	written = calloc(nfix + 1, sizeof(*written));
+	devices = calloc(nfix + 1, sizeof(*devices));
+	if (!written || !devices) {
+		rc = -ENOMEM;
+		goto nomem;
 	}
+	size_t nwritten = 0;
+	for (size_t i = 0; i < nfix; i++)
+		for (size_t j = 0; j < r->txn.nchanges; j++)
+			if (!strcmp(r->txn.changes[j].path, fix[i].path)) {
+				written[nwritten] = &fix[i];
+				devices[nwritten++] = r->drift[fix_drift[i]].device;
+				break;
+			}
+	rc = record_devices(ctx, h, m, written, devices, nwritten, now_ms, r);
+	if (rc)
+		goto nomem;
 	goto out;
 nomem:
 	if (rc == -ENOMEM)
 		np_fail(ctx, rc, "%s", strerror(ENOMEM));
 out:
 	free(fix);
+	free(fix_drift);
+	free(written);
+	free(devices);
 	np_resolved_free(&res);
-	np_machine_free(&m);
 	return rc;
 }

@@ -1,10 +1,14 @@
 /* Keeping a profile applied: one pass re-resolves the profile on the
  * machine as it is now, finds the values that drifted (for every device, or
  * for the one an event named), and re-applies them as one small
- * transaction. Between passes it remembers, per file, when it last wrote
- * it: a file is written at most once a second, and a file that drifts back
- * after each of NP_HOLD_FIGHT_TRIES writes within a minute is being fought
- * over (irqbalance, a driver, another tuning tool) and left alone. */
+ * transaction. Between passes it remembers, per device, when it last
+ * re-applied it: a device is re-applied at most once a second, and a device
+ * that drifts back after each of NP_HOLD_FIGHT_TRIES re-applies within a
+ * minute is being fought over (irqbalance, a driver, another tuning tool)
+ * and left alone. A device is a PCI function with its interfaces, block
+ * devices and IRQs (what a driver re-requests together), else an interface,
+ * block device or IRQ of no PCI function, else the file of a machine-wide
+ * setting. */
 #ifndef NUMAPLACE_HOLD_H
 #define NUMAPLACE_HOLD_H
 
@@ -19,25 +23,36 @@
 #define NP_HOLD_FIGHT_WINDOW_MS 60000
 #define NP_HOLD_MIN_GAP_MS 1000
 
-/* What hold remembers of one file it re-applied. */
-struct np_hold_file {
-	char *path;
-	long long tries[NP_HOLD_FIGHT_TRIES]; /* monotonic ms of the latest writes, newest first */
+/* What hold remembers of one device it re-applied. */
+struct np_hold_device {
+	char *key;                            /* see np_hold_result.gave_up */
+	long long tries[NP_HOLD_FIGHT_TRIES]; /* monotonic ms of the latest re-applies, newest first */
 	bool given_up;
 };
 
 struct np_hold {
-	struct np_hold_file *files;
-	size_t nfiles;
+	struct np_hold_device *devices;
+	size_t ndevices;
 	struct np_txn_opts txn;
 	bool report_only;
+	/* The machine of the last pass: a pass over one device reads its
+	 * devices and IRQs again and keeps the topology; a pass over all
+	 * loads it whole. */
+	struct np_machine machine;
+	bool loaded;
 };
 
 /* One drifted value a pass found. */
 struct np_hold_drift {
 	char *path, *subject, *current, *wanted;
+	char *device; /* the device it belongs to, as np_hold_giveup names it */
 	enum { NP_HOLD_FIX, NP_HOLD_WAIT, NP_HOLD_LEFT_ALONE } what;
-	char *culprit; /* set when this pass gave the file up */
+};
+
+/* A device this pass gave up on. */
+struct np_hold_giveup {
+	char *device;  /* "0000:23:00.0 (eth4)", "eth9", "irq 40", or a file */
+	char *culprit; /* who most likely rewrites it: the log line's advice */
 };
 
 struct np_hold_result {
@@ -47,20 +62,21 @@ struct np_hold_result {
 	char **missing;       /* what is gone (a device that left): a subject, or
 			       * why a setting no longer fits the machine */
 	size_t nmissing;
+	struct np_hold_giveup *gave_up;
+	size_t ngave_up;
 	struct np_txn txn;    /* the re-apply; nchanges 0 when nothing was written */
-	long long retry_ms;   /* > 0: a drifted file is rate limited; pass again after this */
+	long long retry_ms;   /* > 0: a drifted device is rate limited; pass again after this */
 };
 
 /* One pass. device: an interface, block device or PCI address whose
  * values only are checked (with those of its PCI function: a re-created
- * interface comes with re-requested IRQs), NULL for all. label: the
- * transaction's profile field ("web (hold: add net eth4)"), which history
- * shows. now_ms: CLOCK_MONOTONIC in ms. A setting that no longer fits (its
+ * interface comes with re-requested IRQs), NULL for all. cause: the
+ * transaction's cause ("add net eth4"), which history shows. now_ms: CLOCK_MONOTONIC in ms. A setting that no longer fits (its
  * device left) is listed in r->missing and the rest is held. Returns 0
  * (see r) or the failing step's -errno, the detail in ctx->err. r is filled as far as it got; free with
  * np_hold_result_free. */
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
-		 const char *label, long long now_ms, struct np_hold_result *r);
+		 const char *cause, long long now_ms, struct np_hold_result *r);
 void np_hold_result_free(struct np_hold_result *r);
 void np_hold_free(struct np_hold *h);
 

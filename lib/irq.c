@@ -719,6 +719,20 @@ int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo,
 	return f ? read_counts(ctx, topo, f, path, out) : rc;
 }
 
+/* The text in memory: fmemopen gives the same stream the files give, so
+ * one parser serves all three (and the fuzz harness). */
+int np_irqs_parse_counts(struct np_ctx *ctx, const struct np_topology *topo, const char *name,
+			 const char *text, size_t len, struct np_irqs *out)
+{
+	memset(out, 0, sizeof(*out));
+	FILE *f = fmemopen((void *)text, len, "r");
+	if (!f) {
+		int err = errno;
+		return np_fail(ctx, -err, "cannot read '%s': %s", name, strerror(err));
+	}
+	return read_counts(ctx, topo, f, name, out);
+}
+
 int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo)
 {
 	int nnodes = topo->nnodes;

@@ -69,6 +69,9 @@ int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, stru
  * bug report), read as a file given by the user, not under the root. */
 int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo, const char *path,
 			     struct np_irqs *out);
+/* The same parse of len bytes of text (name: for messages). */
+int np_irqs_parse_counts(struct np_ctx *ctx, const struct np_topology *topo, const char *name,
+			 const char *text, size_t len, struct np_irqs *out);
 /* Replaces each IRQ's counts in before by what it handled until after (a
  * later np_irqs_read_counts): an IRQ freed or reused in between gets 0.
  * ran_on becomes the CPUs that ever ran it on the nodes that ran it since. */

@@ -135,9 +135,15 @@ static int parse_value(struct np_ctx *ctx, const char *p, const char *end, struc
 	memset(v, 0, sizeof(*v));
 	if (p < end && (*p == '"' || *p == '\'')) {
 		char quote = *p;
-		for (q = p + 1; q < end && *q != quote; q++)
+		for (q = p + 1; q < end && *q != quote; q++) {
+			/* The shell expands these inside double quotes, systemd does
+			 * not: the daemon's arguments would depend on who starts it. */
+			if (quote == '"' && (*q == '$' || *q == '`'))
+				return np_fail(ctx, -EINVAL, ARGS_VAR " holds '%c', which the shell expands and "
+					       "systemd does not", *q);
 			if (quote == '"' && *q == '\\')
 				q++;
+		}
 		if (q >= end)
 			return np_fail(ctx, -EINVAL, ARGS_VAR " goes on past its line (no closing %c)", quote);
 		v->start = p + 1;
@@ -155,6 +161,51 @@ static int parse_value(struct np_ctx *ctx, const char *p, const char *end, struc
 	if (skip_blanks(q, end) != end)
 		return np_fail(ctx, -EINVAL, "text follows the value of " ARGS_VAR " on its line");
 	return 0;
+}
+
+/* The lines a ban edit owns in a text: the last IRQBALANCE_ARGS assignment
+ * (the one the shell and systemd keep) and numaplace's mark line right
+ * above it. Everything else in the file is the user's. */
+struct ban_block {
+	const char *start; /* the mark line, else the assignment; NULL when none */
+	const char *args;  /* the assignment line */
+	const char *value; /* its value */
+	const char *end;   /* the end of the assignment line, before its newline */
+	bool mark;
+};
+
+static bool is_mark(const char *line, const char *end)
+{
+	size_t len = strlen(NP_IRQBALANCE_MARK);
+	return (size_t)(end - line) >= len && !strncmp(line, NP_IRQBALANCE_MARK, len);
+}
+
+static void find_block(const char *text, struct ban_block *b)
+{
+	const char *last = NULL, *last_end = NULL;
+	memset(b, 0, sizeof(*b));
+	for (const char *p = text; *p;) {
+		const char *e = strchrnul(p, '\n');
+		const char *value = assignment_value(p, e);
+		if (value) {
+			b->mark = last && is_mark(last, last_end);
+			b->start = b->mark ? last : p;
+			b->args = p;
+			b->value = value;
+			b->end = e;
+		}
+		last = p;
+		last_end = e;
+		p = *e ? e + 1 : e;
+	}
+}
+
+static bool same_block(const struct ban_block *a, const struct ban_block *b)
+{
+	if (!a->start || !b->start)
+		return !a->start && !b->start;
+	return a->end - a->start == b->end - b->start &&
+	       !memcmp(a->start, b->start, (size_t)(a->end - a->start));
 }
 
 /* The IRQs the words ban: --banirq=N, --banirq N, -iN and -i N (getopt's forms). */
@@ -220,8 +271,7 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 			   char **out, int **added, size_t *nadded)
 {
 	struct irqset banned = { 0 }, add = { 0 }, marked = { 0 };
-	const char *line = NULL, *line_end = NULL, *prev = NULL, *prev_end = NULL;
-	const char *val = NULL, *last = NULL, *last_end = NULL;
+	struct ban_block b;
 	struct value v = { 0 };
 	char *buf = NULL;
 	size_t size = 0;
@@ -230,21 +280,8 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 	*out = NULL;
 	*added = NULL;
 	*nadded = 0;
-	/* The last assignment is the one the shell and systemd keep. */
-	for (const char *p = text; *p;) {
-		const char *e = strchrnul(p, '\n');
-		const char *value = assignment_value(p, e);
-		if (value) {
-			val = value;
-			line = p;
-			line_end = e;
-			prev = last;
-			prev_end = last_end;
-		}
-		last = p;
-		last_end = e;
-		p = *e ? e + 1 : e;
-	}
+	find_block(text, &b);
+	const char *val = b.value, *line = b.args, *line_end = b.end;
 	if (val && (rc = parse_value(ctx, val, line_end, &v)))
 		goto out;
 	if (val && (rc = banned_in(&v, &banned)))
@@ -257,14 +294,12 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 	irqset_sort(&add);
 
 	/* The mark lists what numaplace banned before too, so that it stays true. */
-	if (prev && (rc = marked_in(prev, prev_end, &marked)))
+	if (b.mark && (rc = marked_in(b.start, strchrnul(b.start, '\n'), &marked)))
 		goto nomem;
 	for (size_t i = 0; i < add.n; i++)
 		if (irqset_add(&marked, add.v[i]))
 			goto nomem;
 	irqset_sort(&marked);
-	bool had_mark = prev && (size_t)(prev_end - prev) >= strlen(NP_IRQBALANCE_MARK) &&
-			!strncmp(prev, NP_IRQBALANCE_MARK, strlen(NP_IRQBALANCE_MARK));
 
 	FILE *f = open_memstream(&buf, &size);
 	if (!f)
@@ -281,8 +316,7 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 		print_bans(f, &add, false);
 		fputs("\"\n", f);
 	} else {
-		const char *start = had_mark ? prev : line;
-		fwrite(text, 1, (size_t)(start - text), f);
+		fwrite(text, 1, (size_t)(b.start - text), f);
 		print_mark(f, &marked);
 		bool space = v.end > v.start && !blank(v.end[-1]);
 		if (v.close) {
@@ -315,6 +349,127 @@ out:
 	free(add.v);
 	free(marked.v);
 	return rc;
+}
+
+int np_irqbalance_unban_text(struct np_ctx *ctx, const char *current, const char *old, const char *new,
+			     enum np_ban_state *state, char **out)
+{
+	struct ban_block bc, bo, bn;
+	char *buf = NULL;
+	size_t size = 0;
+
+	*out = NULL;
+	find_block(current, &bc);
+	find_block(old, &bo);
+	find_block(new, &bn);
+	if (same_block(&bc, &bo)) {
+		*state = NP_BANS_OLD;
+		return 0;
+	}
+	*state = same_block(&bc, &bn) ? NP_BANS_NEW : NP_BANS_OTHER;
+	FILE *f = open_memstream(&buf, &size);
+	if (!f)
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	size_t len = strlen(current);
+	if (bo.start && bc.start) {
+		fwrite(current, 1, (size_t)(bc.start - current), f);
+		fwrite(bo.start, 1, (size_t)(bo.end - bo.start), f);
+		fputs(bc.end, f);
+	} else if (bo.start) {
+		/* Someone removed the assignment: old's goes back at the end. */
+		fputs(current, f);
+		if (len && current[len - 1] != '\n')
+			fputc('\n', f);
+		fwrite(bo.start, 1, (size_t)(bo.end - bo.start), f);
+		fputc('\n', f);
+	} else {
+		/* The edit appended the assignment, after a blank line (and the
+		 * newline a last line lacked): they go with it. */
+		size_t pre = (size_t)(bc.start - current), olen = strlen(old);
+		const char *after = *bc.end ? bc.end + 1 : bc.end;
+		if (olen && pre >= 2 && current[pre - 1] == '\n' && current[pre - 2] == '\n')
+			pre--;
+		if (olen && old[olen - 1] != '\n' && !*after && pre && current[pre - 1] == '\n')
+			pre--;
+		fwrite(current, 1, pre, f);
+		fputs(after, f);
+	}
+	if (fclose(f) || !buf) {
+		free(buf);
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	*out = buf;
+	return 0;
+}
+
+/* The words of a value, one at a time: [*w, *p) after each call. */
+static bool next_word(const char **p, const char *end, const char **w)
+{
+	*p = skip_blanks(*p, end);
+	if (*p >= end)
+		return false;
+	*w = *p;
+	while (*p < end && !blank(**p))
+		(*p)++;
+	return true;
+}
+
+static bool ban_word(const char *w, const char *e)
+{
+	int irq;
+	return e - w > 9 && !strncmp(w, "--banirq=", 9) && parse_irq(w + 9, e, &irq);
+}
+
+/* Whether the words of n are those of o (NULL: none) and then bans only. */
+static bool adds_only_bans(const struct value *o, const struct value *n)
+{
+	const char *po = o ? o->start : NULL, *pn = n->start, *wo, *wn;
+	bool any = false;
+	while (next_word(&pn, n->end, &wn)) {
+		if (po && next_word(&po, o->end, &wo)) {
+			if (po - wo != pn - wn || memcmp(wo, wn, (size_t)(pn - wn)))
+				return false;
+			continue;
+		}
+		po = NULL;
+		if (!ban_word(wn, pn))
+			return false;
+		any = true;
+	}
+	return any && !(po && next_word(&po, o->end, &wo));
+}
+
+static bool mark_ok(const struct ban_block *b)
+{
+	if (!b->mark)
+		return true;
+	for (const char *p = b->start; p < b->args - 1; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return false;
+	return true;
+}
+
+bool np_irqbalance_edit_ok(const char *old, const char *new)
+{
+	struct np_ctx ctx = { .rootfd = -1 };
+	struct ban_block bo, bn;
+	struct value vo, vn;
+	enum np_ban_state state;
+	char *back;
+
+	find_block(old, &bo);
+	find_block(new, &bn);
+	if (!bn.start || !mark_ok(&bn) || parse_value(&ctx, bn.value, bn.end, &vn))
+		return false;
+	if (bo.start && parse_value(&ctx, bo.value, bo.end, &vo))
+		return false;
+	if (!adds_only_bans(bo.start ? &vo : NULL, &vn))
+		return false;
+	if (np_irqbalance_unban_text(&ctx, new, old, new, &state, &back))
+		return false;
+	bool same = state == NP_BANS_NEW && back && !strcmp(back, old);
+	free(back);
+	return same;
 }
 
 int np_irqbalance_ban_change(struct np_ctx *ctx, const int *irqs, size_t n, struct np_change *out,

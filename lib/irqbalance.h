@@ -7,6 +7,7 @@
 #ifndef NUMAPLACE_IRQBALANCE_H
 #define NUMAPLACE_IRQBALANCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "conffile.h"
@@ -31,6 +32,31 @@ int np_irqbalance_irqs(const struct np_change *changes, size_t n, int **irqs, si
  * characters that would need quoting), the reason in ctx->err. */
 int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs, size_t n,
 			   char **out, int **added, size_t *nadded);
+
+/* Where the banned-IRQ lines of a file stand against a ban edit. */
+enum np_ban_state {
+	NP_BANS_NEW,   /* as the edit left them */
+	NP_BANS_OLD,   /* as they were before it: nothing to restore */
+	NP_BANS_OTHER, /* changed by someone else since */
+};
+
+/* What a revert of the ban edit from old to new (a journal's texts) writes
+ * over current, the file as it is now: current with its banned-IRQ lines
+ * (the last IRQBALANCE_ARGS assignment and the NP_IRQBALANCE_MARK line above
+ * it) put back as old had them, and every other line as it is now; when old
+ * had no assignment, the one the edit appended goes, with the blank line
+ * before it. The journal's text is never written whole, so lines edited
+ * since the apply stay. *state says where current's lines stand; *out
+ * (malloc'd) is NULL for NP_BANS_OLD. */
+int np_irqbalance_unban_text(struct np_ctx *ctx, const char *current, const char *old, const char *new,
+			     enum np_ban_state *state, char **out);
+
+/* Whether new is old with only what the ban edit makes: IRQBALANCE_ARGS
+ * gaining --banirq=N words (or a new assignment of them), the
+ * NP_IRQBALANCE_MARK line above it, every other line the same; and old's
+ * assignment one the edit takes. What a journal of the irqbalance kind may
+ * hold: a revert writes old's assignment line back, and nothing else of it. */
+bool np_irqbalance_edit_ok(const char *old, const char *new);
 
 /* The change that bans irqs in NP_IRQBALANCE_CONFIG under ctx's root, as
  * read now: attr NP_ATTR_IRQBALANCE_CONFIG (a text file), subject

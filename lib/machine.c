@@ -49,26 +49,56 @@ static bool isolcpus_managed_irq(struct np_ctx *ctx)
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
 {
+	return np_machine_load_some(ctx, m, 0);
+}
+
+/* What a device coming or going changes: the PCI functions with their
+ * children, the IRQs, and whether irqbalance runs. */
+static int load_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
+	int rc = np_pci_scan(ctx, &m->pci);
+	if (rc == 0 && !(skip & NP_LOAD_NO_NAMES))
+		rc = np_pci_lookup_names(ctx, &m->pci);
+	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
+	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
+		rc = 0;
+	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
+		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
+	if (rc == 0)
+		np_irqs_tie(&m->irqs, &m->pci);
+	return rc;
+}
+
+int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
 	memset(m, 0, sizeof(*m));
 	int rc = np_topology_load(ctx, &m->topo);
 	if (rc)
 		return rc;
-	rc = np_pci_scan(ctx, &m->pci);
-	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
-	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
-		rc = 0;
-	if (rc == 0)
-		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
-	if (rc == 0)
-		rc = np_l3_read(ctx, &m->topo, &m->l3);
-	if (rc == 0)
+	rc = np_l3_read(ctx, &m->topo, &m->l3);
+	if (rc == 0) {
 		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
-	if (rc) {
-		np_machine_free(m);
-		return rc;
+		rc = load_devices(ctx, m, skip);
 	}
-	np_irqs_tie(&m->irqs, &m->pci);
-	return 0;
+	if (rc)
+		np_machine_free(m);
+	return rc;
+}
+
+int np_machine_reload_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
+	np_irqs_free(&m->irqs);
+	np_pci_free(&m->pci);
+	m->irqbalance = m->irqbalance_known = false;
+	int rc = load_devices(ctx, m, skip);
+	if (rc)
+		np_machine_free(m);
+	return rc;
+}
+
+int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m)
+{
+	return irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
 }
 
 void np_machine_free(struct np_machine *m)

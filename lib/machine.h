@@ -21,6 +21,20 @@ struct np_machine {
 };
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
+/* What a caller that shows nothing (hold) may leave out of a load. */
+enum np_load_skip {
+	NP_LOAD_NO_NAMES = 1 << 0,     /* PCI vendor, device and class names: the ID database */
+	NP_LOAD_NO_PROCESSES = 1 << 1, /* whether irqbalance runs (every /proc/PID/comm):
+					* irqbalance and irqbalance_known stay false */
+};
+int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip);
+/* Reads again what a device coming or going changes (PCI functions with
+ * their children, IRQs, irqbalance unless skipped) and keeps the rest (the
+ * topology, L3 domains, isolcpus): hold's pass after a device event. On
+ * failure m is freed. */
+int np_machine_reload_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip);
+/* Fills m->irqbalance and m->irqbalance_known, for a load that skipped them. */
+int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m);
 void np_machine_free(struct np_machine *m);
 
 /* The node a device's locality is judged by: its numa_node, else the one

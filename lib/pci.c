@@ -13,7 +13,7 @@
 #include "sysfs.h"
 
 /* libpci reports fatal errors through a callback that must not return:
- * jump back to np_pci_scan and turn it into an error return. */
+ * jump back to np_pci_lookup_names and turn it into an error return. */
 static jmp_buf *pci_escape;
 static char pci_message[256];
 
@@ -26,7 +26,7 @@ static void __attribute__((noreturn)) pci_fatal(char *msg, ...)
 	longjmp(*pci_escape, 1);
 }
 
-/* Snapshots lack config space, which libpci only warns about. */
+/* A missing or odd ID database is only warned about: the names stay unknown. */
 static void pci_quiet(char *msg, ...)
 {
 	(void)msg;
@@ -81,19 +81,6 @@ const struct np_pci_dev *np_pci_find(const struct np_pci *pci, const char *addr)
 	if (!np_pci_parse_addr(addr, key.addr))
 		return NULL;
 	return bsearch(&key, pci->devs, pci->ndevs, sizeof(key), dev_compare);
-}
-
-static char *lookup(struct pci_access *pacc, int flags, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, flags);
-	int first = va_arg(ap, int), second = va_arg(ap, int);
-	va_end(ap);
-	/* Only the ID database: answers must not depend on this machine's udev. */
-	const char *name = pci_lookup_name(pacc, buf, sizeof(buf),
-					   flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, first, second);
-	return name ? strdup(name) : NULL;
 }
 
 static int add_name(char ***list, size_t *n, const char *name)
@@ -166,16 +153,98 @@ static int read_function(struct np_ctx *ctx, struct np_pci_dev *d)
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
+/* A hexadecimal ID file ("0x8086", "0x020000"), read through the root-aware
+ * layer as libpci would read it by path. */
+static int read_hex(struct np_ctx *ctx, const char *addr, const char *name, unsigned *out)
 {
-	char path[PATH_MAX];
-	int rc = np_sysfs_path(ctx, path, "/sys/bus/pci");
+	char *text, *end, ex[44];
+	int rc = np_read_text(ctx, &text, "/sys/bus/pci/devices/%s/%s", addr, name);
 	if (rc)
 		return rc;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 16);
+	if (end == text || *end || errno || v > 0xffffff || text[0] == '-') {
+		char path[PATH_MAX];
+		np_sysfs_path(ctx, path, "/sys/bus/pci/devices/%s/%s", addr, name);
+		rc = np_fail(ctx, -EINVAL, "'%s': expected a hexadecimal ID, found '%s'", path,
+			     np_excerpt(text, ex, sizeof(ex)));
+	}
+	free(text);
+	*out = (unsigned)v;
+	return rc;
+}
 
+/* What libpci's sysfs access fills for PCI_FILL_IDENT, _CLASS, _IRQ and
+ * _NUMA_NODE, from the same files, but resolved inside the root: libpci
+ * opens them by path, and a link in a copied tree would lead it out. */
+static int read_ids(struct np_ctx *ctx, struct np_pci_dev *d)
+{
+	unsigned cls;
+	long long v;
+	int rc;
+	if ((rc = read_hex(ctx, d->addr, "vendor", &d->vendor_id)) ||
+	    (rc = read_hex(ctx, d->addr, "device", &d->device_id)) ||
+	    (rc = read_hex(ctx, d->addr, "class", &cls)))
+		return rc;
+	d->class_id = cls >> 8; /* the programming interface is not kept */
+	if ((rc = np_read_int(ctx, &v, "/sys/bus/pci/devices/%s/irq", d->addr)))
+		return rc;
+	d->legacy_irq = v >= 0 && v <= INT_MAX ? (int)v : 0;
+	rc = np_read_int(ctx, &v, "/sys/bus/pci/devices/%s/numa_node", d->addr);
+	if (rc && rc != -ENOENT)
+		return rc;
+	d->numa_node = rc == 0 && v >= 0 && v <= INT_MAX ? (int)v : -1;
+	/* As libpci: a dangling link names no driver. */
+	if (np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/driver", d->addr))
+		d->driver = driver_of(ctx, d->addr, NULL);
+	return 0;
+}
+
+static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
+{
+	char **names;
+	size_t n;
+	int rc = np_list_dir(ctx, &names, &n, "/sys/bus/pci/devices");
+	if (rc)
+		return rc;
+	if (!(out->devs = calloc(n + 1, sizeof(*out->devs)))) {
+		np_names_free(names, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct np_pci_dev *d = &out->devs[out->ndevs];
+		/* Only the kernel's full form: an entry that is no address is no function. */
+		if (strlen(names[i]) != NP_PCI_ADDR_LEN - 1 || !np_pci_parse_addr(names[i], d->addr))
+			continue;
+		out->ndevs++;
+		rc = read_ids(ctx, d);
+	}
+	np_names_free(names, n);
+	if (rc == 0)
+		qsort(out->devs, out->ndevs, sizeof(*out->devs), dev_compare);
+	return rc;
+}
+
+static char *lookup(struct pci_access *pacc, int flags, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, flags);
+	int first = va_arg(ap, int), second = va_arg(ap, int);
+	va_end(ap);
+	/* Only the ID database: answers must not depend on this machine's udev. */
+	const char *name = pci_lookup_name(pacc, buf, sizeof(buf),
+					   flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, first, second);
+	return name ? strdup(name) : NULL;
+}
+
+int np_pci_lookup_names(struct np_ctx *ctx, struct np_pci *pci)
+{
+	/* Only the ID database is asked: no access method is set up, so
+	 * libpci opens nothing under the root. */
 	struct pci_access *pacc = pci_alloc();
 	if (!pacc)
-		return -ENOMEM;
+		return np_fail(ctx, -ENOMEM, "looking up PCI names: %s", strerror(ENOMEM));
 	jmp_buf escape;
 	pacc->error = pci_fatal;
 	pacc->warning = pci_quiet;
@@ -183,46 +252,17 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 	pci_escape = &escape;
 	if (setjmp(escape)) {
 		pci_escape = NULL;
-		/* What libpci had built before its error: the scan's devices and caches. */
 		pci_cleanup(pacc);
-		return np_fail(ctx, -EIO, "reading PCI devices under '%s': %s", path, pci_message);
+		return np_fail(ctx, -EIO, "looking up PCI names: %s", pci_message);
 	}
-	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-	pci_set_param(pacc, "sysfs.path", path);
-	pci_init(pacc);
-	pci_scan_bus(pacc);
-
-	size_t count = 0;
-	for (struct pci_dev *p = pacc->devices; p; p = p->next)
-		count++;
-	out->devs = calloc(count + 1, sizeof(*out->devs));
-	if (!out->devs) {
-		pci_cleanup(pacc);
-		return -ENOMEM;
-	}
-	for (struct pci_dev *p = pacc->devices; p; p = p->next) {
-		struct np_pci_dev *d = &out->devs[out->ndevs++];
-		/* Not PCI_FILL_DRIVER: libpci 3.9 reads the driver link into a
-		 * 1024-byte buffer and aborts ("buffer overflow detected") on a
-		 * longer one; driver_of reads it bounded, inside the root. */
-		pci_fill_info(p, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_IRQ | PCI_FILL_NUMA_NODE);
-		snprintf(d->addr, sizeof(d->addr), "%04x:%02x:%02x.%x", (unsigned)p->domain & 0xffff,
-			 p->bus, p->dev & 0x1f, p->func & 7);
-		d->vendor_id = p->vendor_id;
-		d->device_id = p->device_id;
-		d->class_id = p->device_class;
-		d->numa_node = p->numa_node;
-		d->legacy_irq = p->irq;
-		/* As libpci: a dangling link names no driver. */
-		if (np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/driver", d->addr))
-			d->driver = driver_of(ctx, d->addr, NULL);
-		d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, p->vendor_id, 0);
-		d->device = lookup(pacc, PCI_LOOKUP_DEVICE, p->vendor_id, p->device_id);
-		d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, p->device_class, 0);
+	for (size_t i = 0; i < pci->ndevs; i++) {
+		struct np_pci_dev *d = &pci->devs[i];
+		d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, d->vendor_id, 0);
+		d->device = lookup(pacc, PCI_LOOKUP_DEVICE, d->vendor_id, d->device_id);
+		d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, d->class_id, 0);
 	}
 	pci_cleanup(pacc);
 	pci_escape = NULL;
-	qsort(out->devs, out->ndevs, sizeof(*out->devs), dev_compare);
 	return 0;
 }
 
@@ -231,16 +271,13 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 static int owners(struct np_ctx *ctx, const struct np_pci *pci, const char *dir, char **names, size_t n,
 		  int *owner)
 {
-	char path[PATH_MAX], real[PATH_MAX];
-	size_t rootlen = strlen(ctx->root);
 	for (size_t i = 0; i < n; i++) {
-		char addr[NP_PCI_ADDR_LEN];
+		char addr[NP_PCI_ADDR_LEN], *real = NULL;
 		const struct np_pci_dev *d = NULL;
-		int rc = np_sysfs_path(ctx, path, "%s/%s", dir, names[i]);
-		if (rc)
-			return rc;
-		if (realpath(path, real) && !strncmp(real, ctx->root, rootlen) && pci_ancestor(real + rootlen, addr))
+		/* One that does not resolve (a dangling link) has no owner. */
+		if (np_resolve(ctx, &real, "%s/%s", dir, names[i]) == 0 && pci_ancestor(real, addr))
 			d = np_pci_find(pci, addr);
+		free(real);
 		owner[i] = d ? (int)(d - pci->devs) : -1;
 	}
 	return 0;

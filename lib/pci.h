@@ -1,5 +1,6 @@
-/* PCI functions (through libpci, pointed at the root) and what hangs below
- * them: network interfaces, block devices, virtio and NVMe controller names. */
+/* PCI functions (read through the root-aware layer; names from libpci's ID
+ * database) and what hangs below them: network interfaces, block devices,
+ * virtio and NVMe controller names. */
 #ifndef NUMAPLACE_PCI_H
 #define NUMAPLACE_PCI_H
 
@@ -16,7 +17,8 @@
 struct np_pci_dev {
 	char addr[NP_PCI_ADDR_LEN];
 	unsigned vendor_id, device_id, class_id; /* class_id: base class and subclass, 0x0200 */
-	char *vendor, *device, *class_name;      /* names from the PCI ID database, NULL when unknown */
+	char *vendor, *device, *class_name;      /* names from the PCI ID database, NULL when unknown
+						  * or not looked up (np_pci_lookup_names) */
 	char *driver;                            /* NULL when unbound */
 	char *child_driver;                      /* the driver below virtio-pci (virtio_net, virtio_blk) */
 	int numa_node;                           /* -1 when the firmware did not say */
@@ -39,8 +41,11 @@ struct np_pci {
 	size_t ndevs;
 };
 
-/* A machine without /sys/bus/pci gives an empty list, not an error. */
+/* A machine without /sys/bus/pci gives an empty list, not an error. No
+ * names: they come from a database, not the machine, and cost a fifth of a
+ * scan; np_pci_lookup_names adds them for who shows them. */
 int np_pci_scan(struct np_ctx *ctx, struct np_pci *out);
+int np_pci_lookup_names(struct np_ctx *ctx, struct np_pci *pci);
 void np_pci_free(struct np_pci *pci);
 /* By full ("0000:22:00.0") or short ("22:00.0") address. */
 const struct np_pci_dev *np_pci_find(const struct np_pci *pci, const char *addr);

@@ -373,6 +373,55 @@ int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *s
 	return 0;
 }
 
+/* A temporary name of np_replace_at for base: ".BASE.numaplace-PID". */
+static bool temp_name_of(const char *name, const char *base)
+{
+	static const char tag[] = ".numaplace-";
+	size_t blen = strlen(base);
+	if (name[0] != '.' || strncmp(name + 1, base, blen) || strncmp(name + 1 + blen, tag, sizeof(tag) - 1))
+		return false;
+	const char *pid = name + 1 + blen + sizeof(tag) - 1;
+	if (!*pid)
+		return false;
+	for (; *pid; pid++)
+		if (*pid < '0' || *pid > '9')
+			return false;
+	return true;
+}
+
+int np_remove_stale_temps(struct np_ctx *ctx, const char *fmt, ...)
+{
+	WITH_PATH(ctx, path, mpath, fmt);
+	const char *base;
+	struct statfs sfs;
+	int dfd = np_open_parent(ctx, mpath, &base), err = 0;
+	if (dfd == -ENOENT)
+		return 0;
+	if (dfd < 0)
+		return np_fail(ctx, dfd, "cannot open the directory of '%s': %s", path, strerror(-dfd));
+	/* The kernel's own files are written in place: nothing to look for. */
+	if (fstatfs(dfd, &sfs) == 0 && (sfs.f_type == SYSFS_MAGIC || sfs.f_type == PROC_SUPER_MAGIC)) {
+		close(dfd);
+		return 0;
+	}
+	int lfd = dup(dfd);
+	DIR *dir = lfd < 0 ? NULL : fdopendir(lfd);
+	if (!dir) {
+		err = errno;
+		if (lfd >= 0)
+			close(lfd);
+	}
+	for (struct dirent *de; dir && (de = readdir(dir));)
+		if (temp_name_of(de->d_name, base) && unlinkat(dfd, de->d_name, 0) < 0 && errno != ENOENT && !err)
+			err = errno;
+	if (dir)
+		closedir(dir);
+	close(dfd);
+	if (err)
+		return np_fail(ctx, -err, "cannot remove the temporary files beside '%s': %s", path, strerror(err));
+	return 0;
+}
+
 /* sysfs and procfs take one write(2) and act on it; they cannot be
  * replaced. Anything else that holds a value (a copy under --root) is a
  * regular file, replaced whole so that a crash leaves the old value or the
@@ -461,6 +510,29 @@ int np_read_link(struct np_ctx *ctx, char **out, const char *fmt, ...)
 			       path, PATH_MAX - 1);
 	target[n] = '\0';
 	*out = strdup(target);
+	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+}
+
+int np_resolve(struct np_ctx *ctx, char **out, const char *fmt, ...)
+{
+	WITH_PATH(ctx, path, mpath, fmt);
+	char proc[64], real[PATH_MAX];
+	int fd = np_open(ctx, mpath, O_PATH, 0);
+	if (fd < 0)
+		return np_fail(ctx, fd, "cannot resolve '%s': %s", path, strerror(-fd));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, real, sizeof(real));
+	int err = n < 0 ? errno : (size_t)n >= sizeof(real) ? ENAMETOOLONG : 0;
+	close(fd);
+	if (err)
+		return np_fail(ctx, -err, "cannot resolve '%s': %s", path, strerror(err));
+	real[n] = '\0';
+	/* Resolved inside the root, it is the root or below it; anything else
+	 * (the root renamed meanwhile) is refused rather than guessed at. */
+	size_t rootlen = strlen(ctx->root);
+	if (strncmp(real, ctx->root, rootlen) || (real[rootlen] && real[rootlen] != '/'))
+		return np_fail(ctx, -EXDEV, "cannot resolve '%s': it resolved to '%s', outside the root", path, real);
+	*out = strdup(real[rootlen] ? real + rootlen : "/");
 	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 }
 

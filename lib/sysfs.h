@@ -34,6 +34,10 @@ int np_mkdirs(struct np_ctx *ctx, const char *path, mode_t mode);
  * owner when old is given, else takes mode. shown names it in messages. */
 int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *shown,
 		  const char *buf, size_t len, mode_t mode, const struct stat *old);
+/* Removes what np_replace_at leaves beside path when killed between naming
+ * its temporary file and renaming it (".NAME.numaplace-PID"). Only for a
+ * caller that knows no other writer of path runs: the transaction lock. */
+int np_remove_stale_temps(struct np_ctx *ctx, const char *fmt, ...) NP_FMT(2);
 /* Writes all of buf, retrying short writes and EINTR. Returns 0 or -errno. */
 int np_write_all(int fd, const char *buf, size_t len);
 /* "1 MiB", "1 GiB" or "N bytes", for messages about limits. */
@@ -61,6 +65,9 @@ int np_write_text(struct np_ctx *ctx, const char *value, const char *fmt, ...) N
 int np_write_bytes(struct np_ctx *ctx, const char *value, size_t len, const char *fmt, ...) NP_FMT(4);
 /* Target of a symbolic link, as stored; one of PATH_MAX or more is refused. */
 int np_read_link(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);
+/* The machine path ("/sys/devices/...") that path resolves to inside the
+ * root, every link followed as np_open follows it; *out is malloc'd. */
+int np_resolve(struct np_ctx *ctx, char **out, const char *fmt, ...) NP_FMT(3);
 /* Entry names in natural order ("cpu2" before "cpu10"), without "." and "..".
  * Free with np_names_free. */
 int np_list_dir(struct np_ctx *ctx, char ***names, size_t *count, const char *fmt, ...) NP_FMT(4);

@@ -202,6 +202,12 @@ int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind ki
 	return current_matches(ctx, path, kind, value, NULL);
 }
 
+int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
+			     const char *value, char **current)
+{
+	return current_matches(ctx, path, kind, value, current);
+}
+
 static bool same_value(enum np_value_kind kind, const char *a, const char *b)
 {
 	char *na = np_value_normalize(kind, a), *nb = np_value_normalize(kind, b);
@@ -234,130 +240,11 @@ static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
 	return np_fail(ctx, rc, "%s (%s)", detail, c->subject);
 }
 
-/* The line of text starting at *p (advanced past it); false at the end. */
-static bool next_line(const char **p, const char **line, size_t *len)
-{
-	if (!**p)
-		return false;
-	const char *nl = strchr(*p, '\n');
-	*line = *p;
-	*len = nl ? (size_t)(nl - *p) : strlen(*p);
-	*p += *len + (nl != NULL);
-	return true;
-}
-
-#define ARGS_KEY "IRQBALANCE_ARGS="
-#define BAN_MARK NP_IRQBALANCE_MARK
-
-static bool starts(const char *line, size_t len, const char *lit)
-{
-	return len >= strlen(lit) && !strncmp(line, lit, strlen(lit));
-}
-
-/* numaplace's comment: one line of printable text, which the shell and
- * systemd both skip. */
-static bool mark_line_ok(const char *line, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (line[i] < 0x20 || line[i] > 0x7e)
-			return false;
-	return true;
-}
-
-/* Whether n is o plus only "--banirq=N" words. */
-static bool adds_only_bans(const char *o, size_t olen, const char *n, size_t nlen)
-{
-	size_t i = 0, j = 0;
-	while (j < nlen) {
-		if (i < olen && o[i] == n[j]) {
-			i++, j++;
-			continue;
-		}
-		j += n[j] == ' ';
-		if (nlen - j < 9 || strncmp(n + j, "--banirq=", 9))
-			return false;
-		size_t d = j += 9;
-		while (j < nlen && isdigit((unsigned char)n[j]))
-			j++;
-		if (j == d)
-			return false;
-	}
-	return i == olen;
-}
-
-/* Whether the assignment line l is, in other, an assignment with bans added
- * (want_more: other's line is l plus bans; else l is other's plus bans). */
-static bool args_match(const char *l, size_t len, const char *other, bool want_more)
-{
-	const char *q = other, *m;
-	size_t mlen;
-	while (next_line(&q, &m, &mlen))
-		if (starts(m, mlen, ARGS_KEY) &&
-		    (want_more ? adds_only_bans(l, len, m, mlen) : adds_only_bans(m, mlen, l, len)))
-			return true;
-	/* A new assignment holding only bans. */
-	return !want_more && (adds_only_bans(ARGS_KEY "\"\"", 18, l, len) ||
-			      adds_only_bans(ARGS_KEY, 16, l, len));
-}
-
-/* Checks the banned-IRQ lines of text against other's; false when one is
- * more than the irqbalance kind writes. */
-static bool ban_lines_ok(const char *text, const char *other, bool is_old)
-{
-	const char *p = text, *l;
-	size_t len;
-	while (next_line(&p, &l, &len)) {
-		if (starts(l, len, BAN_MARK) && !mark_line_ok(l, len))
-			return false;
-		if (starts(l, len, ARGS_KEY) && !args_match(l, len, other, is_old))
-			return false;
-	}
-	return true;
-}
-
-/* The next line that is not a banned-IRQ line. */
-static bool next_kept(const char **p, const char **line, size_t *len)
-{
-	while (next_line(p, line, len))
-		if (!starts(*line, *len, BAN_MARK) && !starts(*line, *len, ARGS_KEY))
-			return true;
-	return false;
-}
-
-static bool only_blank(const char *p)
-{
-	const char *l;
-	size_t len;
-	while (next_kept(&p, &l, &len))
-		if (len)
-			return false;
-	return true;
-}
-
-/* What a journal may say the irqbalance kind did: the same text but for
- * the banned-IRQ lines (IRQBALANCE_ARGS gaining --banirq=N words, or a new
- * one made of them, and numaplace's comment above it), blank lines at the
- * end aside. A revert then writes no text but the file's own. */
-static bool text_change_ok(const char *old, const char *new)
-{
-	if (!ban_lines_ok(old, new, true) || !ban_lines_ok(new, old, false))
-		return false;
-	const char *po = old, *pn = new, *lo, *ln;
-	size_t no, nn;
-	for (;;) {
-		bool ho = next_kept(&po, &lo, &no), hn = next_kept(&pn, &ln, &nn);
-		if (!ho || !hn)
-			return ho ? !no && only_blank(po) : !hn || (!nn && only_blank(pn));
-		if (no != nn || memcmp(lo, ln, no))
-			return false;
-	}
-}
-
 /* A journal's change (its path checked against its kind's): values of its kind's form. */
 static const char *change_refused(const struct np_change *c)
 {
 	if (kind_of(c) == NP_VALUE_TEXT)
-		return text_change_ok(c->old_value, c->new_value)
+		return np_irqbalance_edit_ok(c->old_value, c->new_value)
 			       ? NULL
 			       : "its text differs in more than irqbalance's banned IRQs";
 	return same_value(kind_of(c), c->old_value, c->old_value) &&
@@ -379,6 +266,7 @@ void np_txn_free(struct np_txn *txn)
 		return;
 	free(txn->id);
 	free(txn->profile);
+	free(txn->cause);
 	free(txn->boot_id);
 	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
@@ -665,6 +553,9 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 		    !cJSON_AddStringToObject(o, "new", c->new_value))
 			goto fail;
 	}
+	/* Absent rather than null without a cause: as journals were before it. */
+	if (txn->cause && !cJSON_AddStringToObject(root, "cause", txn->cause))
+		goto fail;
 	if (error && *error && !cJSON_AddStringToObject(root, "error", error))
 		goto fail;
 	return root;
@@ -673,19 +564,27 @@ fail:
 	return NULL;
 }
 
+char *np_txn_format(const struct np_txn *txn, const char *error)
+{
+	cJSON *root = journal_json(txn, error);
+	char *text = root ? cJSON_Print(root) : NULL;
+	cJSON_Delete(root);
+	return text;
+}
+
 /* Write to a temporary name, sync, rename, sync the directory: a crash
- * leaves either the old journal or the new one, never a torn one. */
-static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
-			 const char *error)
+ * leaves either the old journal or the new one, never a torn one. sync_dir
+ * false leaves the rename to the next directory sync: only for an outcome
+ * replacing a pending journal (see np_txn_apply). */
+static int write_journal_sync(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
+			      const char *error, bool sync_dir)
 {
 	char name[ID_MAX + 16], tmp[ID_MAX + 24];
 	int err = 0, fd = -1;
 
 	snprintf(name, sizeof(name), "%s" JOURNAL_EXT, txn->id);
 	snprintf(tmp, sizeof(tmp), "%s" TMP_EXT, name);
-	cJSON *root = journal_json(txn, error);
-	char *text = root ? cJSON_Print(root) : NULL;
-	cJSON_Delete(root);
+	char *text = np_txn_format(txn, error);
 	if (!text)
 		return np_fail(ctx, -ENOMEM, "cannot write journal '%s/%s': %s", st->txndir, name,
 			       strerror(ENOMEM));
@@ -700,15 +599,17 @@ static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_t
 		err = -np_write_all(fd, text, strlen(text));
 	if (!err)
 		err = -np_write_all(fd, "\n", 1);
-	if (!err && fsync(fd) < 0)
+	/* The data and the size, not the times: enough for the rename to
+	 * never show an empty or short file. */
+	if (!err && fdatasync(fd) < 0)
 		err = errno;
 	if (fd >= 0 && close(fd) < 0 && !err)
 		err = errno;
 	if (!err && renameat(st->txnfd, tmp, st->txnfd, name) < 0)
 		err = errno;
-	if (!err && fsync(st->txnfd) < 0)
+	if (!err && sync_dir && fsync(st->txnfd) < 0)
 		err = errno;
-	cJSON_free(text);
+	free(text);
 	if (err) {
 		if (fd >= 0)
 			unlinkat(st->txnfd, tmp, 0);
@@ -716,6 +617,12 @@ static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_t
 			       strerror(err));
 	}
 	return 0;
+}
+
+static int write_journal(struct np_ctx *ctx, struct state *st, const struct np_txn *txn,
+			 const char *error)
+{
+	return write_journal_sync(ctx, st, txn, error, true);
 }
 
 static int read_file_at(int dirfd, const char *name, char **out, size_t *len)
@@ -805,10 +712,15 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	if (!(time_item->valuedouble >= 0 && time_item->valuedouble < 9e15))
 		goto bad;
 	txn->time = (long long)time_item->valuedouble;
+	/* Optional: journals written before it have none. */
+	const cJSON *cause = cJSON_GetObjectItemCaseSensitive(root, "cause");
+	why = "its cause is not a string";
+	if (cause && !cJSON_IsString(cause))
+		goto bad;
 	txn->id = strdup(id);
 	txn->profile = strdup(profile);
 	txn->boot_id = strdup(boot);
-	if (!txn->id || !txn->profile || !txn->boot_id)
+	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))))
 		goto nomem;
 
 	size_t n = (size_t)cJSON_GetArraySize(changes);
@@ -868,6 +780,12 @@ out:
 	cJSON_Delete(root);
 	np_txn_free(txn);
 	return rc;
+}
+
+int np_txn_parse(struct np_ctx *ctx, const char *path, const char *id, const char *text, size_t len,
+		 struct np_txn *txn, char **error)
+{
+	return journal_parse(ctx, path, id, text, len, txn, error);
 }
 
 static int journal_load(struct np_ctx *ctx, struct state *st, const char *id, struct np_txn *txn,
@@ -1327,7 +1245,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	txn.time = (long long)time(NULL);
 	txn.state = NP_TXN_PENDING;
-	if (!(txn.profile = strdup(profile ? profile : ""))) {
+	if (!(txn.profile = strdup(profile ? profile : "")) ||
+	    (opts && opts->cause && !(txn.cause = strdup(opts->cause)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -1380,8 +1299,13 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 		goto out;
 	}
 
+	/* Not worth a directory sync: until the next one, a crash leaves the
+	 * pending journal, whole, whose recovery (revert) restores the old
+	 * values it holds, as it would have after a crash a moment earlier.
+	 * The pending journal itself was synced, name and all, before the
+	 * first write. */
 	txn.state = NP_TXN_APPLIED;
-	if ((rc = write_journal(ctx, &st, &txn, NULL))) {
+	if ((rc = write_journal_sync(ctx, &st, &txn, NULL, false))) {
 		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 		np_fail(ctx, rc,
 			"the values were written but %s; run 'numaplace revert' to undo them",
@@ -1469,17 +1393,44 @@ static bool has_survivor(const struct np_txn *txn)
 	return false;
 }
 
-/* Reads every current value into before[] and refuses values that someone
- * else changed since the transaction, unless force. stale: only the values
- * that survive a reboot (the others stay NULL in before[]). */
+/* Where the current value of c stands, and what its revert writes over it
+ * (*restore, malloc'd; NULL when it is the old value already): the old
+ * value, or for the irqbalance kind the file as it is now with only its
+ * banned-IRQ lines put back, so that what else someone edited stays. The
+ * journal's text is never written whole. */
+enum held { HELD_NEW, HELD_OLD, HELD_OTHER };
+
+static int revert_value(struct np_ctx *ctx, const struct np_change *c, const char *current,
+			enum held *held, char **restore)
+{
+	*restore = NULL;
+	if (c->attr == NP_ATTR_IRQBALANCE_CONFIG) {
+		enum np_ban_state bans;
+		int rc = np_irqbalance_unban_text(ctx, current, c->old_value, c->new_value, &bans, restore);
+		*held = bans == NP_BANS_NEW ? HELD_NEW : bans == NP_BANS_OLD ? HELD_OLD : HELD_OTHER;
+		return rc;
+	}
+	*held = same_value(kind_of(c), current, c->new_value)   ? HELD_NEW
+		: same_value(kind_of(c), current, c->old_value) ? HELD_OLD
+								: HELD_OTHER;
+	if (*held != HELD_OLD && !(*restore = strdup(c->old_value)))
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	return 0;
+}
+
+/* Reads every current value into before[], what the revert writes into
+ * restore[] (NULL: nothing), and refuses values that someone else changed
+ * since the transaction, unless force. stale: only the values that survive
+ * a reboot (the others stay NULL). */
 static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, bool stale,
-		       char **before)
+		       char **before, char **restore)
 {
 	char fp[PATH_MAX], ex[64], exn[64], exo[64];
 	size_t ndrift = 0, first = 0;
 
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		const struct np_change *c = &txn->changes[i];
+		enum held held;
 		if (stale && !survives_reboot(c))
 			continue;
 		/* A value that does not parse (a file emptied by hand, a foreign
@@ -1487,10 +1438,10 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 		int rc = read_value(ctx, kind_of(c), c->path, &before[i]);
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
-		rc = same_value(kind_of(c), before[i], c->new_value);
+		if ((rc = revert_value(ctx, c, before[i], &held, &restore[i])))
+			return with_subject(ctx, rc, c);
 		/* A crashed apply may have stopped before this write. */
-		if (rc == 1 ||
-		    (txn->state == NP_TXN_PENDING && same_value(kind_of(c), before[i], c->old_value)))
+		if (held == HELD_NEW || (txn->state == NP_TXN_PENDING && held == HELD_OLD))
 			continue;
 		if (!ndrift++)
 			first = i;
@@ -1501,6 +1452,11 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 	char more[64] = "";
 	if (ndrift > 1)
 		snprintf(more, sizeof(more), " (and %zu more)", ndrift - 1);
+	if (c->attr == NP_ATTR_IRQBALANCE_CONFIG)
+		return np_fail(ctx, -EBUSY,
+			       "'%s' (%s): its banned-IRQ lines (IRQBALANCE_ARGS) changed since transaction %s%s; "
+			       "use --force to put back the ones from before it anyway",
+			       full_path(ctx, c->path, fp), display_name(c), txn->id, more);
 	char expected[200];
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
@@ -1517,19 +1473,25 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 }
 
 /* What a revert would write: the changes whose current value (before[i],
- * taken over) is not the old one yet, in journal order. */
-static void revert_plan(struct np_txn *txn, bool stale, char **before)
+ * taken over) is not the old one yet, in journal order; the text of a
+ * configuration file as it would be written (restore[i], taken over). */
+static void revert_plan(struct np_txn *txn, bool stale, char **before, char **restore)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		struct np_change *c = &txn->changes[i];
-		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value)) {
+		if ((stale && !survives_reboot(c)) || !restore[i]) {
 			np_change_free(c);
 			continue;
 		}
 		free(c->new_value);
 		c->new_value = before[i];
 		before[i] = NULL;
+		if (kind_of(c) == NP_VALUE_TEXT) {
+			free(c->old_value);
+			c->old_value = restore[i];
+			restore[i] = NULL;
+		}
 		txn->changes[n++] = *c;
 	}
 	txn->nchanges = n;
@@ -1541,7 +1503,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	struct np_txn txn = { 0 };
 	struct state st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
 	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)];
-	char *picked = NULL, *error = NULL, *boot = NULL, **before = NULL;
+	char *picked = NULL, *error = NULL, *boot = NULL, **before = NULL, **restore = NULL;
 	size_t *done = NULL, ndone = 0, nbefore = 0;
 	enum np_txn_state was;
 	bool any = false, stale;
@@ -1579,25 +1541,32 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	}
 
 	before = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*before));
+	restore = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*restore));
 	done = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*done));
-	if (!before || !done) {
+	if (!before || !restore || !done) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
 	nbefore = txn.nchanges;
-	if ((rc = check_drift(ctx, &txn, force, stale, before)))
+	if ((rc = check_drift(ctx, &txn, force, stale, before, restore)))
 		goto out;
 	if (opts->dry_run) {
-		revert_plan(&txn, stale, before);
+		revert_plan(&txn, stale, before, restore);
 		goto handout;
 	}
+
+	/* A writer killed between naming its temporary file and the rename
+	 * left that name beside the file (np_replace_at); we hold the lock, so
+	 * no writer of these files is alive. */
+	for (size_t i = 0; i < txn.nchanges && txn.state == NP_TXN_PENDING; i++)
+		if ((rc = np_remove_stale_temps(ctx, "%s", txn.changes[i].path)))
+			goto out;
 
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
 	was = txn.state;
 	for (size_t i = 0; i < txn.nchanges && !any; i++)
-		any = (!stale || survives_reboot(&txn.changes[i])) &&
-		      !same_value(kind_of(&txn.changes[i]), before[i], txn.changes[i].old_value);
+		any = restore[i] != NULL;
 	if (any && was != NP_TXN_PENDING) {
 		txn.state = NP_TXN_PENDING;
 		if ((rc = write_journal(ctx, &st, &txn, error)))
@@ -1607,9 +1576,9 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	for (size_t i = txn.nchanges; i-- > 0;) {
 		const struct np_change *c = &txn.changes[i];
 		bool written;
-		if ((stale && !survives_reboot(c)) || same_value(kind_of(c), before[i], c->old_value))
+		if (!restore[i])
 			continue;
-		rc = write_checked(ctx, c, c->old_value, true, &written);
+		rc = write_checked(ctx, c, restore[i], true, &written);
 		if (written)
 			done[ndone++] = i;
 		if (rc)
@@ -1665,9 +1634,12 @@ handout:
 		memset(&txn, 0, sizeof(txn));
 	}
 out:
-	for (size_t i = 0; i < nbefore; i++)
+	for (size_t i = 0; i < nbefore; i++) {
 		free(before[i]);
+		free(restore[i]);
+	}
 	free(before);
+	free(restore);
 	free(done);
 	free(picked);
 	free(error);

@@ -27,6 +27,9 @@ enum np_txn_state {
 struct np_txn {
 	char *id;           /* "20261130-031500-1234": sortable, unique */
 	char *profile;      /* name or path of the profile applied */
+	char *cause;        /* what made it, as hold says ("add net eth4",
+			     * "interval check"); NULL for apply and revert, and
+			     * in journals from before the field */
 	char *boot_id;
 	long long time;     /* seconds since the epoch */
 	enum np_txn_state state;
@@ -41,11 +44,16 @@ struct np_txn_opts {
 	unsigned lock_timeout;   /* with wait_for_lock: give up (-EBUSY) after this many
 				  * seconds; 0 waits as long as it takes */
 	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
+	const char *cause;       /* np_txn_apply: kept in the journal as the transaction's cause */
 };
 
 /* Whether the current value at path equals value once both are normalized.
  * Returns 1 equal, 0 different, -errno when unreadable (detail in ctx->err). */
 int np_value_matches(struct np_ctx *ctx, const char *path, enum np_value_kind kind, const char *value);
+/* The same, handing back the text read (malloc'd) in *current: one read for
+ * who shows the value that drifted (hold). *current is NULL on error. */
+int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value_kind kind,
+			     const char *value, char **current);
 
 /* Applies changes (made by np_change_make, or path, attr, subject and
  * new_value filled by the caller; a path must be its attr's own) as one
@@ -91,6 +99,13 @@ int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id
  * oldest first, in *removed (NULL when none; free each and the array). */
 int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep, char ***removed,
 		 size_t *nremoved);
+/* A journal's text (the state directory's ID.json) and back, for tools and
+ * the fuzz harness: the same checks as a revert makes (path names the file
+ * in messages; id is what its name says). *error gets its "error", or NULL. */
+int np_txn_parse(struct np_ctx *ctx, const char *path, const char *id, const char *text, size_t len,
+		 struct np_txn *txn, char **error);
+/* The journal text of txn (malloc'd), with error unless NULL; NULL on ENOMEM. */
+char *np_txn_format(const struct np_txn *txn, const char *error);
 void np_txn_free(struct np_txn *txn);
 void np_txns_free(struct np_txn *txns, size_t count);
 const char *np_txn_state_name(enum np_txn_state state);

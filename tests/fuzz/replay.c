@@ -14,6 +14,8 @@ int main(int argc, char **argv)
 			perror(argv[i]);
 			return 1;
 		}
+		/* Says which input a failure came from: the abort says no more. */
+		fprintf(stderr, "input %s\n", argv[i]);
 		static uint8_t buf[1 << 20];
 		size_t n = fread(buf, 1, sizeof(buf), f);
 		fclose(f);

@@ -68,6 +68,40 @@ test_long_driver_link_does_not_abort() {
 	expect_eq 0 "$status" "devices with a 1100-byte driver link: $(head -c 300 "$WORK/err")"
 }
 
+# libpci opened the PCI files by path, following an absolute link out of the
+# root. The link's target exists twice: outside the root (a network class)
+# and at the same path inside it (the real one, a host bridge); only the
+# second may be read.
+test_pci_attribute_through_absolute_link_stays_inside() {
+	fresh_root
+	local dev=$ROOT/sys/devices/pci0000:00/0000:00:00.0 class
+	echo 0x020000 >"$OUT/class"
+	mkdir -p "$ROOT$OUT" && mv "$dev/class" "$ROOT$OUT/class" && ln -s "$OUT/class" "$dev/class"
+	class=$(np devices --all --json 0000:00:00.0 | jq -r '.devices[0].class_id') ||
+		die "devices with a class link: $class"
+	expect_eq 0600 "$class" "class read through an absolute link"
+}
+
+# An interface's link is followed inside the root to find its PCI function,
+# as the kernel would follow it on that machine: an absolute link names the
+# root's own /sys, not this machine's.
+test_interface_through_absolute_link_resolves_inside() {
+	fresh_root
+	local link=$ROOT/sys/class/net/eth4 target net
+	target=$(readlink "$link") && target=/sys/${target#../../}
+	rm "$link" && ln -s "$target" "$link"
+	net=$(np devices --all --json 0000:23:00.0 | jq -c '.devices[0].net') ||
+		die "devices with an absolute interface link: $net"
+	expect_eq '["eth4"]' "$net" "interface found through an absolute link"
+	# One that leads through the root's name to a sibling tree is no owner.
+	mkdir -p "$WORK/h2/sys"
+	rm "$link" && ln -s "../../../../h2/sys" "$link"
+	net=$(np devices --all --json 0000:23:00.0 | jq -c '.devices[0].net') ||
+		die "devices with an interface link out of the root: $net"
+	expect_eq '[]' "$net" "interface linked out of the root"
+	rm -rf "$WORK/h2"
+}
+
 test_fifo_is_refused() {
 	fresh_root
 	rm "$ROOT/sys/devices/system/cpu/online" && mkfifo "$ROOT/sys/devices/system/cpu/online"
@@ -111,4 +145,45 @@ test_advise_with_nothing_to_plan_writes_nothing() {
 	expect_eq 0 "$status" "advise -o with nothing to plan"
 	[[ $err == *"nothing to write"* ]] || die "advise does not say nothing to write: $err"
 	[ ! -e "$WORK/none.json" ] || die "advise wrote $(cat "$WORK/none.json")"
+}
+
+# A malformed journal beside a good one: history lists both, and says why
+# the bad one is unreadable in JSON ("error") as in text (stderr); the good
+# one still reverts, the bad one's revert refuses.
+test_history_json_says_why_a_journal_is_unreadable() {
+	command -v jq >/dev/null || skip_test "jq not installed"
+	fresh_root
+	rq_profile
+	np apply "$WORK/rq.json" >/dev/null 2>&1 || die "apply failed"
+	local txn=$ROOT/var/lib/numaplace/txn json err
+	printf '{"id": "20260101-000000-1", "changes": 3' >"$txn/20260101-000000-1.json"
+	json=$(np history --json 2>/dev/null) || die "history --json failed beside a malformed journal"
+	expect_eq "unreadable" "$(jq -r '.transactions[0].state' <<<"$json")" "state of the malformed journal"
+	[[ $(jq -r '.transactions[0].error' <<<"$json") == *"20260101-000000-1.json' is malformed"* ]] ||
+		die "history --json does not say why the journal is unreadable: $json"
+	expect_eq "null" "$(jq -r '.transactions[1].error' <<<"$json")" "error of the good journal"
+	err=$(np history 2>&1 >/dev/null)
+	[[ $err == *"20260101-000000-1 is unreadable"*"is malformed"* ]] || die "text history does not say why: $err"
+	np revert 20260101-000000-1 >/dev/null 2>&1 && die "revert of a malformed journal succeeded"
+	np revert >/dev/null 2>&1 || die "the good transaction does not revert beside a malformed journal"
+	expect_eq 1 "$(cat "$ROOT/sys/block/sda/queue/rq_affinity")" "rq_affinity after the revert"
+}
+
+# A writer killed between naming its temporary file and renaming it leaves
+# ".NAME.numaplace-PID" beside the file: the revert of the pending journal
+# (under the lock, so no writer is alive) removes it; the tree is as before.
+test_revert_of_a_killed_apply_removes_its_temporary_file() {
+	fresh_root
+	rq_profile
+	np apply "$WORK/rq.json" >/dev/null 2>&1 || die "apply failed"
+	local q=$ROOT/sys/block/sda/queue journal
+	journal=$(ls "$ROOT"/var/lib/numaplace/txn/*.json)
+	sed -i 's/"state":\t"applied"/"state":\t"pending"/' "$journal"
+	grep -q '"pending"' "$journal" || die "could not mark the journal pending: $(cat "$journal")"
+	echo 2 >"$q/.rq_affinity.numaplace-4242"
+	echo 2 >"$q/.rq_affinity.numaplace-x"
+	np revert >/dev/null 2>"$WORK/err" || die "revert failed: $(cat "$WORK/err")"
+	[ ! -e "$q/.rq_affinity.numaplace-4242" ] || die "the killed writer's temporary file is still there"
+	[ -e "$q/.rq_affinity.numaplace-x" ] || die "a file that is no temporary name of numaplace was removed"
+	expect_eq 1 "$(cat "$q/rq_affinity")" "rq_affinity after the revert"
 }

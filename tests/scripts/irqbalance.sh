@@ -52,6 +52,33 @@ test_apply_bans_the_placed_irq_and_revert_restores_the_file() {
 	expect_eq 0-15 "$(cat "$ROOT/proc/irq/34/smp_affinity_list")" "irq 34 after revert"
 }
 
+# The revert puts back only the banned-IRQ line (the irqbalance kind's), never
+# the journal's whole text: a line edited since the apply stays, with or
+# without --force.
+test_revert_restores_only_the_ban_line() {
+	local force
+	for force in "" --force; do
+		irqb_root
+		npi apply --state-dir "$STATE" "$WORK/irqb-megasas.json" >/dev/null 2>&1 || die "apply failed"
+		sed -i 's/^IRQBALANCE_ONESHOT=$/IRQBALANCE_ONESHOT=yes/' "$CONF"
+		echo 'IRQBALANCE_BANNED_CPULIST=0' >>"$CONF"
+		npi revert $force --state-dir "$STATE" >/dev/null 2>"$WORK/irqb.err" ||
+			die "revert $force after another line was edited: $(cat "$WORK/irqb.err")"
+		expect_eq "$(printf '%s\n' '# irqbalance settings' "$IRQB_USER_LINE" 'IRQBALANCE_ONESHOT=yes' \
+			'IRQBALANCE_BANNED_CPULIST=0')" "$(cat "$CONF")" "the file after revert $force"
+		expect_eq 0-15 "$(cat "$ROOT/proc/irq/34/smp_affinity_list")" "irq 34 after revert $force"
+	done
+	# The ban line itself edited since: refused, and put back with --force.
+	irqb_root
+	npi apply --state-dir "$STATE" "$WORK/irqb-megasas.json" >/dev/null 2>&1 || die "apply failed"
+	sed -i 's/--banirq=34/--banirq=34 --banirq=99/' "$CONF"
+	npi revert --state-dir "$STATE" >/dev/null 2>"$WORK/irqb.err" && die "revert over an edited ban line succeeded"
+	grep -q "banned-IRQ lines (IRQBALANCE_ARGS) changed since" "$WORK/irqb.err" ||
+		die "revert does not say the ban line changed: $(cat "$WORK/irqb.err")"
+	npi revert --force --state-dir "$STATE" >/dev/null 2>&1 || die "revert --force failed"
+	conf_unchanged
+}
+
 test_second_apply_bans_nothing_twice() {
 	irqb_root
 	cat >"$WORK/irqb-two.json" <<-EOF

@@ -172,6 +172,70 @@ static void test_ban_refuses_what_it_cannot_edit_safely(void **state)
 	check_refused("IRQBALANCE_ARGS=--a --b\n", "text follows the value");
 	check_refused("IRQBALANCE_ARGS=$OTHER\n", "would need quoting");
 	check_refused("IRQBALANCE_ARGS=--a\\\n", "would need quoting");
+	/* The shell would expand them, systemd would not. */
+	check_refused("IRQBALANCE_ARGS=\"--a=$HOME\"\n", "which the shell expands and systemd does not");
+	check_refused("IRQBALANCE_ARGS=\"`id`\"\n", "which the shell expands and systemd does not");
+}
+
+/* The revert's edit of current, for the ban edit old -> new. */
+static void check_unban(const char *current, const char *old, const char *new, enum np_ban_state want_state,
+			const char *want)
+{
+	enum np_ban_state state;
+	char *out = (char *)"unset";
+	assert_int_equal(np_irqbalance_unban_text(&ctx, current, old, new, &state, &out), 0);
+	assert_int_equal(state, want_state);
+	if (!want)
+		assert_null(out);
+	else
+		assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_unban_restores_only_the_ban_lines(void **state)
+{
+	(void)state;
+	const char *old = "A=1\nIRQBALANCE_ARGS=\"-x\"\nB=2\n";
+	const char *new = "A=1\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34\"\nB=2\n";
+	check_unban(new, old, new, NP_BANS_NEW, old);
+	check_unban(old, old, new, NP_BANS_OLD, NULL);
+	/* Lines edited or added since stay as they are now. */
+	check_unban("A=9\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34\"\nB=2\nC=3\n", old, new, NP_BANS_NEW,
+		    "A=9\nIRQBALANCE_ARGS=\"-x\"\nB=2\nC=3\n");
+	/* The ban line edited since: drift, and forced, the old line. */
+	check_unban("A=1\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34 -y\"\nB=2\n", old, new, NP_BANS_OTHER,
+		    old);
+	/* Removed since: drift, and forced, the old line at the end. */
+	check_unban("A=1\nB=2", old, new, NP_BANS_OTHER, "A=1\nB=2\nIRQBALANCE_ARGS=\"-x\"\n");
+
+	/* An appended assignment goes with the blank line before it, and the
+	 * newline the file's last line lacked. */
+	check_unban("IRQBALANCE_ONESHOT=1\n\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", "IRQBALANCE_ONESHOT=1",
+		    "IRQBALANCE_ONESHOT=1\n\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", NP_BANS_NEW,
+		    "IRQBALANCE_ONESHOT=1");
+	check_unban("X=1\n\n\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\nY=2\n", "X=1\n\n",
+		    "X=1\n\n\n" MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", NP_BANS_NEW, "X=1\n\nY=2\n");
+	check_unban(MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", "",
+		    MARK " 34" TAIL "IRQBALANCE_ARGS=\"--banirq=34\"\n", NP_BANS_NEW, "");
+}
+
+/* What a journal of the kind may hold: the edit and nothing else. */
+static void test_edit_ok_is_the_ban_edit_only(void **state)
+{
+	(void)state;
+	const char *old = "A=1\nIRQBALANCE_ARGS=\"-x\"\n";
+	assert_true(np_irqbalance_edit_ok(old, "A=1\n" MARK " 3\nIRQBALANCE_ARGS=\"-x --banirq=3\"\n"));
+	assert_true(np_irqbalance_edit_ok("", MARK " 3\nIRQBALANCE_ARGS=\"--banirq=3\"\n"));
+	/* Another line changed, a word other than a ban, nothing banned, free text. */
+	assert_false(np_irqbalance_edit_ok(old, "A=2\n" MARK " 3\nIRQBALANCE_ARGS=\"-x --banirq=3\"\n"));
+	assert_false(np_irqbalance_edit_ok(old, "A=1\n" MARK " 3\nIRQBALANCE_ARGS=\"-x -y\"\n"));
+	assert_false(np_irqbalance_edit_ok(old, "A=1\n" MARK " 3\nIRQBALANCE_ARGS=\"-x\"\n"));
+	assert_false(np_irqbalance_edit_ok("rm -rf /\n", "IRQBALANCE_ARGS=\"--banirq=3\"\n"));
+	/* An old line the editor would not take: the revert would write it back. */
+	assert_false(np_irqbalance_edit_ok("IRQBALANCE_ARGS=\"-x\"; rm -rf /\n",
+					   MARK " 3\nIRQBALANCE_ARGS=\"-x --banirq=3\"; rm -rf /\n"));
+	assert_false(np_irqbalance_edit_ok("IRQBALANCE_ARGS=\"$(id)\"\n",
+					   MARK " 3\nIRQBALANCE_ARGS=\"$(id) --banirq=3\"\n"));
 }
 
 static void test_ban_change_reads_the_root(void **state)
@@ -244,6 +308,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ban_appends_an_assignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ban_is_idempotent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ban_refuses_what_it_cannot_edit_safely, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unban_restores_only_the_ban_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_ok_is_the_ban_edit_only, setup, teardown),
 		cmocka_unit_test(test_ban_change_reads_the_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -977,7 +977,7 @@ static void test_sequence_counts_earlier_journals(void **state)
 /* No trailing newline, and a blank line inside: only a byte-for-byte
  * engine gives this back unchanged. */
 #define CONF_OLD "# settings\n\nIRQBALANCE_ARGS=\"--hintpolicy=exact\""
-#define CONF_NEW "# settings\n\n# numaplace: banned IRQs 45\nIRQBALANCE_ARGS=\"--hintpolicy=exact --banirq=45\"\n\n"
+#define CONF_NEW "# settings\n\n# numaplace: banned IRQs 45\nIRQBALANCE_ARGS=\"--hintpolicy=exact --banirq=45\""
 
 static void put_raw(const struct fixture *f, const char *rel, const char *content, mode_t mode)
 {
@@ -1262,13 +1262,37 @@ static void test_text_revert_refuses_drift(void **state)
 	set_changes_conf(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), 0);
 	free_olds(c, NCHANGES + 1);
-	put_raw(f, CONF, CONF_NEW "# edited by hand\n", 0644);
+	/* The banned-IRQ line edited by hand (text after the value): drift. */
+	put_raw(f, CONF, CONF_NEW " # edited by hand\n", 0644);
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
-	assert_err_has(&f->ctx, "changed since transaction");
+	assert_err_has(&f->ctx, "its banned-IRQ lines (IRQBALANCE_ARGS) changed since transaction");
 	assert_tree_applied(f);
+	/* Forced, the line is the one from before; the others stay as they are. */
+	put_raw(f, CONF, "# mine\n" CONF_NEW " # edited by hand\nX=1\n", 0644);
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, true, NULL), 0);
 	assert_tree_original(f);
-	assert_raw(f, CONF, CONF_OLD);
+	assert_raw(f, CONF, "# mine\n" CONF_OLD "\nX=1\n");
+}
+
+/* Only the banned-IRQ lines are the transaction's: a revert puts them back
+ * and leaves every other line as it is now, forced or not. */
+static void test_text_revert_keeps_other_edits(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES + 1];
+
+	for (int force = 0; force < 2; force++) {
+		put_tree(f);
+		put_raw(f, CONF, CONF_OLD, 0644);
+		set_changes_conf(c);
+		assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), 0);
+		free_olds(c, NCHANGES + 1);
+		put_raw(f, CONF, "# settings, edited\nIRQBALANCE_ONESHOT=1\n\n# numaplace: banned IRQs 45\n"
+			    "IRQBALANCE_ARGS=\"--hintpolicy=exact --banirq=45\"", 0644);
+		assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, force, NULL), 0);
+		assert_tree_original(f);
+		assert_raw(f, CONF, "# settings, edited\nIRQBALANCE_ONESHOT=1\n\nIRQBALANCE_ARGS=\"--hintpolicy=exact\"");
+	}
 }
 
 /* A reboot resets kernel values, not files: reverting a transaction of an
@@ -1335,7 +1359,7 @@ static void test_text_restored_by_a_stale_revert(void **state)
 	"\t\t\t\"kind\":\t\"text\",\n\t\t\t\"subject\":\t\"irqbalance: --banirq=45\",\n"          \
 	"\t\t\t\"old\":\t\"# settings\\n\\nIRQBALANCE_ARGS=\\\"--hintpolicy=exact\\\"\",\n"       \
 	"\t\t\t\"new\":\t\"# settings\\n\\n# numaplace: banned IRQs 45\\nIRQBALANCE_ARGS="        \
-	"\\\"--hintpolicy=exact --banirq=45\\\"\\n\\n\"\n\t\t}" extra "]\n}\n"
+	"\\\"--hintpolicy=exact --banirq=45\\\"\"\n\t\t}" extra "]\n}\n"
 
 static void put_old_journal(const struct fixture *f, const char *text)
 {
@@ -1478,6 +1502,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_file_must_be_a_plain_existing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_changed_since_prepared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_revert_refuses_drift, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_revert_keeps_other_edits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_restored_by_a_stale_revert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_journal_before_attr_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_journal_outside_every_kind, setup, teardown),

@@ -1,0 +1,87 @@
+#include "irqban.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/conffile.h"
+#include "../lib/irqbalance.h"
+#include "../lib/sysfs.h"
+
+void np_irqban_free(struct np_irqban *ib)
+{
+	free(ib->irqs);
+	free(ib->added);
+	np_change_free(&ib->change);
+	memset(ib, 0, sizeof(*ib));
+}
+
+const char *np_irqban_list(char *buf, size_t size, const int *irqs, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len + 24 < size; i++) {
+		if (i == 8) {
+			snprintf(buf + len, size - len, " and %zu more", n - i);
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? " " : "", irqs[i]);
+	}
+	return buf;
+}
+
+int np_irqban_plan(struct np_ctx *ctx, const struct np_machine *m, const struct np_resolved *res,
+		   enum np_irqb_mode mode, struct np_irqban *ib)
+{
+	char path[PATH_MAX];
+	memset(ib, 0, sizeof(*ib));
+	ib->running = m->irqbalance;
+	if (mode == NP_IRQB_IGNORE)
+		return 0;
+	if (np_irqbalance_irqs(res->changes, res->n, &ib->irqs, &ib->nirqs))
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	bool config = np_sysfs_exists(ctx, "%s", NP_IRQBALANCE_CONFIG);
+	/* No irqbalance here, running or installed: nothing would undo the placement. */
+	if (!ib->nirqs || (!ib->running && !config && mode != NP_IRQB_BAN))
+		return 0;
+	if (mode == NP_IRQB_WARN) {
+		ib->warn = true;
+		return 0;
+	}
+	if (!config) {
+		int rc = np_sysfs_path(ctx, path, "%s", NP_IRQBALANCE_CONFIG);
+		if (rc)
+			return rc;
+		snprintf(ib->note, sizeof(ib->note),
+			 "irqbalance's configuration file '%s' is missing: cannot ban the IRQs", path);
+		ib->warn = ib->running;
+		return 0;
+	}
+	int rc = np_irqbalance_ban_change(ctx, ib->irqs, ib->nirqs, &ib->change, &ib->added, &ib->nadded);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		snprintf(ib->note, sizeof(ib->note), "cannot ban the IRQs in irqbalance's configuration: %s",
+			 ctx->err);
+		ib->warn = true;
+		return 0;
+	}
+	ib->ban = ib->change.path != NULL;
+	ib->banned = !ib->ban;
+	return 0;
+}
+
+int np_irqban_take(struct np_irqban *ib, struct np_resolved *res)
+{
+	if (!ib->ban)
+		return 0;
+	struct np_change *more = realloc(res->changes, (res->n + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	res->changes = more;
+	res->changes[res->n++] = ib->change;
+	memset(&ib->change, 0, sizeof(ib->change));
+	return 0;
+}
