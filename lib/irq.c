@@ -515,9 +515,11 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 		/* Up to 19 digits always fit; only longer ones need checking. */
 		if (p - start > 19) {
 			v = 0;
-			for (const char *d = start; d < p; d++)
-				over |= __builtin_mul_overflow(v, 10, &v) |
-					__builtin_add_overflow(v, (unsigned)(*d - '0'), &v);
+			/* Two statements: the operands of | are unsequenced, and both write v. */
+			for (const char *d = start; d < p; d++) {
+				over = over || __builtin_mul_overflow(v, 10, &v);
+				over = over || __builtin_add_overflow(v, (unsigned)(*d - '0'), &v);
+			}
 		}
 		if (*p && !blank(*p))
 			SKIP("malformed count '%s'",
