@@ -55,11 +55,7 @@ test_install_into_destdir() {
 	grep -qx 'Restart=on-failure' "$unit" || die "the hold unit does not restart on failure"
 
 	# The profile directory is compiled in: it must be where they landed.
-	# A string that ends with it, after a byte that cannot be part of a path:
-	# strings(1) also takes in a printable byte that happens to precede it.
-	strings "$DEST$BINDIR/numaplace" | awk -v d="$DATADIR" '{ n = length($0) - length(d) }
-		n >= 0 && substr($0, n + 1) == d && (n == 0 || substr($0, n, 1) !~ /[[:alnum:]\/._-]/) { f = 1 }
-		END { exit !f }' || die "the binary does not look in $DATADIR"
+	binary_names_path "$DEST$BINDIR/numaplace" "$DATADIR" || die "the binary does not look in $DATADIR"
 	# NUMAPLACE_DATADIR stands for it, to run the tree where it is.
 	local listed
 	listed=$(NUMAPLACE_DATADIR="$DEST$DATADIR" "$DEST$BINDIR/numaplace" profile list)

@@ -28,3 +28,12 @@ snapshot_root() {
 expect_eq() {
 	[ "$1" == "$2" ] || die "${3:-values differ}: expected '$1', got '$2'"
 }
+
+# binary_names_path BIN PATH: BIN holds PATH as a string of its own. strings(1)
+# also takes in a printable byte that happens to precede it, so a line that
+# ends with PATH after a byte that cannot be part of a path counts too.
+binary_names_path() {
+	strings "$1" | awk -v d="$2" '{ n = length($0) - length(d) }
+		n >= 0 && substr($0, n + 1) == d && (n == 0 || substr($0, n, 1) !~ /[[:alnum:]\/._-]/) { f = 1 }
+		END { exit !f }'
+}

@@ -60,7 +60,7 @@ test_package_binary_is_built_for_usr_and_hardened() {
 	unpack_package
 	local bin=$ROOT/usr/sbin/numaplace page
 	! strings "$bin" | grep -q /usr/local || die "the binary names /usr/local: $(strings "$bin" | grep /usr/local)"
-	strings "$bin" | grep -qx /usr/share/numaplace || die "the binary does not name /usr/share/numaplace"
+	binary_names_path "$bin" /usr/share/numaplace || die "the binary does not name /usr/share/numaplace"
 	readelf -d "$bin" | grep -q 'BIND_NOW' || die "the binary has no BIND_NOW"
 	readelf -h "$bin" | grep -q 'DYN' || die "the binary is not PIE"
 	for page in "$ROOT"/usr/share/man/man*/*.gz; do
