@@ -63,6 +63,35 @@ static void test_numbers(void **state)
 	cJSON_Delete(a);
 }
 
+/* What np_jw_int (is_signed) or np_jw_uint writes for v, without the newline. */
+static char *written_integer(bool is_signed, long long sv, unsigned long long uv)
+{
+	char *got = NULL;
+	size_t len;
+	FILE *f = open_memstream(&got, &len);
+	assert_non_null(f);
+	struct np_jw jw;
+	np_jw_init(&jw, f, false);
+	if (is_signed)
+		np_jw_int(&jw, NULL, sv);
+	else
+		np_jw_uint(&jw, NULL, uv);
+	assert_int_equal(np_jw_finish(&jw), 0);
+	fclose(f);
+	got[strlen(got) - 1] = '\0';
+	return got;
+}
+
+static void assert_integer_as_cjson(double as_double, char *got)
+{
+	cJSON *n = cJSON_CreateNumber(as_double);
+	char *want = cJSON_PrintUnformatted(n);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	cJSON_Delete(n);
+}
+
 /* np_jw_int writes what cJSON writes for the same count as a double. */
 static void test_ints(void **state)
 {
@@ -71,22 +100,8 @@ static void test_ints(void **state)
 		0, 7, -7, INT_MAX, (long long)INT_MAX + 1, INT_MIN, 999999999999999LL, 1000000000000000LL,
 		-1000000000000000LL, 9007199254740993LL, LLONG_MAX, LLONG_MIN,
 	};
-	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		cJSON *n = cJSON_CreateNumber((double)values[i]);
-		char *want = cJSON_PrintUnformatted(n), *got = NULL;
-		size_t len;
-		FILE *f = open_memstream(&got, &len);
-		struct np_jw jw;
-		np_jw_init(&jw, f, false);
-		np_jw_int(&jw, NULL, values[i]);
-		assert_int_equal(np_jw_finish(&jw), 0);
-		fclose(f);
-		got[strlen(got) - 1] = '\0';
-		assert_string_equal(got, want);
-		free(want);
-		free(got);
-		cJSON_Delete(n);
-	}
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		assert_integer_as_cjson((double)values[i], written_integer(true, values[i], 0));
 }
 
 /* np_jw_uint the same for counts past LLONG_MAX. */
@@ -94,22 +109,8 @@ static void test_uints(void **state)
 {
 	(void)state;
 	static const unsigned long long values[] = { 0, 999999999999999ULL, 1000000000000000ULL, ULLONG_MAX };
-	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		cJSON *n = cJSON_CreateNumber((double)values[i]);
-		char *want = cJSON_PrintUnformatted(n), *got = NULL;
-		size_t len;
-		FILE *f = open_memstream(&got, &len);
-		struct np_jw jw;
-		np_jw_init(&jw, f, false);
-		np_jw_uint(&jw, NULL, values[i]);
-		assert_int_equal(np_jw_finish(&jw), 0);
-		fclose(f);
-		got[strlen(got) - 1] = '\0';
-		assert_string_equal(got, want);
-		free(want);
-		free(got);
-		cJSON_Delete(n);
-	}
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		assert_integer_as_cjson((double)values[i], written_integer(false, 0, values[i]));
 }
 
 static void test_strings(void **state)
