@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # numaplace: `make run` builds and reports on this machine; `make check` runs every test.
 # Both first install the Debian -dev packages they need when run as root on a
 # machine that lacks them (see `deps` below).

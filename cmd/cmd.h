@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the subcommands share: their table, option parsing, and output helpers. */
 #ifndef NUMAPLACE_CMD_H
 #define NUMAPLACE_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace completion: prints the bash, zsh or fish completion script, made
  * at run time from np_commands[] and the commands' option tables so that it
  * cannot drift from what the commands take. Each script is a hand-written
@@ -132,6 +133,7 @@ static void fish_quoted(FILE *out, const char *s)
 /* ---- bash ---- */
 
 static const char bash_head[] =
+	"# SPDX-License-Identifier: GPL-2.0-or-later\n"
 	"# bash completion for numaplace.\n"
 	"# Made by 'numaplace completion bash' from the command and option tables:\n"
 	"# regenerate it, do not edit it. Install it as\n"
@@ -362,6 +364,7 @@ static void bash_script(FILE *out)
 
 static const char zsh_head[] =
 	"#compdef numaplace\n"
+	"# SPDX-License-Identifier: GPL-2.0-or-later\n"
 	"# zsh completion for numaplace.\n"
 	"# Made by 'numaplace completion zsh' from the command and option tables:\n"
 	"# regenerate it, do not edit it. Install it as _numaplace in a directory of\n"
@@ -536,6 +539,7 @@ static void zsh_script(FILE *out)
 /* ---- fish ---- */
 
 static const char fish_head[] =
+	"# SPDX-License-Identifier: GPL-2.0-or-later\n"
 	"# fish completion for numaplace.\n"
 	"# Made by 'numaplace completion fish' from the command and option tables:\n"
 	"# regenerate it, do not edit it. Install it as numaplace.fish in a directory\n"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "cmd.h"
 
 const struct np_option help_options[] = {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace hold: apply a profile, then keep it applied as devices come and
  * go and others write over it, until SIGTERM. */
 #include <cjson/cJSON.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What apply and hold do about irqbalance for a resolved profile: one
  * decision, which each command then says its own way. */
 #ifndef NUMAPLACE_IRQBAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A streaming JSON writer, as util-linux's ul_jsonwrt (lib/jsonwrt.c) is for
  * lsblk and lsirq: values go to the stream as they are produced, so a
  * document of 4000 IRQs is never held as a tree. It writes exactly what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What several commands load before they work: the machine (with the
  * warnings its reading left), the profile search path, and a profile
  * resolved on the machine; each failure printed as the command's error. */

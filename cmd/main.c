@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace: see where a device's work runs on a NUMA machine, and place it. */
 #include <getopt.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Option parsing for every command: getopt_long over the command's option
  * table, each value stored where its entry points. */
 #include <errno.h>

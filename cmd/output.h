@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The output layer: a command describes its columns once, and each row
  * becomes a table line (libsmartcols, as lsblk and lsirq print) or a JSON
  * object from the same values: a cJSON object for a small document, or

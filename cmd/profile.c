@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace profile: the profiles a host can apply, their canonical text,
  * and a check of profile files before they are committed or applied. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The changes of a transaction: apply shows what it wrote, revert what it
  * restored. */
 #include "../lib/txn.h"

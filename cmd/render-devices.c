@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The devices: devices prints them, report lists them. JSON names a
  * device by its PCI address ("device"); its product is "name". */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The IRQ columns: irqs prints them, report's JSON has them. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The topology: topo prints it, report starts with it. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What more than one command shows: the topology, the devices and the IRQs
  * (report shows all three), each described once for text and JSON. */
 #ifndef NUMAPLACE_RENDER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report --svg: one picture of the machine. Nodes as boxes with their CPUs
  * and memory, each device under its node, and an arrow from each device to
  * every node its interrupts ran on: width by volume, red when remote. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The terminal the output goes to: its width, and whether to colour. */
 #ifndef NUMAPLACE_TERM_H
 #define NUMAPLACE_TERM_H

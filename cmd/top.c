@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace top: where interrupts run now, refreshed every few seconds: per
  * node, per device, and the busiest IRQs. ncurses on a terminal; --batch
  * prints plain frames for scripts and tests. */

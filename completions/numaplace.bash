@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion for numaplace.
 # Made by 'numaplace completion bash' from the command and option tables:
 # regenerate it, do not edit it. Install it as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The advisor: turns what the report sees into a placement plan, each line
  * with its reason. It makes the smallest change that meets the policy: an IRQ
  * already inside its target set, off forbidden CPUs and not stacked beyond

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The devices an application uses, inferred from its /proc entries: the
  * block devices behind its open files, working directory and memory maps,
  * and the interfaces its sockets are bound to. All of it read through the

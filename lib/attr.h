@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tunable kinds: one descriptor row each, in the spirit of pciutils'
  * method tables. A row says what the kind is called (in profiles, plans and
  * journals), what its value looks like, where it lives on the machine and

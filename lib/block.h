@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A block device's request-queue settings and its blk-mq hardware queues. */
 #ifndef NUMAPLACE_BLOCK_H
 #define NUMAPLACE_BLOCK_H

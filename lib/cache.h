@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Last-level (L3) cache domains: inside a node with several L3s (AMD CCX/CCD,
  * Intel with SNC off) the L3 domain, not the node, is the unit of locality. */
 #ifndef NUMAPLACE_CACHE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Configuration files under the machine's /etc: the boot profile and
  * irqbalance's settings. Paths are machine paths ("/etc/default/irqbalance");
  * the context's root is prefixed, as for /sys and /proc. Files are read whole,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What every library call needs: where the machine's files are, and room
  * for the one-line detail of the last error. The library never prints. */
 #ifndef NUMAPLACE_CONTEXT_H

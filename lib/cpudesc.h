@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CPU sets as people read them: by name when the set is one ("all",
  * "node 0", "housekeeping"), else the list (in the stride form when shorter:
  * "0-78:2"), shortened with a count when long ("0,1,4,...,78 (40)"). For text only: JSON keeps exact lists. */

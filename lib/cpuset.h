@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CPU sets of any size, and the kernel's two text forms for them. */
 #ifndef NUMAPLACE_CPUSET_H
 #define NUMAPLACE_CPUSET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a report points out: placements that cost performance, and facts the
  * user must know before changing anything. One finding per (kind, device or
  * class of IRQs), stated from the counts and effective affinities (what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Keeping a profile applied: one pass re-resolves the profile on the
  * machine as it is now, finds the values that drifted (for every device, or
  * for the one an event named), and re-applies them as one small

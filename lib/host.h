@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which host and which boot a reading comes from: what a fleet compares
  * machines by (and tells two boots of one machine apart with). */
 #ifndef NUMAPLACE_HOST_H

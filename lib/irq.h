@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Interrupts: /proc/interrupts counts (one streaming pass), /proc/irq/N
  * affinities, managed state, and which PCI function and queue each belongs to. */
 #ifndef NUMAPLACE_IRQ_H

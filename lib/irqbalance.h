@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irqbalance moves every IRQ it was not told to leave alone every 10 s, and
  * so undoes any placement. What it leaves alone it is told at start: banned
  * IRQs, from --banirq=N arguments. Debian's package takes its arguments from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Everything numaplace reads about a machine, loaded once and tied together:
  * topology, PCI functions with their children, and IRQs tied to them. */
 #ifndef NUMAPLACE_MACHINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The name a mistyped word was meant to be, as git's "did you mean". */
 #ifndef NUMAPLACE_NEAREST_H
 #define NUMAPLACE_NEAREST_H

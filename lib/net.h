@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A network interface's queues and their RPS/XPS CPU masks. */
 #ifndef NUMAPLACE_NET_H
 #define NUMAPLACE_NET_H

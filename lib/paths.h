@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where numaplace's own files are, as configured when it is built: the
  * Makefile passes -DNUMAPLACE_DATADIR and -DNUMAPLACE_CONFDIR from PREFIX,
  * DATADIR and SYSCONFDIR, and writes the same paths into the man pages and

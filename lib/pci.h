@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* PCI functions (read through the root-aware layer; names from libpci's ID
  * database) and what hangs below them: network interfaces, block devices,
  * virtio and NVMe controller names. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profiles are parsed strictly: root applies them, so a typo must stop the
  * apply with a message pointing at it, never be skipped or guessed at. */
 #include "profile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tuning profiles: JSON files kept in version control. Settings name devices
  * by stable identity (PCI address, interface, block device, queue), never by
  * IRQ number except as an explicit fallback; rules are portable intents that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A profile resolved on this machine: the (file, value) changes it asks for,
  * every value validated before anything is written. Rules go through the
  * advisor; settings are looked up by stable identity. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A copy of the files numaplace (and hwloc) read from a machine, laid out as
  * on the machine (OUT/sys, OUT/proc) so that --root OUT and HWLOC_FSROOT=OUT
  * read it elsewhere as they would read the machine itself. Only those files:

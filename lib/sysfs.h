@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one door to /sys and /proc. Paths are written as on the machine
  * ("/sys/...", "/proc/..."); the layer prefixes the context's root, so the
  * whole tool can read a copy of another machine. Every function returns 0 or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The machine's NUMA nodes and CPUs, read from sysfs through the root-aware layer.
  *
  * Copies of real machines are often partial, and kernels have formatted the

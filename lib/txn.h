@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Transactional writes to sysfs/procfs: every old value saved durably before
  * the first write, every write read back, everything undone if one fails,
  * and any transaction revertible later, even after a crash. */

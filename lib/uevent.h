@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device events that may undo a placement: kernel uevents (a device added,
  * removed, bound to its driver, changed), rtnetlink link messages (an
  * interface up, down or renamed), and, for tests, the same as text lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gen-root: writes a synthetic but kernel-faithful machine root (DIR/sys and
  * DIR/proc) for tests and benchmarks. Standalone: plain libc, no numaplace code.
  *

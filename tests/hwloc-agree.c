@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Checks `numaplace --root ROOT topo --json` (on stdin) against hwloc's own
  * reading of the same root (HWLOC_FSROOT, as lstopo does it): the same nodes
  * with the same CPUs, memory and distances, and for every CPU the same node,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian packages named as arguments that are not installed yet.
 # Needs root and apt-get; elsewhere it names what is missing and lets the
 # build fail on its own if something really is.

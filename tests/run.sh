@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs the tests: cmocka unit tests, command tests (the sanitizer build of the
 # binary against fixture roots, compared with expected output), and scripted
 # tests (snapshots, hwloc agreement). Ends with "N passed, N failed, N skipped"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # zsh -f tests/zsh-complete.zsh COMPDIR LINE
 # Prints the words zsh's completion offers for LINE (the cursor at its end),
 # one a line: an interactive zsh in a pseudo-terminal (zpty) loads _numaplace

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `make bench`: how fast `numaplace report` reads a large machine, next to the
 # floor (the least I/O the report can do) and to the usual tools.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The floor: the least I/O `numaplace report` can do on a machine root.
  *
  *   bench-floor ROOT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Part of `make bench` (run by bench.sh; runs alone too): how long `numaplace
 # hold` takes to re-apply one device after its event, for a NIC with 64
 # queues (64 IRQs, 64 rps_cpus, 64 xps_cpus) on a 64-CPU, 2-node generated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CPU lists and masks: whatever parses formats to text that parses again to
  * the same set, and formatting that is stable. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/interrupts: whatever the parser keeps adds up. Each IRQ's per-node
  * counts and its count on CPUs of no known node sum to its total; a node has
  * a count exactly when a CPU of it ran the IRQ (the same for quiet CPUs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The irqbalance configuration editor. Input: the file's text, then
  * optionally a NUL byte and the IRQs to ban (two bytes each; 1, 34 and 35
  * without). Banning the same IRQs twice changes nothing; the lines other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Journals: one that parses formats to text that parses again to the same
  * text (the same changes, state and error); one that fails is refused with
  * a reason and leaves nothing behind. The id is fixed: a journal's id must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profiles: one that parses has a canonical text that parses again, to the
  * same canonical text; one that fails says why and leaks nothing. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replays corpus files through a harness without libFuzzer's runtime, so
  * that make check runs them under the sanitizers with any compiler. */
 #include <stdint.h>

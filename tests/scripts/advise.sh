@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The advisor's placement rules, on the fixture roots, and run --near live.
 
 adv() { "$NUMAPLACE" --root "$FIXTURES/$1" advise "${@:2}"; }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Ansible collection in ansible/ (numaplace.numaplace) driving the built
 # binary, connection local, against copies of the r715 fixture: every task
 # passes root: and state_dir: under $WORK, so nothing here touches this

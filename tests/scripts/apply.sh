@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Profiles applied, verified and reverted as transactions: on copies of a
 # real snapshot (cnto-worker2, 33 megasas vectors, i40e and ice NICs) and
 # live on this machine's kernel.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The boot profile: 'enable' checks a profile on this machine and copies it to
 # /etc/numaplace/boot.json, 'apply --boot' applies it (what numaplace.service
 # runs), 'disable' removes it. On copies of the r715 fixture.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shell completions: the committed scripts are what 'numaplace completion'
 # prints from the command tables now, and the bash one completes commands,
 # options and live values (of this machine, or of a --root).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Devices, IRQs and findings: fixtures, real snapshots, malformed input, live.
 
 test_live_devices_find_vda_and_eth0_with_their_irqs() {

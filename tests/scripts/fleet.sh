@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What configuration management needs from the CLI (the Ansible collection
 # in ansible/ uses it): revert --dry-run and --json, enable and disable
 # --json that say whether anything changed. On copies of the r715 fixture.

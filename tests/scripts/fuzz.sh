@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The committed fuzz corpus (tests/fuzz/corpus/NAME/, past findings included)
 # replayed through each harness under the sanitizers; make fuzz explores more.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile copies of a machine (issue 15): links that leave the root, files
 # that never end or block, CPU numbers that never stop, a driver link libpci
 # cannot take. Each must be a clear error (or a contained success) quickly,

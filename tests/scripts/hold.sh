@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # numaplace hold: a profile kept applied on a copy of the r715 fixture,
 # with events injected through NUMAPLACE_HOLD_EVENTS (a FIFO), and live on
 # a veth pair of this kernel.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install into a DESTDIR: every file where it belongs with sane modes,
 # a binary that runs, a unit that starts it, and make uninstall undoing it.
 # The paths are those make check was run with (PREFIX=/usr/local unless it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # irqbalance moves every IRQ it has not banned within seconds: apply bans the
 # IRQs it places in /etc/default/irqbalance as part of the transaction, on a
 # copy of the r715 fixture (where irqbalance runs: /proc/1432/comm), and live

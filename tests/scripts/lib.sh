@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Helpers for the scripted tests (sourced by tests/run.sh).
 
 # Fails the test with a message.

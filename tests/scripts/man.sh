@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Manual pages: both render without a warning, and numaplace(8) documents
 # every command with the same usage line, summary, options, option help and
 # epilog as its --help (cmd/main.c and the option tables in cmd/*.c), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package (make check-package only: tests named *package*). It is
 # built once per run from a copy of this tree (so the tree gets no debhelper
 # files), without its tests (make check runs them; CI runs it first), then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report: the answer first (== Summary), findings grouped and weighed, output that fits
 # the terminal.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # snapshot: a copy of the files numaplace reads reports like the machine it
 # was taken from (fixture roots, an archive of one, this machine), holds only
 # those files, and never mixes two machines in one directory.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # numaplace top: the live view (in tmux) and --batch, on a copy of the R715 fixture whose
 # /proc/interrupts the test rewrites between refreshes.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Topology: numaplace against hwloc on fixtures and real snapshots, bad roots,
 # and this machine against numactl.
 

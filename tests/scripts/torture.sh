@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Crash torture (issue 15): kill -9 apply and revert at random moments while
 # they write a plan of hundreds of values (IRQ affinities, RPS and XPS masks
 # of a generated 32-CPU machine with six devices, and irqbalance's file),

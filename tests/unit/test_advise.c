@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The advisor's rq_affinity decision (lib/advise.c) against each row of seed
  * 004 (Alan D. Brunelle, LKML, April 2008): I/O processes pinned on the CPU
  * handling their device's IRQ, pinned elsewhere, or placed by the scheduler.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tunable kinds' table (lib/attr.c): paths built from targets and read
  * back from paths, values checked per kind. */
 #include <stdarg.h>

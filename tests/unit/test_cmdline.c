@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* np_cmdline_cpus: the isolcpus= and nohz_full= lists of a kernel command line. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CPU list and mask parsers and formatters, and the set operations. */
 #include <stdarg.h>
 #include <stddef.h>

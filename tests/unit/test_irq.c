@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Interrupts (lib/irq.c): the /proc/interrupts parse against scratch roots,
  * the /proc/irq and debugfs reads, queue names, and tying IRQs to devices. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The irqbalance ban (lib/irqbalance.c): which IRQs a profile places, and the
  * edit of /etc/default/irqbalance that bans them. */
 #include <stdarg.h>

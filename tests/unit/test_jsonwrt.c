@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The streaming JSON writer must write what cJSON prints for the same
  * document, byte for byte, compact and pretty: every command's output went
  * through cJSON before, and its readers (and the goldens) expect that form. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The transaction engine against this machine's real kernel: writes the
  * kernel rejects (a CPU beyond the machine: ERANGE; a managed IRQ: EPERM, or
  * EIO on older kernels) must leave every value as it was. Skipped where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* np_nearest: the "did you mean" of an unknown command or option. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profile parsing, validation messages, the canonical text, loading and the
  * search path, and the profiles shipped in profiles/. */
 #include <stdarg.h>

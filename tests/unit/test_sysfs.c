@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The root-aware layer (lib/sysfs.c, lib/context.c) against a scratch root. */
 #include <stdarg.h>
 #include <stddef.h>

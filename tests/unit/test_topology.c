@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* np_topology_load on partial copies and on each format kernels have written:
  * what it cannot read is unknown and noted once, never a failure. */
 #include <stdarg.h>

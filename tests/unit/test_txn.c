@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Transactions (lib/txn.c) against a scratch root of plain files. */
 #include <stdarg.h>
 #include <stddef.h>

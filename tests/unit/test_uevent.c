@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device events (lib/uevent.c): kernel uevent messages, rtnetlink link
  * messages and the test hook's lines, as hold reads them. */
 #include <stdarg.h>

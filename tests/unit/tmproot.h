@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A scratch root for the unit tests: a fresh directory under /tmp, files put
  * under it and read back directly, and its removal. Every function takes the
  * root's path; `rel` is a path under it that begins with '/'. Failures end the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # -*- coding: utf-8 -*-
 # The one place the collection runs numaplace: the modules call its CLI and
 # read its JSON, never its internals, so a host's numaplace and the collection
