@@ -13,12 +13,12 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -j --pretty --all -a --color --interval -i --svg --help -h' ;;
+	report) echo '--json -j --pretty --all -a --color --interval -i --policy -p --svg --help -h' ;;
 	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --pretty --help -h' ;;
 	irqs) echo '--json -j --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --channels --output -o --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
@@ -42,6 +42,7 @@ _numaplace_argument()
 	:--root) echo dir ;;
 	report:--color) echo none ;;
 	report:--interval | report:-i) echo none ;;
+	report:--policy | report:-p) echo policy ;;
 	report:--svg) echo file ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	irqs:--interrupts) echo file ;;
@@ -56,6 +57,7 @@ _numaplace_argument()
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
 	advise:--interval | advise:-i) echo none ;;
+	advise:--channels) echo channels ;;
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
@@ -81,6 +83,7 @@ _numaplace_fixed()
 {
 	case $1 in
 	policy) echo local app spread ;;
+	channels) echo per-node ;;
 	irqbalance) echo ban warn ignore ;;
 	shell) echo bash zsh fish ;;
 	subcommand) echo list show validate ;;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings.h"
 #include "sysfs.h"
 
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
@@ -69,6 +70,8 @@ struct planner {
 	int *nqueues, *ncores, *cap, *start; /* per device: queue slots, cores of its target, per-core cap, cursor */
 	int **dcount;              /* per device: its queue slots per core (allocated on use) */
 	int **dcpu;                /* per device: its queue slots per CPU (allocated on use) */
+	unsigned long long *off_target;  /* per device: interrupts its movable IRQs handled off its target's nodes */
+	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
 	bool *has_plan;
 	size_t *refs;
@@ -123,9 +126,12 @@ static char *list_text(const struct np_cpuset *set)
 	return np_cpuset_format_list(set);
 }
 
-/* Adds a recommendation; takes ownership of current, recommended and reason. */
-static int add_rec(struct np_plan *plan, struct np_rec *r)
+/* Adds a recommendation; takes ownership of current, recommended and reason.
+ * A value kept as it is fixes no problem: its rule is cleared. */
+static int add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec *r)
 {
+	r->target = (struct np_target){ .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+					.device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
 	struct np_rec *more = realloc(plan->v, (plan->n + 1) * sizeof(*more));
 	if (!more || !r->recommended || !r->reason) {
 		free(r->current);
@@ -137,6 +143,8 @@ static int add_rec(struct np_plan *plan, struct np_rec *r)
 	}
 	plan->v = more;
 	r->change = !r->current || strcmp(r->current, r->recommended) != 0;
+	if (!r->change)
+		r->rule = NP_RULE_NONE;
 	plan->v[plan->n++] = *r;
 	return 0;
 }
@@ -259,9 +267,10 @@ static int choose_targets(struct planner *p)
 			if (rc == 0 && np_cpuset_empty(t))
 				rc = housekeeping_near_app(p, t, &why);
 			else
-				why = strdup(d->nblock ? "the application's CPUs: completions run where the work is (seed 000: the "
-						"RAID controller's IRQ bound to the benchmark's node gained 8-9% on the "
-						"nodes away from the controller)"
+				why = strdup(d->nblock ? "the application's CPUs: completions run where the work is (Jeff Moyer, "
+						"linux-kernel, 2012-11, Dell PowerEdge R715, megaraid_sas: with the "
+						"controller's IRQ pinned to the node running the benchmark he saw no "
+						"regressions)"
 					      : "the application's CPUs: completions run where the work is");
 			break;
 		case NP_IRQS_SPREAD:
@@ -359,6 +368,32 @@ static int size_devices(struct planner *p)
 	return 0;
 }
 
+/* The volumes a device's problems are judged by: what its movable IRQs
+ * handled off its target's nodes (locality), and what its data queues
+ * carried (balance). */
+static int weigh_devices(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	struct np_cpuset nodes = NP_CPUSET_INIT;
+	int rc = 0;
+	for (size_t k = 0; k < p->nslots && rc == 0; k++) {
+		const struct slot *s = &p->slots[k];
+		if (s->queue >= 0)
+			p->data_volume[s->dev] += s->total;
+		if ((rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes)))
+			break;
+		for (size_t j = 0; j < s->n; j++) {
+			const struct np_irq *irq = &m->irqs.v[p->refs[s->first + j]];
+			for (int n = 0; n < m->topo.nnodes; n++)
+				if (!np_cpuset_test(&nodes, (unsigned)m->topo.nodes[n].id))
+					p->off_target[s->dev] += irq->per_node[n];
+			p->off_target[s->dev] += irq->unknown_node;
+		}
+	}
+	np_cpuset_free(&nodes);
+	return rc;
+}
+
 static const struct np_irq *slot_irq(const struct planner *p, const struct slot *s, size_t k)
 {
 	return &p->m->irqs.v[p->refs[s->first + k]];
@@ -404,27 +439,30 @@ static const char *outside_text(const struct planner *p, const struct np_cpuset 
 }
 
 /* Why a slot cannot stay as it is, or NULL when it can (it satisfies the
- * policy); buf holds the sentence. */
-static const char *why_move(const struct planner *p, const struct slot *s, char *buf, size_t size)
+ * policy); buf holds the sentence, *rule the problem it is. Judged on where
+ * the kernel delivers (the effective affinity within the mask), except that
+ * a mask reaching a forbidden CPU is one already: the kernel may pick it. */
+static const char *why_move(const struct planner *p, const struct slot *s, char *buf, size_t size, enum np_rule_id *rule)
 {
 	const struct np_cpuset *t = &p->target[s->dev];
 	const struct np_irq *first = slot_irq(p, s, 0);
+	*rule = NP_RULE_UNREADABLE;
 	for (size_t k = 0; k < s->n; k++) {
 		const struct np_irq *irq = slot_irq(p, s, k);
 		if (!irq->has_affinity)
 			return "its affinity is unreadable";
-		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
-			return "the vectors of one queue are apart";
 		/* Pinned to one CPU that it is delivered to, it runs there. */
 		bool pinned = np_cpuset_count(&irq->affinity) == 1 &&
 			      (!irq->has_effective || np_cpuset_equal(&irq->effective, &irq->affinity));
+		*rule = NP_RULE_ISOLATED;
 		if (outside_text(p, &irq->affinity, pinned, buf, size))
 			return buf;
 		if (irq->has_effective && outside_text(p, &irq->effective, true, buf, size))
 			return buf;
-		/* A queue vector is pinned inside the target; any other vector
-		 * need only run there. */
-		const struct np_cpuset *where = s->queue >= 0 ? &irq->affinity : runs_on(irq);
+		*rule = NP_RULE_APART;
+		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
+			return "the vectors of one queue pair run apart";
+		const struct np_cpuset *where = runs_on(irq);
 		if (!np_cpuset_subset(where, t)) {
 			struct np_cpuset out = NP_CPUSET_INIT;
 			if (np_cpuset_copy(&out, where))
@@ -434,6 +472,7 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			/* Pinned to one CPU, it runs there; a wider affinity only allows. */
 			const char *verb = where == &irq->affinity && np_cpuset_count(where) > 1 ? "may run" : "runs";
 			struct np_cpuset nodes = NP_CPUSET_INIT;
+			*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
 			if (np_nodes_of(&p->m->topo, &out, &nodes) == 0 && np_cpuset_count(&nodes) == 1)
 				snprintf(buf, size, "%s on CPU%s %s (node %d), outside its target", verb,
 					 np_cpuset_count(&out) > 1 ? "s" : "",
@@ -448,7 +487,8 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			return buf;
 		}
 	}
-	if (s->queue >= 0 && !p->flat) {
+	*rule = NP_RULE_BALANCE;
+	if (s->queue >= 0) {
 		int cpu = home_cpu(first), c = core_of(p, cpu);
 		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
 			/* dcount does not include this queue yet: it counts the others. */
@@ -458,7 +498,24 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			return buf;
 		}
 	}
+	*rule = NP_RULE_NONE;
 	return NULL;
+}
+
+/* Whether the volume at stake for a problem of rule on dev is worth a change:
+ * a forbidden CPU always is; locality and balance only past the threshold. */
+static bool worth_moving(const struct planner *p, int dev, enum np_rule_id rule)
+{
+	switch (rule) {
+	case NP_RULE_REMOTE:
+	case NP_RULE_OUTSIDE:
+		return p->off_target[dev] >= p->opts->min_interrupts;
+	case NP_RULE_BALANCE:
+	case NP_RULE_APART:
+		return p->data_volume[dev] >= p->opts->min_interrupts;
+	default:
+		return true;
+	}
 }
 
 static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
@@ -473,28 +530,28 @@ static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
 	}
 }
 
-static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpus, bool keep, const char *why)
+static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpus, bool keep, enum np_rule_id rule,
+		  const char *why)
 {
 	const struct np_machine *m = p->m;
 	int rc = 0;
 	int rnode = np_topology_node_of_cpu(&m->topo, np_cpuset_next(cpus, 0));
-	struct np_cpuset nodes = NP_CPUSET_INIT;
-	/* Remote: handled today on a node the target does not reach. */
-	rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes);
+	int home = np_device_node(m, &m->pci.devs[s->dev], NULL);
 	for (size_t k = 0; rc == 0 && k < s->n; k++) {
 		size_t ii = p->refs[s->first + k];
 		const struct np_irq *irq = &m->irqs.v[ii];
 		struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = s->dev, .irq = irq->irq, .queue = irq->queue,
-				    .vector = irq->name, .interrupts = irq->total };
-		unsigned long long off = 0;
+				    .vector = irq->name, .interrupts = irq->total, .rule = keep ? NP_RULE_NONE : rule };
 		double weighted = 0;
 		for (int n = 0; n < m->topo.nnodes; n++) {
 			int id = m->topo.nodes[n].id, d = rnode >= 0 ? np_topology_distance(&m->topo, id, rnode) : 10;
 			weighted += (double)irq->per_node[n] * (d > 0 ? d : 10) / 10.0;
-			if (!np_cpuset_test(&nodes, (unsigned)id))
-				off += irq->per_node[n];
 		}
-		r.remote = irq->total ? (double)off / (double)irq->total : 0;
+		/* Remote is off the device's node, whatever the policy. */
+		r.remote = home >= 0 ? np_irq_remote_share(m, irq, home) : 0;
+		int before = np_topology_node_of_cpu(&m->topo, home_cpu(irq));
+		if (home >= 0 && !keep && before >= 0 && rnode >= 0 && (before == home) != (rnode == home))
+			r.node_move = rnode == home ? 1 : -1;
 		r.impact = weighted + (double)irq->unknown_node;
 		r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
 		if (keep) {
@@ -511,7 +568,7 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 		if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
 			r.reason = NULL;
 		p->has_plan[ii] = true;
-		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = add_rec(p->plan, &r)) == 0 && keep)
+		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = add_rec(p->m, p->plan, &r)) == 0 && keep)
 			p->plan->v[p->plan->n - 1].change = false;
 		if (rc == 0 && !keep) {
 			int old = home_cpu(irq), now = np_cpuset_count(cpus) == 1 ? np_cpuset_next(cpus, 0) : -1;
@@ -521,7 +578,6 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 				p->vectors[now]++;
 		}
 	}
-	np_cpuset_free(&nodes);
 	s->done = true;
 	return rc;
 }
@@ -547,19 +603,27 @@ static int keep_slots(struct planner *p)
 		qsort_r(order, p->nslots, sizeof(*order), by_total_desc, p->slots);
 	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
 		struct slot *s = &p->slots[order[k]];
-		char buf[200];
-		if (why_move(p, s, buf, sizeof(buf)))
+		char buf[200], why[400];
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		if (move && worth_moving(p, s->dev, rule))
 			continue;
 		const struct np_irq *first = slot_irq(p, s, 0);
-		const struct np_cpuset *where = s->queue >= 0 ? &first->affinity : runs_on(first);
-		char *list = list_text(where);
-		char why[240];
-		snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s", where == &first->affinity ? "pinned" : "runs",
-			 np_cpuset_count(where) > 1 ? "s" : "", list ? list : "?",
-			 s->queue >= 0 && !p->flat ? " and its device's share of that core" : "");
+		const struct np_cpuset *where = runs_on(first);
+		char *list = list_text(where), c[16];
+		if (move)
+			snprintf(why, sizeof(why), "%s, but the device's %s interrupts at stake are under the volume "
+				 "threshold (%s)", move, np_count_text(rule == NP_RULE_REMOTE || rule == NP_RULE_OUTSIDE
+									? p->off_target[s->dev] : p->data_volume[s->dev], c),
+				 np_count_text(p->opts->min_interrupts, buf));
+		else
+			snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s",
+				 where == &first->affinity && np_cpuset_count(where) == 1 ? "pinned" : "runs",
+				 np_cpuset_count(where) > 1 ? "s" : "", list ? list : "?",
+				 s->queue >= 0 ? " and its device's share of that core" : "");
 		free(list);
 		count_on(p, s, home_cpu(first), 1);
-		rc = record(p, s, &first->affinity, true, why);
+		rc = record(p, s, &first->affinity, true, NP_RULE_NONE, why);
 	}
 	free(order);
 	return rc;
@@ -621,7 +685,8 @@ static int place_slots(struct planner *p)
 	for (size_t k = 0; rc == 0 && k < n; k++) {
 		struct slot *s = &p->slots[order[k]];
 		char buf[200], why[400];
-		const char *move = why_move(p, s, buf, sizeof(buf));
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
 		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)));
 		if (p->vectors[cpu] >= NP_VECTORS_PER_CPU && !p->budget_warned) {
 			p->budget_warned = true;
@@ -644,8 +709,8 @@ static int place_slots(struct planner *p)
 			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d core%s)",
 				 move ? move : "not placed yet", s->queue, p->nqueues[s->dev],
 				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
-		if ((rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
-			rc = record(p, s, &one, false, why);
+		if (rc == 0 && (rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
+			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
 	/* Say where the budget kept queues away from. */
 	struct np_cpuset full = NP_CPUSET_INIT;
@@ -673,7 +738,8 @@ static int place_slots(struct planner *p)
 		if (s->done)
 			continue;
 		char buf[200], why[400];
-		const char *move = why_move(p, s, buf, sizeof(buf));
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
 		const struct np_irq *irq = slot_irq(p, s, 0);
 		rc = np_cpuset_copy(&one, &p->target[s->dev]);
 		int nvec = 0;
@@ -690,7 +756,7 @@ static int place_slots(struct planner *p)
 				 move ? move : "not placed", what);
 		}
 		if (rc == 0)
-			rc = record(p, s, &one, false, why);
+			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
 	np_cpuset_free(&one);
 	free(order);
@@ -772,7 +838,7 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 {
 	if (!f->pinned) {
 		*why = "submitters not pinned: forcing completion on them cost 14% IOPS with scheduler-placed "
-		       "processes (seed 004: 47.8 -> 41.0 K ios/s)";
+		       "processes (Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: 47.8 -> 41.0 K ios/s)";
 		return -1;
 	}
 	if (f->per_cpu_queues) {
@@ -781,7 +847,7 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 	}
 	if (f->irq_on_submitters) {
 		*why = "the completion IRQ runs on the submitters' CPUs: forcing it gained nothing "
-		       "(seed 004: 12.312 vs 12.314 K ios/s)";
+		       "(Alan D. Brunelle, linux-kernel, 2008-04-15, 4-way IA64: 12.312 vs 12.314 K ios/s)";
 		return -1;
 	}
 	if (f->shares_l3) {
@@ -790,7 +856,8 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 	}
 	*why = "submitters pinned outside the L3 of the completion IRQ, one queue for them all: 2 completes "
 	       "each request on the submitting CPU itself, 1 on any CPU sharing its cache (2008's "
-	       "rq_affinity=1 is today's 2); seed 004 measured +12.9% IOPS (39.8 -> 45.0 K ios/s) with "
+	       "rq_affinity=1 is today's 2); Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: +12.9% "
+	       "IOPS (39.8 -> 45.0 K ios/s) with "
 	       "pinned submitters off the IRQ CPUs";
 	return 2;
 }
@@ -819,7 +886,8 @@ static int block_recs(struct planner *p, size_t di)
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
-		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
+		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name,
+				    .rule = NP_RULE_RQ_AFFINITY };
 		int want;
 		const char *why;
 		if (pol->rq_affinity >= 0) {
@@ -841,7 +909,7 @@ static int block_recs(struct planner *p, size_t di)
 		if (asprintf(&r.recommended, "%d", want) < 0)
 			r.recommended = NULL;
 		r.reason = strdup(why);
-		rc = add_rec(p->plan, &r);
+		rc = add_rec(p->m, p->plan, &r);
 	}
 	np_cpuset_free(&completions);
 	np_cpuset_free(&near);
@@ -872,11 +940,12 @@ static int queue_irq(const struct planner *p, size_t di, int queue, bool tx)
 static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
 		   const struct np_cpuset *cur, const struct np_cpuset *want, const char *why)
 {
-	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name };
+	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name,
+			    .rule = kind == NP_ATTR_XPS_CPUS ? NP_RULE_XPS : NP_RULE_RPS };
 	r.current = cur ? list_text(cur) : NULL;
 	r.recommended = list_text(want);
 	r.reason = strdup(why);
-	return add_rec(p->plan, &r);
+	return add_rec(p->m, p->plan, &r);
 }
 
 /* Physical cores among cpus. */
@@ -893,6 +962,41 @@ static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int
 	return n;
 }
 
+/* Whether the plan changes any of the device's IRQs. */
+static bool irqs_move(const struct planner *p, size_t di)
+{
+	for (size_t i = 0; i < p->plan->n; i++)
+		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
+			return true;
+	return false;
+}
+
+/* One queue per node with CPUs, asked for with --channels per-node: the
+ * layout Tom Herbert measured best in 2009, a judgement today (see the
+ * reason). ethtool -L re-creates the vectors on some drivers, so the plan
+ * is re-made afterwards. */
+static int channels_rec(struct planner *p, size_t di, const struct np_netif *nif)
+{
+	int nodes = 0;
+	for (int i = 0; i < p->m->topo.nnodes; i++)
+		nodes += np_cpuset_intersects(&p->m->topo.nodes[i].cpus, &p->usable);
+	if (nodes < 2 || p->nqueues[di] <= nodes)
+		return 0;
+	struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name,
+			    .rule = NP_RULE_CHANNELS };
+	if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
+		r.current = NULL;
+	if (asprintf(&r.recommended, "%d", nodes) < 0)
+		r.recommended = NULL;
+	if (asprintf(&r.reason, "judgement, on request (--channels per-node): one queue per node; Tom Herbert, "
+		     "netdev, 2009-11-24: 4 RX queues, one per socket, 361862 tps against 226722 with 16, one per "
+		     "CPU, measured while receive buffers were allocated on the device's node, which Linux changed "
+		     "soon after (2.6.37); the same mail measured 923422 tps with local allocation; then re-run "
+		     "advise") < 0)
+		r.reason = NULL;
+	return add_rec(p->m, p->plan, &r);
+}
+
 static int net_recs(struct planner *p, size_t di)
 {
 	const struct np_machine *m = p->m;
@@ -906,27 +1010,19 @@ static int net_recs(struct planner *p, size_t di)
 	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
 		const struct np_netif *nif = &d->net[k];
 		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
-		 * only with a choice of queues to make. */
-		for (int q = 0; q < nif->ntx && nif->ntx > 1 && rc == 0 && (pol->xps_follow_irq || pol->auto_net); q++) {
+		 * only with a choice of queues to make; and only for a device
+		 * whose IRQs move or whose traffic is worth a change. */
+		bool xps_worth = irqs_move(p, di) || p->data_volume[di] >= p->opts->min_interrupts;
+		for (int q = 0; q < nif->ntx && nif->ntx > 1 && rc == 0 && xps_worth &&
+				(pol->xps_follow_irq || pol->auto_net); q++) {
 			int ii = queue_irq(p, di, q, true);
 			if (!nif->xps_known[q] || ii < 0 || !p->has_plan[ii] || np_cpuset_count(&p->planned[ii]) != 1)
 				continue;
 			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &p->planned[ii],
 				     "transmit from the CPU that serves this queue's interrupt in the plan");
 		}
-		if (rc == 0 && p->nqueues[di] && p->ncores[di] && p->nqueues[di] > p->ncores[di] && pol->auto_net) {
-			struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name };
-			if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
-				r.current = NULL;
-			if (asprintf(&r.recommended, "%d", p->ncores[di]) < 0)
-				r.recommended = NULL;
-			if (asprintf(&r.reason, "%d queues for %d usable core%s (%s): queues share cores; seed 003 "
-				     "measured 4 queues, one per socket, at 361862 transactions/s against 226722 with 16, "
-				     "one per CPU (advice only: run it yourself)", p->nqueues[di], p->ncores[di],
-				     p->ncores[di] > 1 ? "s" : "", p->target_why[di]) < 0)
-				r.reason = NULL;
-			rc = add_rec(p->plan, &r);
-		}
+		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
+			rc = channels_rec(p, di, nif);
 		enum np_rps_policy rps = pol->rps;
 		const char *why = NULL;
 		unsigned usable_here = np_cpuset_count(&p->target[di]) ? np_cpuset_count(&p->target[di])
@@ -978,7 +1074,8 @@ static int general_warnings(struct planner *p)
 		rc = warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
 	if (rc == 0 && p->flat)
 		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
-			  "so IRQs stay where they are unless they may run on a CPU the plan forbids");
+			  "so only a device's queues stacked on one core move (to cores of their own), and IRQs on "
+			  "CPUs the plan forbids");
 	return rc;
 }
 
@@ -1017,7 +1114,8 @@ static int default_irq_rec(struct planner *p)
 	np_cpuset_and(&bad, &m->topo.online);
 	np_cpuset_andnot(&bad, &p->usable);
 	if (rc == 0 && !np_cpuset_empty(&bad)) {
-		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1 };
+		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1,
+				    .rule = NP_RULE_DEFAULT_AFFINITY };
 		const struct np_cpuset *why_set[] = { &m->topo.isolated, &m->topo.nohz_full, &p->opts->exclude };
 		static const char *const why_name[] = { "isolated", "nohz_full", "excluded" };
 		char why[48] = "";
@@ -1032,7 +1130,7 @@ static int default_irq_rec(struct planner *p)
 				      list, why) < 0)
 			r.reason = NULL;
 		free(list);
-		rc = add_rec(p->plan, &r);
+		rc = add_rec(p->m, p->plan, &r);
 	}
 	np_cpuset_free(&bad);
 	return rc;
@@ -1059,8 +1157,11 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.dcpu = calloc(ndev, sizeof(int *));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
+	p.off_target = calloc(ndev, sizeof(*p.off_target));
+	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
 	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.target && p.target_why && p.anchor &&
-				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan
+				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan &&
+				 p.off_target && p.data_volume
 			 ? 0
 			 : -ENOMEM;
 	if (rc == 0) {
@@ -1088,6 +1189,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = build_slots(&p);
 	if (rc == 0)
 		rc = size_devices(&p);
+	if (rc == 0)
+		rc = weigh_devices(&p);
 	/* Queues the plan does not place (other devices', managed ones) still
 	 * load their CPUs: balance against them too. */
 	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
@@ -1144,6 +1247,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.dcpu);
 	free(p.planned);
 	free(p.has_plan);
+	free(p.off_target);
+	free(p.data_volume);
 	free(p.refs);
 	free(p.slots);
 	if (rc)

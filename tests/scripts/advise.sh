@@ -78,15 +78,21 @@ test_r715_spread_per_device_over_distinct_cores() {
 	expect_eq 8 "$(adv r715 --json | jq '[.kept[] | select(.vector | test("^eth4-TxRx"))] | length')" "eth4 queues kept"
 }
 
-test_channels_advice_for_more_queues_than_cores() {
+test_channels_only_on_request_as_judgement() {
 	local json
-	json=$(adv amd16 --json)
+	expect_eq 0 "$(adv amd16 --policy spread --json | jq '[.recommendations[] | select(.kind == "channels")] | length')" \
+		"channels without --channels"
+	json=$(adv amd16 --policy spread --channels per-node --json)
 	expect_eq "eth0 16 4" "$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended)"' <<<"$json")" \
-		"channels for eth0 (16 queues, node 1 has 4 cores)"
-	jq -e '.recommendations[] | select(.kind == "channels") | .volume == "ethtool -L eth0 combined 4" and (.reason | test("361862"))' \
-		<<<"$json" >/dev/null || die "no ethtool command or seed 003 figures"
-	adv amd16 -o "$WORK/amd16.json" >/dev/null
+		"one queue per node for eth0 (16 queues, 4 nodes)"
+	jq -e '.recommendations[] | select(.kind == "channels") | .command == "ethtool -L eth0 combined 4" and .volume == null
+		and (.reason | test("^judgement")) and (.reason | test("Tom Herbert, netdev, 2009-11-24"))
+		and (.reason | test("2.6.37")) and (.reason | test("then re-run advise$"))' <<<"$json" >/dev/null ||
+		die "channels: no command field, or not labelled judgement with the citation and its caveat"
+	adv amd16 --policy spread --channels per-node -o "$WORK/amd16.json" >/dev/null
 	expect_eq 0 "$(jq '[.settings[] | select(.kind == "channels")] | length' "$WORK/amd16.json")" "channels in the profile"
+	adv amd16 --channels per-node >/dev/null 2>&1 && die "--channels per-node accepted without --policy spread"
+	true
 }
 
 # "0-2,5" -> "0 1 2 5"
