@@ -9,6 +9,7 @@
 
 #include "findings.h"
 #include "sysfs.h"
+#include "vector.h"
 
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
 {
@@ -41,12 +42,14 @@ int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cp
 	return rc;
 }
 
-/* One queue: the vectors of a device that serve the same queue index
- * (virtio input.N and output.N, one TxRx-N) move together; a vector with no
- * queue (admin, config, misc, a device's only IRQ) is a slot of its own. */
+/* One queue: the vectors of a device of one family but for the direction
+ * and of the same queue number (virtio input.N and output.N, rx-N and tx-N;
+ * one TxRx-N) move together; every other vector (admin, config, misc,
+ * control, flow director, a device's only IRQ) is a slot of its own. */
 struct slot {
 	int dev;
-	int queue;          /* -1: not a queue vector */
+	int queue;          /* -1: not a data queue or RDMA completion vector */
+	const char *pair;   /* its vectors' family without direction (lib/vector) */
 	size_t first, n;    /* its vectors: refs[first .. first + n) */
 	unsigned long long total;
 	bool done;
@@ -73,6 +76,7 @@ struct planner {
 	unsigned long long *off_target;  /* per device: interrupts its movable IRQs handled off its target's nodes */
 	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
+	struct np_vector_class *cls; /* per IRQ: what its name says (family, queue, direction, role) */
 	bool *has_plan;
 	size_t *refs;
 	struct slot *slots;
@@ -298,17 +302,25 @@ static int choose_targets(struct planner *p)
 	return rc;
 }
 
+/* The queue an IRQ's vector counts as for placing and balance, or -1. */
+static int slot_queue(const struct planner *p, size_t i)
+{
+	return np_vector_balanced(&p->cls[i]) ? p->cls[i].queue : -1;
+}
+
 static int by_dev_queue_irq(const void *a, const void *b, void *arg)
 {
-	const struct np_irq *v = arg;
-	const struct np_irq *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	const struct planner *p = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct np_irq *x = &p->m->irqs.v[i], *y = &p->m->irqs.v[j];
 	if (x->dev != y->dev)
 		return x->dev - y->dev;
-	/* Queue vectors first, then the rest, each in IRQ order. */
-	int qx = x->queue < 0 ? 1 << 30 : x->queue, qy = y->queue < 0 ? 1 << 30 : y->queue;
+	/* Queue vectors first (by queue, then family), then the rest, each in IRQ order. */
+	int qx = slot_queue(p, i) < 0 ? 1 << 30 : slot_queue(p, i), qy = slot_queue(p, j) < 0 ? 1 << 30 : slot_queue(p, j);
 	if (qx != qy)
 		return qx < qy ? -1 : 1;
-	return x->irq - y->irq;
+	int c = qx < 1 << 30 ? strcmp(p->cls[i].pair, p->cls[j].pair) : 0;
+	return c ? c : x->irq - y->irq;
 }
 
 /* Groups the movable vectors of every device that has a target into slots. */
@@ -325,15 +337,18 @@ static int build_slots(struct planner *p)
 		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
 			p->refs[n++] = i;
 	}
-	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, m->irqs.v);
+	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);
 	for (size_t k = 0; k < n; k++) {
 		const struct np_irq *irq = &m->irqs.v[p->refs[k]];
+		int queue = slot_queue(p, p->refs[k]);
+		const char *pair = p->cls[p->refs[k]].pair;
 		struct slot *last = p->nslots ? &p->slots[p->nslots - 1] : NULL;
-		if (last && irq->queue >= 0 && last->dev == irq->dev && last->queue == irq->queue) {
+		if (last && queue >= 0 && last->dev == irq->dev && last->queue == queue && !strcmp(last->pair, pair)) {
 			last->n++;
 		} else {
-			p->slots[p->nslots++] = (struct slot){ .dev = irq->dev, .queue = irq->queue, .first = k, .n = 1 };
-			if (irq->queue >= 0)
+			p->slots[p->nslots++] = (struct slot){ .dev = irq->dev, .queue = queue, .pair = pair, .first = k,
+							       .n = 1 };
+			if (queue >= 0)
 				p->nqueues[irq->dev]++;
 		}
 		p->slots[p->nslots - 1].total += irq->total;
@@ -916,25 +931,18 @@ static int block_recs(struct planner *p, size_t di)
 	return rc;
 }
 
-/* The device's IRQ serving a queue: prefer a transmit or combined vector
- * ("output", "tx", "TxRx", "fp") for XPS, a receive one for RPS. */
+/* The device's data vector serving a queue: a transmit or combined one for
+ * XPS, a receive or combined one for RPS; -1 when none. */
 static int queue_irq(const struct planner *p, size_t di, int queue, bool tx)
 {
-	int any = -1;
 	for (size_t i = 0; i < p->m->irqs.n; i++) {
-		const struct np_irq *irq = &p->m->irqs.v[i];
-		if (irq->dev != (int)di || irq->queue != queue)
+		const struct np_vector_class *c = &p->cls[i];
+		if (p->m->irqs.v[i].dev != (int)di || c->role != NP_ROLE_DATA || c->queue != queue)
 			continue;
-		bool is_tx = strstr(irq->name, "output") || strstr(irq->name, "tx") || strstr(irq->name, "TxRx") ||
-			     strstr(irq->name, "-fp-");
-		bool is_rx = strstr(irq->name, "input") || strstr(irq->name, "rx") || strstr(irq->name, "TxRx") ||
-			     strstr(irq->name, "-fp-");
-		if (tx ? is_tx : is_rx)
+		if (c->dir == NP_VEC_COMBINED || c->dir == (tx ? NP_VEC_TX : NP_VEC_RX))
 			return (int)i;
-		if (any < 0 && !strstr(irq->name, tx ? "input" : "output"))
-			any = (int)i;
 	}
-	return any;
+	return -1;
 }
 
 static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
@@ -1157,16 +1165,19 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.dcpu = calloc(ndev, sizeof(int *));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
+	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
 	p.off_target = calloc(ndev, sizeof(*p.off_target));
 	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
 	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.target && p.target_why && p.anchor &&
 				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan &&
-				 p.off_target && p.data_volume
+				 p.off_target && p.data_volume && p.cls
 			 ? 0
 			 : -ENOMEM;
 	if (rc == 0) {
 		for (size_t c = 0; c < ncpu; c++)
 			p.core_of[c] = -1;
+		for (size_t i = 0; i < m->irqs.n; i++)
+			np_vector_classify(m->irqs.v[i].name, &p.cls[i]);
 		for (size_t i = 0; i < m->irqs.n; i++) {
 			int cpu = home_cpu(&m->irqs.v[i]);
 			if (cpu >= 0 && (size_t)cpu < ncpu)
@@ -1247,6 +1258,7 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.dcpu);
 	free(p.planned);
 	free(p.has_plan);
+	free(p.cls);
 	free(p.off_target);
 	free(p.data_volume);
 	free(p.refs);
