@@ -453,6 +453,8 @@ static const char *outside_text(const struct planner *p, const struct np_cpuset 
 	return len ? buf : NULL;
 }
 
+static int spread_node(const struct planner *p, int dev, int queue);
+
 /* Why a slot cannot stay as it is, or NULL when it can (it satisfies the
  * policy); buf holds the sentence, *rule the problem it is. Judged on where
  * the kernel delivers (the effective affinity within the mask), except that
@@ -504,7 +506,13 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 	}
 	*rule = NP_RULE_BALANCE;
 	if (s->queue >= 0) {
-		int cpu = home_cpu(first), c = core_of(p, cpu);
+		int cpu = home_cpu(first), c = core_of(p, cpu), want = spread_node(p, s->dev, s->queue);
+		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
+		if (cpu >= 0 && want >= 0 && node != want) {
+			snprintf(buf, size, "it runs on CPU %d (node %d); spread puts queue %d on node %d (queue i on "
+				 "node i mod the nodes)", cpu, node, s->queue, want);
+			return buf;
+		}
 		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
 			/* dcount does not include this queue yet: it counts the others. */
 			snprintf(buf, size, "its core (CPU %d) also serves %d other queue%s of this device, and "
@@ -515,6 +523,23 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 	}
 	*rule = NP_RULE_NONE;
 	return NULL;
+}
+
+/* Under spread, the node queue i belongs on: the i mod N-th of the N nodes
+ * with CPUs in the device's target, so that the first N queues (what
+ * remains after ethtool -L combined N) are one per node; -1 otherwise. */
+static int spread_node(const struct planner *p, int dev, int queue)
+{
+	if (queue < 0 || p->opts->devices[dev].irqs != NP_IRQS_SPREAD)
+		return -1;
+	const struct np_topology *t = &p->m->topo;
+	int n = 0;
+	for (int i = 0; i < t->nnodes; i++)
+		n += np_cpuset_intersects(&t->nodes[i].cpus, &p->target[dev]);
+	for (int i = 0, k = 0; n && i < t->nnodes; i++)
+		if (np_cpuset_intersects(&t->nodes[i].cpus, &p->target[dev]) && k++ == queue % n)
+			return t->nodes[i].id;
+	return -1;
 }
 
 /* Whether the volume at stake for a problem of rule on dev is worth a change:
@@ -649,21 +674,23 @@ static int keep_slots(struct planner *p)
  * loaded by every device's queues, an SMT thread the device does not use
  * yet, where it runs now (nothing moves for nothing), the least loaded
  * thread, then the device's cursor. CPUs at the x86 vector budget are skipped while others remain. */
-static int pick_cpu(struct planner *p, int dev, int home)
+static int pick_cpu(struct planner *p, int dev, int home, int queue)
 {
+	int want = spread_node(p, dev, queue);
 	const struct np_cpuset *t = &p->target[dev];
 	int best = -1, pos = 0, bestrot = 0;
 	unsigned size = np_cpuset_count(t);
-	long long bestkey[8] = { 0 };
+	long long bestkey[9] = { 0 };
 	np_cpuset_foreach(cpu, t) {
 		int c = core_of(p, cpu);
 		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
-		long long key[8] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
+		long long key[9] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
+				     want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want,
 				     p->dcount[dev][c], distance(p, p->anchor[dev], cpu), p->core_load[c], p->dcpu[dev][cpu],
 				     cpu != home, p->load[cpu] };
 		pos++;
 		int cmp = 0;
-		for (int i = 0; i < 8 && !cmp && best >= 0; i++)
+		for (int i = 0; i < 9 && !cmp && best >= 0; i++)
 			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
 		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
 			best = cpu;
@@ -702,7 +729,7 @@ static int place_slots(struct planner *p)
 		char buf[200], why[400];
 		enum np_rule_id rule;
 		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
-		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)));
+		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)), s->queue);
 		if (p->vectors[cpu] >= NP_VECTORS_PER_CPU && !p->budget_warned) {
 			p->budget_warned = true;
 			rc = warn(p->plan, "%s (%s): every CPU of its target already holds %d vectors: an x86 CPU has "
@@ -775,6 +802,56 @@ static int place_slots(struct planner *p)
 	}
 	np_cpuset_free(&one);
 	free(order);
+	return rc;
+}
+
+/* A device whose queues the plan places has every data vector pinned: one
+ * kept within a mask wider than a core is set to the CPU the kernel delivers
+ * it to, since within the mask the interrupt controller may pick another
+ * and the device's other queues were placed around this one. */
+static int pin_kept_queues(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	struct np_plan *plan = p->plan;
+	/* per device: the rule of its first data queue change (the pins join that problem) */
+	enum np_rule_id *placing = calloc(m->pci.ndevs + 1, sizeof(*placing));
+	int rc = placing ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		const struct np_irq *irq = r->kind == NP_ATTR_IRQ_AFFINITY ? np_irqs_find((struct np_irqs *)&m->irqs, r->irq) : NULL;
+		if (irq && r->change && np_vector_balanced(&p->cls[irq - m->irqs.v]) && !placing[r->dev])
+			placing[r->dev] = r->rule;
+	}
+	for (size_t i = 0; rc == 0 && i < plan->n; i++) {
+		struct np_rec *r = &plan->v[i];
+		const struct np_irq *irq = r->kind == NP_ATTR_IRQ_AFFINITY ? np_irqs_find((struct np_irqs *)&m->irqs, r->irq) : NULL;
+		if (!irq || r->change || !placing[r->dev])
+			continue;
+		size_t ii = (size_t)(irq - m->irqs.v);
+		int cpu = home_cpu(irq);
+		/* A CPU at the x86 vector budget takes no pin: the kernel may need to move it. */
+		if (!np_vector_balanced(&p->cls[ii]) || cpu < 0 || cpu > m->topo.max_cpu ||
+		    np_cpuset_count(&irq->affinity) <= 1 || p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+			continue;
+		char *reason, *value;
+		if (asprintf(&value, "%d", cpu) < 0)
+			return free(placing), -ENOMEM;
+		if (asprintf(&reason, "pinned where the kernel delivers it (CPU %d): within its mask the interrupt "
+			     "controller may pick another CPU, and the device's other queues are placed around this "
+			     "one: %s", cpu, p->target_why[r->dev]) < 0) {
+			free(value);
+			return free(placing), -ENOMEM;
+		}
+		free(r->recommended);
+		free(r->reason);
+		r->recommended = value;
+		r->reason = reason;
+		r->change = true;
+		r->rule = placing[r->dev];
+		np_cpuset_clear(&p->planned[ii]);
+		rc = np_cpuset_set(&p->planned[ii], (unsigned)cpu);
+	}
+	free(placing);
 	return rc;
 }
 
@@ -1217,6 +1294,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = keep_slots(&p);
 	if (rc == 0)
 		rc = place_slots(&p);
+	if (rc == 0)
+		rc = pin_kept_queues(&p);
 	if (rc == 0)
 		rc = irqbalance_warning(&p);
 	if (rc == 0)

@@ -237,7 +237,7 @@ applicable() { jq '[.recommendations[] | select(.kind != "channels")] | length';
 
 test_advise_is_idempotent_after_apply_on_every_fixture() {
 	local f np
-	for f in amd16 smt-isolated nonode offline rt-ice16 placed vm1; do
+	for f in amd16 smt-isolated nonode offline rt-ice16 placed vm1 e810 flat8 amd16-cpu0; do
 		rm -rf "${WORK:?}/$f" && cp -a "$FIXTURES/$f" "$WORK/$f"
 		np=("$NUMAPLACE" --root "$WORK/$f")
 		"${np[@]}" advise -o "$WORK/$f.json" >/dev/null
