@@ -11,6 +11,7 @@
 #include "../lib/findings.h"
 #include "cmd.h"
 #include "output.h"
+#include "term.h"
 
 /* The devices of --device, in the order given. */
 struct filters {
@@ -23,7 +24,7 @@ struct advise_opts {
 	int app_node, app_pid;
 	double interval;
 	struct filters devices;
-	bool json, pretty;
+	bool json, pretty, table;
 };
 
 static int add_filter(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
@@ -60,7 +61,8 @@ const struct np_option advise_options[] = {
 		      "also offer one queue per node (ethtool -L), a judgement with its evidence", "channels"),
 	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
-	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
+	NP_OPT_BOOL(0, "table", struct advise_opts, table, "print the changes as one table, not grouped by device"),
+	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
 	NP_OPT_END,
 };
@@ -225,8 +227,110 @@ static const struct np_column rec_columns[] = {
 	NP_COLUMN_END,
 };
 
+/* A change in a line: "irq 56 eth5-TxRx-6: 12 -> 7 (6.1M, 100% remote,
+ * onto node 3)"; the device is its group's heading. */
+static char *change_line(const struct np_machine *m, const struct np_rec *r)
+{
+	struct np_value v = { 0 };
+	char *subject = NULL, *out = NULL, *cmd = NULL;
+	if (r->kind == NP_ATTR_IRQ_AFFINITY) {
+		if (asprintf(&subject, "irq %d %s", r->irq, r->vector) < 0)
+			subject = NULL;
+	} else {
+		subject = np_attr_subject(r->kind, &r->target);
+	}
+	const char *cur = r->current ? *r->current ? r->current : "off" : "?";
+	const char *rec = *r->recommended ? r->recommended : "off";
+	if (np_attrs[r->kind].command)
+		cmd = np_attr_command(r->kind, &r->target, r->recommended);
+	if (get_volume(m, r, &v) == 0 && subject &&
+	    asprintf(&out, "%s: %s -> %s%s%s%s%s%s", subject, cur, rec, v.s ? " (" : "", v.s ? v.s : "",
+		     v.s ? ")" : "", cmd ? ": " : "", cmd ? cmd : "") < 0)
+		out = NULL;
+	free(v.owned);
+	free(subject);
+	free(cmd);
+	return out;
+}
+
+/* What a change's reason says beyond the part its group shares, up to its
+ * first "; " (the rest is in --table and JSON). */
+static size_t specific_len(const char *reason, size_t shared)
+{
+	size_t len = strlen(reason) - shared, cut = strcspn(reason, ";");
+	return cut < len ? cut : len;
+}
+
+/* The changes grouped by the problem they fix: the problem's line (device,
+ * node, what is wrong and the volume), what the group's reasons share, then
+ * a line per change; fitted to the terminal, 80 columns when there is none. */
+static void print_grouped(const struct np_machine *m, const struct np_findings *problems, const struct np_plan *plan)
+{
+	int width = np_term_width();
+	if (width <= 0)
+		width = 80;
+	for (size_t k = 0; k < problems->n; k++) {
+		const struct np_finding *x = &problems->v[k];
+		if (!x->nfixes)
+			continue;
+		putchar('\n');
+		np_print_wrapped(stdout, x->message, width, 0, 4);
+		/* The IRQ reasons' shared tail (the policy's target), said once. */
+		const char *first = NULL, *tail = NULL;
+		size_t shared = 0, nirq = 0;
+		for (size_t i = 0; i < x->nfixes; i++) {
+			const char *r = plan->v[x->fixes[i]].reason;
+			if (plan->v[x->fixes[i]].kind != NP_ATTR_IRQ_AFFINITY)
+				continue;
+			if (nirq++ == 0) {
+				first = r;
+				shared = strlen(r);
+				continue;
+			}
+			size_t a = strlen(first), b = strlen(r), n = 0;
+			while (n < shared && n < b && first[a - 1 - n] == r[b - 1 - n])
+				n++;
+			shared = n;
+		}
+		if (nirq > 1 && shared && (tail = strstr(first + strlen(first) - shared, ": ")))
+			shared = strlen(tail);
+		else
+			shared = 0;
+		if (shared) {
+			char *why;
+			if (asprintf(&why, "  for: %s", tail + 2) >= 0) {
+				np_print_wrapped(stdout, why, width, 0, 6);
+				free(why);
+			}
+		}
+		const char *said = NULL;
+		size_t said_len = 0;
+		for (size_t i = 0; i < x->nfixes; i++) {
+			const struct np_rec *r = &plan->v[x->fixes[i]];
+			char *line = change_line(m, r), *full;
+			size_t len = specific_len(r->reason, r->kind == NP_ATTR_IRQ_AFFINITY ? shared : 0);
+			/* Said already: by the change before, or by the heading. */
+			bool again = (said && len == said_len && !strncmp(said, r->reason, len)) ||
+				     (len == strlen(r->reason) && strstr(x->message, r->reason));
+			if (!line)
+				continue;
+			if (again || !len || asprintf(&full, "  %s: %.*s", line, (int)len, r->reason) < 0)
+				full = NULL;
+			if (full)
+				np_print_wrapped(stdout, full, width, 0, 6);
+			else
+				printf("  %s\n", line);
+			said = r->reason;
+			said_len = len;
+			free(full);
+			free(line);
+		}
+	}
+}
+
 static int plan_output(const struct np_command *self, const struct np_machine *m, const struct np_plan *plan,
-		       const char *policy, bool channels, bool json, bool pretty)
+		       const struct np_findings *problems, const char *policy, bool channels, bool table, bool json,
+		       bool pretty)
 {
 	struct np_table t;
 	int rc = np_table_init(&t, self, rec_columns,
@@ -269,18 +373,31 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		np_json_put(doc, "warnings", warnings);
 		rc = np_print_json(doc, pretty);
 	} else if (rc == EXIT_OK) {
-		printf("Policy %s: %zu change%s recommended", policy, n, n == 1 ? "" : "s");
+		int width = table ? 0 : np_term_width() > 0 ? np_term_width() : 80;
+		char kept_text[64] = "", *head;
 		if (kept)
-			printf(", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s", kept == 1 ? "it is" : "they are");
-		printf("%s\n", n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "");
-		for (size_t i = 0; i < plan->nnotes; i++)
-			printf("note: %s\n", plan->notes[i]);
-		if (n) {
+			snprintf(kept_text, sizeof(kept_text), ", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s",
+				 kept == 1 ? "it is" : "they are");
+		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s", kept_text,
+			     n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "") < 0)
+			head = NULL;
+		if (head)
+			np_print_wrapped(stdout, head, width, 0, 4);
+		free(head);
+		for (size_t i = 0; i < plan->nnotes; i++) {
+			fputs("note: ", stdout);
+			np_print_wrapped(stdout, plan->notes[i], width, 6, 4);
+		}
+		if (n && table) {
 			putchar('\n');
 			rc = np_table_print(&t, stdout);
+		} else if (n) {
+			print_grouped(m, problems, plan);
 		}
-		for (size_t i = 0; i < plan->nwarnings; i++)
-			printf("%swarning: %s\n", i == 0 ? "\n" : "", plan->warnings[i]);
+		for (size_t i = 0; i < plan->nwarnings; i++) {
+			printf("%swarning: ", i == 0 ? "\n" : "");
+			np_print_wrapped(stdout, plan->warnings[i], width, 9, 4);
+		}
 	}
 	np_table_free(&t);
 	return rc;
@@ -390,7 +507,6 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_error("planning: %s", strerror(ENOMEM));
 	plan = problems.plan;
 	memset(&problems.plan, 0, sizeof(problems.plan));
-	np_findings_free(&problems);
 	/* What --app-pid inferred leads the notes: the plan follows from it;
 	 * then what the volumes count. */
 	size_t nlead = ninferred + (ao.interval > 0);
@@ -432,7 +548,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		free(text);
 	}
 	if (rc == EXIT_OK)
-		rc = plan_output(self, &m, &plan, policy, ao.channels != NULL, json, ao.pretty);
+		rc = plan_output(self, &m, &plan, &problems, policy, ao.channels != NULL, ao.table, json, ao.pretty);
+	np_findings_free(&problems);
 	np_plan_free(&plan);
 	np_advise_opts_free(&o);
 	free(selected);

@@ -18,7 +18,7 @@ _numaplace_options()
 	devices) echo '--all -a --json -j --pretty --help -h' ;;
 	irqs) echo '--json -j --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --channels --output -o --json -j --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --channels --output -o --table --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;

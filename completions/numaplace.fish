@@ -328,7 +328,8 @@ complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 
 complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
 complete -c numaplace -n '__numaplace_option advise' -l channels -x -a '(__numaplace_values channels)' -d 'also offer one queue per node (ethtool -L), a judgement with its evidence'
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'also write the plan as a profile for \'numaplace apply\''
-complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option advise' -l table -d 'print the changes as one table, not grouped by device'
+complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
 

@@ -509,8 +509,8 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		int cpu = home_cpu(first), c = core_of(p, cpu), want = spread_node(p, s->dev, s->queue);
 		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
 		if (cpu >= 0 && want >= 0 && node != want) {
-			snprintf(buf, size, "it runs on CPU %d (node %d); spread puts queue %d on node %d (queue i on "
-				 "node i mod the nodes)", cpu, node, s->queue, want);
+			snprintf(buf, size, "on CPU %d (node %d), not node %d where spread puts queue %d", cpu, node,
+				 want, s->queue);
 			return buf;
 		}
 		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
@@ -836,9 +836,8 @@ static int pin_kept_queues(struct planner *p)
 		char *reason, *value;
 		if (asprintf(&value, "%d", cpu) < 0)
 			return free(placing), -ENOMEM;
-		if (asprintf(&reason, "pinned where the kernel delivers it (CPU %d): within its mask the interrupt "
-			     "controller may pick another CPU, and the device's other queues are placed around this "
-			     "one: %s", cpu, p->target_why[r->dev]) < 0) {
+		if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
+			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0) {
 			free(value);
 			return free(placing), -ENOMEM;
 		}

@@ -426,8 +426,12 @@ static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, c
 			     irqs_text(t), where, np_count_text(t->total, a));
 		break;
 	case NP_RULE_BALANCE:
-		n = asprintf(&out, "%s: %s of its data queues delivered on %s, more than a core's share each; %s "
-			     "interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
+		if (di >= 0 && j->opts->devices[di].irqs == NP_IRQS_SPREAD)
+			n = asprintf(&out, "%s: %s of its data queues on %s, not one per core with queue i on node i "
+				     "mod the nodes; %s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
+		else
+			n = asprintf(&out, "%s: %s of its data queues delivered on %s, more than a core's share each; "
+				     "%s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
 		break;
 	case NP_RULE_APART:
 		n = asprintf(&out, "%s: the vectors of its queue pairs run apart (%s on %s)", who, irqs_text(t), where);
