@@ -122,8 +122,11 @@ _numaplace_values()
 	local f
 	case $1 in
 	device)
-		for f in bus/pci/devices class/net block; do
-			command ls -1 -- "$2/sys/$f" 2>/dev/null
+		command ls -1 -- "$2/sys/bus/pci/devices" 2>/dev/null
+		# Interfaces and disks of a device: not lo, loop0 or a bridge, which
+		# numaplace refuses.
+		for f in "$2"/sys/class/net/* "$2"/sys/block/*; do
+			[[ -e $f/device || -L $f/device ]] && echo "${f##*/}"
 		done
 		;;
 	pid)
@@ -133,6 +136,13 @@ _numaplace_values()
 		;;
 	command) echo "$_numaplace_commands" ;;
 	esac
+}
+
+# The column names of a command's table, one a line: "$@ -o help" (numaplace
+# [--root DIR] COMMAND [list]).
+_numaplace_columns()
+{
+	"$@" -o help 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
 # The profile names, one a line: "$@ list -n -o name" (numaplace [--root DIR]
@@ -228,6 +238,12 @@ _numaplace()
 		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_values "$kind" "$root")" -- "$cur") ;;
 	executable)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
+	columns)	# a comma-separated list: the names after its last comma
+		local pre=''
+		[[ $cur == *,* ]] && pre=${cur%,*},
+		mapfile -t COMPREPLY < <(compgen -P "$pre" -W "$(_numaplace_columns "${words[0]}" \
+			${root:+"--root=$root"} "$cmd" ${operands[0]:+"${operands[0]}"})" -- "${cur##*,}")
+		compopt -o nospace 2>/dev/null ;;
 	dir)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;

@@ -219,6 +219,15 @@ function __numaplace_list --argument-names dir desc
     end
 end
 
+# The entries of directory $dir that have a device link, described as $desc.
+function __numaplace_list_of_device --argument-names dir desc
+    for f in $dir/*
+        if test -e $f/device; or test -L $f/device
+            printf '%s\t%s\n' (string replace -r -- '.*/' '' $f) $desc
+        end
+    end
+end
+
 # The profile names: 'numaplace profile list -n -o name'.
 function __numaplace_profiles
     set -l prog (commandline -opc)[1]
@@ -239,8 +248,20 @@ function __numaplace_values --argument-names kind
             __fish_complete_directories
         case device
             __numaplace_list "$root/sys/bus/pci/devices" 'PCI address'
-            __numaplace_list "$root/sys/class/net" interface
-            __numaplace_list "$root/sys/block" 'block device'
+            # Interfaces and disks of a device: not lo, loop0 or a bridge.
+            __numaplace_list_of_device "$root/sys/class/net" interface
+            __numaplace_list_of_device "$root/sys/block" 'block device'
+        case columns
+            # the names of the command's table (-o help), after the last comma
+            set -l prog (commandline -opc)[1]
+            set -l cmd (__numaplace_words command)
+            set -l args
+            test -n "$root"; and set args --root=$root
+            test "$cmd" = profile; and set cmd profile list
+            set -l pre (string match -r -- '^.*,' (commandline -ct))
+            for c in (command $prog $args $cmd -o help 2>/dev/null | string match -r -- '^  \S+' | string trim)
+                printf '%s%s\n' "$pre" $c
+            end
         case pid
             __numaplace_list "$root/proc" process | string match -r '^[0-9]+\t.*'
         case command
