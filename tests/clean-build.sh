@@ -9,12 +9,14 @@
 # the committed tree (git archive HEAD) and then checks that the package's
 # dependencies name libsmartcols and ncurses (they come from the build).
 #
-#   tests/clean-build.sh [PROFILE]
+#   tests/clean-build.sh [PROFILE [REF]]
 # PROFILE "nocheck" (the default) builds without the test tools; "check"
-# installs them too and runs make check inside the root (much longer).
+# installs them too and runs make check inside the root (much longer). REF is
+# the commit to build (default HEAD).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 profile=${1:-nocheck}
+ref=${2:-HEAD}
 suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
 out=$top/build/clean-build
 command -v mmdebstrap >/dev/null || { echo "mmdebstrap is not installed (apt-get install mmdebstrap)" >&2; exit 1; }
@@ -24,13 +26,13 @@ for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/a
 done
 [ -n "$sources" ] || { echo "no apt sources on this machine to build from" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
-git -C "$top" archive --prefix=numaplace/ -o "$out/src.tar" HEAD
+git -C "$top" archive --prefix=numaplace/ -o "$out/src.tar" "$ref"
 case $profile in
 nocheck) opts="-Pnocheck" env="DEB_BUILD_OPTIONS=nocheck DEB_BUILD_PROFILES=nocheck" ;;
 check) opts="" env="" ;;
 *) echo "unknown profile '$profile' (nocheck or check)" >&2; exit 2 ;;
 esac
-echo "building numaplace ($profile) in a fresh $suite root from:$sources"
+echo "building numaplace $ref ($profile) in a fresh $suite root from:$sources"
 # shellcheck disable=SC2086
 mmdebstrap --variant=buildd --quiet \
 	--customize-hook="copy-in '$out/src.tar' /tmp" \
