@@ -120,8 +120,8 @@ static void print_port_types(const struct np_pcitree *t, FILE *out)
 	if (t->nconfig && !t->npath)
 		fprintf(out, "Switch ports: the PCIe port types from the config space (%zu bridges).\n", t->nconfig);
 	else if (t->npath && !t->nconfig)
-		fprintf(out, "Switch ports: the config space is not readable (a copy or a reader without root), so\n"
-			     "the port types come from the path's shape (%zu bridges).\n", t->npath);
+		fprintf(out, "Switch ports: the config space shows no PCIe port type (it is cut short for a reader\n"
+			     "without root, and in such a copy), so the path's shape says it (%zu bridges).\n", t->npath);
 	else if (t->npath)
 		fprintf(out, "Switch ports: the PCIe port types from the config space (%zu bridges), from the path's\n"
 			     "shape where it is not readable (%zu bridges).\n", t->nconfig, t->npath);
@@ -249,6 +249,19 @@ static void port_types_write(struct np_jw *jw, const struct np_pcitree *t)
 	np_jw_close(jw);
 }
 
+/* The bridges above device i, the root port first: the tree the links come from. */
+static void bridges_write(struct np_jw *jw, const struct np_machine *m, const struct np_pcitree *t, size_t i)
+{
+	int chain[64];
+	size_t n = 0;
+	for (int p = t->v[i].parent; p >= 0 && n < sizeof(chain) / sizeof(chain[0]); p = t->v[p].parent)
+		chain[n++] = p;
+	np_jw_array(jw, "bridges");
+	while (n > 0)
+		np_jw_str(jw, NULL, m->pci.devs[chain[--n]].addr);
+	np_jw_close(jw);
+}
+
 void np_matrix_write(struct np_jw *jw, const struct np_machine *m, const struct np_pcitree *t, const bool *selected)
 {
 	char **labels = labels_new(m, selected);
@@ -273,6 +286,7 @@ void np_matrix_write(struct np_jw *jw, const struct np_machine *m, const struct 
 		for (size_t r = 0; r < t->v[i].nrdma; r++)
 			np_jw_str(jw, NULL, t->v[i].rdma[r]);
 		np_jw_close(jw);
+		bridges_write(jw, m, t, i);
 		np_jw_close(jw);
 	}
 	np_jw_close(jw);
@@ -431,7 +445,7 @@ int np_near_rows(const struct np_near *near, const bool *selected, void **rows, 
 		acs_unknown |= (v[i].link.type == NP_LINK_PIX || v[i].link.type == NP_LINK_PXB) && v[i].link.acs_redirect < 0;
 	if (t->npath)
 		np_notef("note: the PCIe port types of %zu bridges come from the path's shape (their config space "
-			 "is not readable)", t->npath);
+			 "does not show it: cut short without root)", t->npath);
 	if (acs_unknown)
 		np_notef("note: ACS is not readable on every port between them: a PIX or PXB link may still go "
 			 "through the root complex");
