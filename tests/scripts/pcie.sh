@@ -115,3 +115,15 @@ test_matrix_and_near_usage_errors() {
 	expect_eq 1 "$status" "exit status of --near eth9"
 	[[ $err == *"no PCI function matches 'eth9'"* ]] || die "unclear error: $err"
 }
+
+# A snapshot keeps what the matrix needs but the config space past its
+# header (no capabilities: the path's shape gives the same links, ACS is
+# unknown) and keeps the RDMA device names.
+test_snapshot_keeps_links_and_rdma_names() {
+	local snap=$WORK/pcie-snapshot want got
+	rm -rf "$snap"
+	"$NUMAPLACE" --root "$FIXTURES/gpu8" snapshot "$snap" >/dev/null 2>&1 || die "snapshot of gpu8 failed"
+	want=$("$NUMAPLACE" --root "$FIXTURES/gpu8" devices --matrix --json | jq -c '[.links[] | [.a, .b, .link]], [.devices[].rdma]')
+	got=$("$NUMAPLACE" --root "$snap" devices --matrix --json | jq -c '[.links[] | [.a, .b, .link]], [.devices[].rdma]')
+	expect_eq "$want" "$got" "links and RDMA names from the snapshot"
+}
