@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/irqbalance.h"
 #include "../lib/nearest.h"
 #include "cmd.h"
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conffile.h"
 
 static const char *const irq_keys[] = { "device", "queue", "vector", "irq", "cpus", NULL };
 static const char *const block_keys[] = { "block", "value", NULL };
@@ -20,6 +19,8 @@ static const char *const rq_files[] = { "queue/rq_affinity", NULL };
 static const char *const rps_files[] = { "rps_cpus", NULL };
 static const char *const xps_files[] = { "xps_cpus", NULL };
 static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
+/* What distributions and irqbalance's own unit call its file. */
+static const char *const irqbalance_names[] = { "irqbalance", "irqbalance.env", NULL };
 
 const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 	[NP_ATTR_IRQ_AFFINITY] = {
@@ -57,7 +58,9 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 	[NP_ATTR_IRQBALANCE_CONFIG] = {
 		/* Written by apply itself (the bans), never named by a profile. */
 		.name = "irqbalance_config", .value = NP_VALUE_TEXT, .survives_reboot = true,
-		.path = NP_IRQBALANCE_CONFIG,
+		/* Debian's, the RHEL family's, OpenRC's or what the unit names
+		 * (lib/irqbalance.c finds which). */
+		.path = "/etc/{file}", .files = irqbalance_names,
 		.subject = "irqbalance",
 	},
 	[NP_ATTR_CHANNELS] = {
@@ -107,9 +110,9 @@ int np_value_kind_parse(const char *name, enum np_value_kind *out)
 
 /* ---- patterns ---- */
 
-enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_BAD };
+enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_FILE, F_BAD };
 
-static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector" };
+static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector", "file" };
 
 /* The field named at p ("{irq}..."), its length in *len. */
 static enum field field_at(const char *p, size_t *len)
@@ -135,9 +138,33 @@ static bool safe_name(const char *s, size_t len)
 	return true;
 }
 
+/* A relative path of safe names, the last one of names: "default/irqbalance",
+ * never "../x", "a//b" or "passwd". */
+static bool safe_file(const char *s, size_t len, const char *const *names)
+{
+	size_t last = 0;
+	if (!len || !names)
+		return false;
+	for (size_t i = 0; i < len;) {
+		size_t n = strcspn(s + i, "/");
+		if (n > len - i)
+			n = len - i;
+		if (!safe_name(s + i, n))
+			return false;
+		last = i;
+		i += n + 1;
+		if (i == len)
+			return false; /* a trailing slash */
+	}
+	for (size_t i = 0; names[i]; i++)
+		if (strlen(names[i]) == len - last && !strncmp(s + last, names[i], len - last))
+			return true;
+	return false;
+}
+
 /* Expands pattern with t's fields into *out. path: every field must be
  * there and safe (-EINVAL); otherwise a missing one reads "?". */
-static int expand(const char *pattern, const struct np_target *t, bool path, char **out)
+static int expand(const char *pattern, const char *const *files, const struct np_target *t, bool path, char **out)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -154,11 +181,12 @@ static int expand(const char *pattern, const struct np_target *t, bool path, cha
 		p += len;
 		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : -1;
 		const char *s = fd == F_NET ? t->net : fd == F_BLOCK ? t->block
-			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : NULL;
+			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : fd == F_FILE ? t->file : NULL;
 		bool numeric = fd == F_IRQ || fd == F_QUEUE;
+		bool safe = s && (fd == F_FILE ? safe_file(s, strlen(s), files) : safe_name(s, strlen(s)));
 		if (numeric && num >= 0)
 			fprintf(f, "%d", num);
-		else if (!numeric && s && (!path || safe_name(s, strlen(s))))
+		else if (!numeric && s && (!path || safe))
 			fputs(s, f);
 		else if (path)
 			rc = -EINVAL;
@@ -177,7 +205,7 @@ static int expand(const char *pattern, const struct np_target *t, bool path, cha
 char *np_attr_path(enum np_attr attr, const struct np_target *t)
 {
 	char *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].path || expand(np_attrs[attr].path, t, true, &out))
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].path || expand(np_attrs[attr].path, np_attrs[attr].files, t, true, &out))
 		return NULL;
 	return out;
 }
@@ -185,7 +213,7 @@ char *np_attr_path(enum np_attr attr, const struct np_target *t)
 char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *value)
 {
 	char *head, *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].command || expand(np_attrs[attr].command, t, false, &head))
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].command || expand(np_attrs[attr].command, NULL, t, false, &head))
 		return NULL;
 	if (asprintf(&out, "%s %s", head, value) < 0)
 		out = NULL;
@@ -196,7 +224,7 @@ char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *
 char *np_attr_subject(enum np_attr attr, const struct np_target *t)
 {
 	char *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].subject, t, false, &out))
+	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].subject, NULL, t, false, &out))
 		return NULL;
 	return out;
 }
@@ -219,7 +247,7 @@ static bool parse_number(const char *s, size_t len, int *out)
 }
 
 /* Matches path against pattern; fields into t (names malloc'd) when given. */
-static bool match(const char *pattern, const char *path, struct np_target *t)
+static bool match(const char *pattern, const char *const *files, const char *path, struct np_target *t)
 {
 	const char *p = pattern, *s = path;
 	while (*p) {
@@ -232,8 +260,9 @@ static bool match(const char *pattern, const char *path, struct np_target *t)
 		}
 		p += len;
 		/* A field runs to the next '/' (or the pattern's next literal
-		 * character, for "rx-{queue}" and the like, which is never a digit). */
-		size_t n = strcspn(s, "/");
+		 * character, for "rx-{queue}" and the like, which is never a digit);
+		 * a file, which ends its pattern, to the end. */
+		size_t n = fd == F_FILE ? strlen(s) : strcspn(s, "/");
 		if (*p && *p != '/') {
 			const char *lit = strchr(s, *p);
 			if (!lit || (size_t)(lit - s) > n)
@@ -263,6 +292,10 @@ static bool match(const char *pattern, const char *path, struct np_target *t)
 					t->block = copy;
 			}
 			break;
+		case F_FILE:
+			if (!safe_file(s, n, files) || (t && !(t->file = strndup(s, n))))
+				return false;
+			break;
 		default:
 			return false; /* subject-only fields never appear in paths */
 		}
@@ -275,7 +308,8 @@ void np_target_free(struct np_target *t)
 {
 	free((char *)t->net);
 	free((char *)t->block);
-	t->net = t->block = NULL;
+	free((char *)t->file);
+	t->net = t->block = t->file = NULL;
 }
 
 int np_attr_match(const char *path, struct np_target *t)
@@ -284,7 +318,7 @@ int np_attr_match(const char *path, struct np_target *t)
 		return -1;
 	for (int i = 0; i < NP_ATTR_COUNT; i++) {
 		struct np_target found = NP_TARGET_NONE;
-		if (np_attrs[i].path && match(np_attrs[i].path, path, &found)) {
+		if (np_attrs[i].path && match(np_attrs[i].path, np_attrs[i].files, path, &found)) {
 			if (t)
 				*t = found;
 			else
@@ -376,7 +410,7 @@ int np_change_make(struct np_change *c, enum np_attr attr, const struct np_targe
 	c->target = NP_TARGET_NONE;
 	if ((unsigned)attr >= NP_ATTR_COUNT)
 		return -EINVAL;
-	int rc = expand(np_attrs[attr].path, t, true, &c->path);
+	int rc = expand(np_attrs[attr].path, np_attrs[attr].files, t, true, &c->path);
 	if (rc)
 		return rc;
 	c->subject = np_attr_subject(attr, t);

@@ -28,7 +28,7 @@ enum np_attr {
 	NP_ATTR_RPS_CPUS,             /* /sys/class/net/IF/queues/rx-N/rps_cpus */
 	NP_ATTR_XPS_CPUS,             /* /sys/class/net/IF/queues/tx-N/xps_cpus */
 	NP_ATTR_DEFAULT_IRQ_AFFINITY, /* /proc/irq/default_smp_affinity */
-	NP_ATTR_IRQBALANCE_CONFIG,    /* /etc/default/irqbalance (the bans), not in profiles */
+	NP_ATTR_IRQBALANCE_CONFIG,    /* irqbalance's file under /etc (the bans), not in profiles */
 	NP_ATTR_CHANNELS,             /* a NIC's queue count: advice only (ethtool -L), never written */
 	NP_ATTR_COUNT
 };
@@ -51,6 +51,7 @@ struct np_target {
 	const char *block;  /* block device */
 	const char *device; /* subject only: PCI address */
 	const char *vector; /* subject only: the IRQ's action name */
+	const char *file;   /* a configuration file, relative to /etc ("default/irqbalance") */
 };
 #define NP_TARGET_NONE ((struct np_target){ .irq = -1, .queue = -1 })
 
@@ -77,6 +78,7 @@ struct np_attr_desc {
 	 * say {device} and {vector}. */
 	const char *path;
 	const char *subject;
+	const char *const *files;     /* {file}: the names its last component may have */
 	const char *const *keys;      /* profile setting keys besides "kind"; NULL: not settable */
 	enum np_attr_dir dir;
 	const char *const *snapshot;  /* what snapshot copies, relative to dir */
