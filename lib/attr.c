@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target.h"
 
-static const char *const irq_keys[] = { "device", "queue", "vector", "irq", "cpus", NULL };
-static const char *const block_keys[] = { "block", "value", NULL };
-static const char *const queue_keys[] = { "net", "queue", "cpus", NULL };
-static const char *const cpus_keys[] = { "cpus", NULL };
+
 
 static const char *const irq_files[] = { "smp_affinity", "smp_affinity_list", NULL };
 static const char *const rq_files[] = { "queue/rq_affinity", NULL };
@@ -27,33 +25,33 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.name = "irq_affinity", .value = NP_VALUE_CPULIST,
 		.path = "/proc/irq/{irq}/smp_affinity_list",
 		.subject = "{device} irq {irq} {vector}",
-		.keys = irq_keys, .dir = NP_DIR_IRQ, .snapshot = irq_files,
+		.target = &np_target_irq, .dir = NP_DIR_IRQ, .snapshot = irq_files,
 	},
 	[NP_ATTR_RQ_AFFINITY] = {
 		/* The kernel takes any number and ignores all but these. */
 		.name = "rq_affinity", .value = NP_VALUE_INT, .min = 0, .max = 2,
 		.path = "/sys/block/{block}/queue/rq_affinity",
 		.subject = "{block} rq_affinity",
-		.keys = block_keys, .dir = NP_DIR_BLOCK, .snapshot = rq_files,
+		.target = &np_target_block, .dir = NP_DIR_BLOCK, .snapshot = rq_files,
 	},
 	[NP_ATTR_RPS_CPUS] = {
 		.name = "rps_cpus", .value = NP_VALUE_CPUMASK, .empty_ok = true,
 		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_cpus",
 		.subject = "{net} rx-{queue} rps_cpus",
-		.keys = queue_keys, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_files,
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_files,
 	},
 	[NP_ATTR_XPS_CPUS] = {
 		.name = "xps_cpus", .value = NP_VALUE_CPUMASK, .empty_ok = true,
 		.path = "/sys/class/net/{net}/queues/tx-{queue}/xps_cpus",
 		.subject = "{net} tx-{queue} xps_cpus",
-		.keys = queue_keys, .dir = NP_DIR_NET_QUEUE, .snapshot = xps_files,
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = xps_files,
 	},
 	[NP_ATTR_DEFAULT_IRQ_AFFINITY] = {
 		/* The kernel refuses a mask without an online CPU. */
 		.name = "default_irq_affinity", .value = NP_VALUE_CPUMASK,
 		.path = "/proc/irq/default_smp_affinity",
 		.subject = "default_smp_affinity (new IRQs)",
-		.keys = cpus_keys, .dir = NP_DIR_ROOT, .snapshot = default_files,
+		.target = &np_target_machine, .dir = NP_DIR_ROOT, .snapshot = default_files,
 	},
 	[NP_ATTR_IRQBALANCE_CONFIG] = {
 		/* Written by apply itself (the bans), never named by a profile. */
@@ -84,10 +82,15 @@ const char *np_attr_name(enum np_attr attr)
 	return (unsigned)attr < NP_ATTR_COUNT ? np_attrs[attr].name : "unknown";
 }
 
+const char *np_attr_value_key(enum np_attr attr)
+{
+	return (unsigned)attr < NP_ATTR_COUNT && np_attrs[attr].value == NP_VALUE_INT ? "value" : "cpus";
+}
+
 int np_attr_by_name(const char *name, bool settable)
 {
 	for (int i = 0; name && i < NP_ATTR_COUNT; i++)
-		if (!strcmp(name, np_attrs[i].name) && (!settable || np_attrs[i].keys))
+		if (!strcmp(name, np_attrs[i].name) && (!settable || np_attrs[i].target))
 			return i;
 	return -1;
 }

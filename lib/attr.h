@@ -12,9 +12,9 @@
  * value; its section in man/numaplace-profile.5 (and its line in the
  * DESCRIPTION of numaplace.8). Profiles, resolve, apply, verify, revert,
  * the journal and snapshot follow from the row, as long as the kind belongs
- * to a target numaplace knows (an IRQ, a network queue, a block device, the
- * machine); a new sort of target (per CPU, per node) also needs its keys
- * read in profile.c and looked up in resolve.c. */
+ * to a target class numaplace has (target.h: an IRQ, a network queue, a
+ * block device, the machine); a new sort of target (per CPU, per node) is
+ * one more class there. */
 #ifndef NUMAPLACE_ATTR_H
 #define NUMAPLACE_ATTR_H
 
@@ -55,6 +55,8 @@ struct np_target {
 };
 #define NP_TARGET_NONE ((struct np_target){ .irq = -1, .queue = -1 })
 
+struct np_target_class; /* target.h */
+
 /* Where snapshot finds a kind's files: relative to which directory. */
 enum np_attr_dir {
 	NP_DIR_NONE,      /* snapshot copies nothing for it */
@@ -79,7 +81,10 @@ struct np_attr_desc {
 	const char *path;
 	const char *subject;
 	const char *const *files;     /* {file}: the names its last component may have */
-	const char *const *keys;      /* profile setting keys besides "kind"; NULL: not settable */
+	/* What its value belongs to, and how a profile names that (target.h):
+	 * a setting's keys are "kind", the class's, then np_attr_value_key's.
+	 * NULL: no profile sets it. */
+	const struct np_target_class *target;
 	enum np_attr_dir dir;
 	const char *const *snapshot;  /* what snapshot copies, relative to dir */
 };
@@ -87,6 +92,8 @@ struct np_attr_desc {
 extern const struct np_attr_desc np_attrs[NP_ATTR_COUNT];
 
 const char *np_attr_name(enum np_attr attr);
+/* The profile key of attr's value: "cpus" for a CPU set, "value" for a number. */
+const char *np_attr_value_key(enum np_attr attr);
 /* The kind called name, or -1. settable: only kinds that profiles may set. */
 int np_attr_by_name(const char *name, bool settable);
 /* The machine path of attr for t (malloc'd); NULL when a field the path

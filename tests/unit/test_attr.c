@@ -47,7 +47,7 @@ static void test_table_is_whole(void **state)
 		assert_true(!d->survives_reboot || d->value == NP_VALUE_TEXT);
 		/* Advice only: a command for the user instead of a path, and never in a profile. */
 		assert_true(!d->path != !d->command);
-		assert_true(!d->command || (!d->keys && d->dir == NP_DIR_NONE));
+		assert_true(!d->command || (!d->target && d->dir == NP_DIR_NONE));
 		assert_true(!d->path || d->path[0] == '/');
 	}
 	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
