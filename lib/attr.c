@@ -17,6 +17,9 @@ static const char *const rq_files[] = { "queue/rq_affinity", NULL };
 static const char *const rps_files[] = { "rps_cpus", NULL };
 static const char *const xps_files[] = { "xps_cpus", NULL };
 static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
+#ifdef NUMAPLACE_TEST_ROW
+static const char *const rps_flow_files[] = { "rps_flow_cnt", NULL };
+#endif
 /* What distributions and irqbalance's own unit call its file. */
 static const char *const irqbalance_names[] = { "irqbalance", "irqbalance.env", NULL };
 
@@ -67,6 +70,16 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.subject = "{net} channels",
 		.command = "ethtool -L {net} combined",
 	},
+#ifdef NUMAPLACE_TEST_ROW
+	/* Only in the test build of tests/unit/newrow.c: a kind of an existing
+	 * target shape, added as this row and nothing else. */
+	[NP_ATTR_TEST_RPS_FLOW_CNT] = {
+		.name = "rps_flow_cnt", .value = NP_VALUE_INT, .min = 0, .max = 1048576,
+		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_flow_cnt",
+		.subject = "{net} rx-{queue} rps_flow_cnt",
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_flow_files,
+	},
+#endif
 };
 
 static const char *const value_kind_names[] = {

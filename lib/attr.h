@@ -30,6 +30,9 @@ enum np_attr {
 	NP_ATTR_DEFAULT_IRQ_AFFINITY, /* /proc/irq/default_smp_affinity */
 	NP_ATTR_IRQBALANCE_CONFIG,    /* irqbalance's file under /etc (the bans), not in profiles */
 	NP_ATTR_CHANNELS,             /* a NIC's queue count: advice only (ethtool -L), never written */
+#ifdef NUMAPLACE_TEST_ROW
+	NP_ATTR_TEST_RPS_FLOW_CNT,    /* a test build's kind added as one row (tests/unit/newrow.c) */
+#endif
 	NP_ATTR_COUNT
 };
 
