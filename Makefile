@@ -267,7 +267,7 @@ clean:
 DEPFILES := $(foreach d,build build/san,$(LIB_SRC:%.c=$(d)/%.d) $(CMD_SRC:%.c=$(d)/%.d)) \
 	build/san/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
 $(DEPFILES):
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(wildcard $(DEPFILES))
 
 # Benchmark tools: a generator of synthetic machine roots and "the floor" (the
 # least I/O a report can do on a root). Standalone C, plain libc.
