@@ -667,7 +667,11 @@ static int judge_facts(struct judge *j, size_t from)
 				    (pass == 1 || fact_covers(j, x, r)))
 					rc = attach(j, x, i);
 			}
-		if (x->rule == NP_RULE_REMOTE && x->nfixes == 0 && !moves_onto_node(&f->plan, x->dev))
+		/* Off its node is a problem under local only (the policy that
+		 * puts a device's work on its node). */
+		if (x->rule == NP_RULE_REMOTE &&
+		    (j->opts->devices[x->dev].irqs != NP_IRQS_LOCAL ||
+		     (x->nfixes == 0 && !moves_onto_node(&f->plan, x->dev))))
 			x->severity = NP_INFO;
 	}
 	return rc;
