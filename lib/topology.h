@@ -20,7 +20,7 @@
 #include "cpuset.h"
 
 /* How a node's near CPUs were found. */
-enum np_near {
+enum np_near_by {
 	NP_NEAR_UNKNOWN,    /* a memory-only node with neither initiators nor distances */
 	NP_NEAR_OWN,        /* a node with CPUs: its own */
 	NP_NEAR_INITIATORS, /* the HMAT's initiators (nodeN/access0/initiators/) */
@@ -35,7 +35,7 @@ struct np_node {
 	/* The CPUs that reach its memory best, and the nodes they are in: its
 	 * own for a node with CPUs; for a memory-only node, those near_by says. */
 	struct np_cpuset near_cpus, near_nodes;
-	enum np_near near_by;
+	enum np_near_by near_by;
 };
 
 struct np_cpu {
