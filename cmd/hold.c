@@ -311,9 +311,12 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 {
 	char buf[16384];
 	ssize_t n;
-	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+	bool from_kernel;
+	while ((n = np_netlink_recv(fd, buf, sizeof(buf) - 1, &from_kernel)) >= 0) {
 		struct np_event evs[16];
 		size_t count = 0;
+		if (!from_kernel)
+			continue;
 		if (rtnl)
 			count = np_rtnl_parse(buf, (size_t)n, evs, 16);
 		else
@@ -321,7 +324,7 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 		for (size_t i = 0; i < count; i++)
 			handle_event(hd, &evs[i]);
 	}
-	if (n < 0 && errno == ENOBUFS)
+	if (n == -ENOBUFS)
 		/* Events were lost: only a check of everything is sure to see their devices. */
 		pending_add(hd, "", "check after lost events", now_ms());
 }
