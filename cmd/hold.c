@@ -233,6 +233,11 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 		rc = np_error("%s", hd->ctx->err);
 		goto out;
 	}
+	if (txn.nchanges && !(hd->h.session = strdup(txn.id))) {
+		np_txn_free(&txn);
+		rc = np_error("%s", strerror(ENOMEM));
+		goto out;
+	}
 	if (txn.nchanges)
 		hold_log(hd, "applied", (const char *const[]){ "transaction", txn.id, NULL },
 		      "applied %s: %zu change%s (transaction %s)", hd->prof.name, txn.nchanges,
@@ -467,6 +472,7 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 		np_profile_free(&hd.prof);
 	}
 	np_hold_free(&hd.h);
+	free(hd.h.session);
 	np_dirs_free(&hd.dirs);
 	return rc;
 }

@@ -51,7 +51,7 @@ const struct np_command np_commands[] = {
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },
-	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [--dry-run] [ID]",
+	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [--dry-run | --session] [ID]",
 	  .summary = "Restore the values saved by the latest (or given) transaction.",
 	  .epilog = "Exit status: 0 restored (or from an earlier boot: nothing left to restore),\n"
 		    "1 failure (unknown ID, a value changed since, a write refused: nothing is left half-restored),\n"

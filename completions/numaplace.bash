@@ -22,7 +22,7 @@ _numaplace_options()
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
-	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
+	revert) echo '--force -f --dry-run -n --session --state-dir --no-wait --json -j --pretty --help -h' ;;
 	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
 	disable) echo '--json -j --pretty --help -h' ;;
 	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --prune --keep --help -h' ;;

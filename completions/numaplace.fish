@@ -357,6 +357,7 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
 complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
+complete -c numaplace -n '__numaplace_option revert' -l session -d 'revert every transaction of ID\'s hold session (default: the latest\'s), newest first'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
 complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'

@@ -411,6 +411,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		goto out;
 	struct np_txn_opts opts = h->txn;
 	opts.cause = cause;
+	opts.session = h->session;
 	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
 	/* The apply fills in each change's old_value: hand those to res to free. */
 	for (size_t i = 0, j = 0; i < nfix; i++) {
@@ -420,6 +421,10 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	}
 	if (rc)
 		goto out;
+	if (r->txn.nchanges && !h->session && !(h->session = strdup(r->txn.id))) {
+		rc = -ENOMEM;
+		goto nomem;
+	}
 	/* What was written: a value back in place by the time of the apply was not. */
 	written = calloc(nfix + 1, sizeof(*written));
 	devices = calloc(nfix + 1, sizeof(*devices));

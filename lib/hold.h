@@ -35,6 +35,10 @@ struct np_hold {
 	struct np_hold_device *devices;
 	size_t ndevices;
 	struct np_txn_opts txn;
+	/* The id of this hold's first transaction (malloc'd; NULL until one
+	 * wrote something): every re-apply names it as its session, so that
+	 * the whole hold undoes as one (revert --session). */
+	char *session;
 	bool report_only;
 	/* The machine of the last pass: a pass over one device reads its
 	 * devices and IRQs again and keeps the topology; a pass over all
@@ -79,6 +83,7 @@ struct np_hold_result {
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
 		 const char *cause, long long now_ms, struct np_hold_result *r);
 void np_hold_result_free(struct np_hold_result *r);
+/* Frees what hold remembers of the devices; the session stays (SIGHUP). */
 void np_hold_free(struct np_hold *h);
 
 #endif

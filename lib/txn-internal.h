@@ -59,6 +59,11 @@ bool txn_path_fits(const char *path, enum np_attr attr);
 bool txn_survives_reboot(const struct np_change *c);
 bool txn_has_survivor(const struct np_txn *txn);
 bool txn_id_valid(const char *id);
+/* The hold session txn belongs to: its session's first id, or its own. */
+static inline const char *txn_session_of(const struct np_txn *txn)
+{
+	return txn->session ? txn->session : txn->id;
+}
 
 /* ---- txn-store.c ---- */
 

@@ -122,6 +122,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->id);
 	free(txn->profile);
 	free(txn->cause);
+	free(txn->session);
 	free(txn->boot_id);
 	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
@@ -178,6 +179,8 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 	}
 	/* Absent rather than null without a cause: as journals were before it. */
 	if (txn->cause && !cJSON_AddStringToObject(root, "cause", txn->cause))
+		goto fail;
+	if (txn->session && !cJSON_AddStringToObject(root, "session", txn->session))
 		goto fail;
 	if (error && *error && !cJSON_AddStringToObject(root, "error", error))
 		goto fail;
@@ -242,10 +245,15 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	why = "its cause is not a string";
 	if (cause && !cJSON_IsString(cause))
 		goto bad;
+	const cJSON *session = cJSON_GetObjectItemCaseSensitive(root, "session");
+	why = "its session is not a transaction id";
+	if (session && (!cJSON_IsString(session) || !txn_id_valid(session->valuestring)))
+		goto bad;
 	txn->id = strdup(id);
 	txn->profile = strdup(profile);
 	txn->boot_id = strdup(boot);
-	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))))
+	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))) ||
+	    (session && !(txn->session = strdup(session->valuestring))))
 		goto nomem;
 
 	size_t n = (size_t)cJSON_GetArraySize(changes);

@@ -521,6 +521,49 @@ int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_tx
 	return rc;
 }
 
+int np_txn_session(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, char ***ids,
+		   size_t *count)
+{
+	struct txn_store st;
+	struct np_txn *txns = NULL;
+	size_t n = 0;
+	const char *session = NULL;
+
+	*ids = NULL;
+	*count = 0;
+	if (id && !txn_id_valid(id))
+		return np_fail(ctx, -EINVAL, "'%s' is not a transaction id", id);
+	int rc = txn_state_open(ctx, opts, false, &st);
+	if (rc || (rc = txn_load_all(ctx, &st, &txns, &n)))
+		goto out;
+	for (size_t i = n; i-- > 0 && !session;) {
+		bool live = txns[i].state == NP_TXN_APPLIED || txns[i].state == NP_TXN_PENDING;
+		if (id ? !strcmp(txns[i].id, id) : live)
+			session = txn_session_of(&txns[i]);
+	}
+	if (!session) {
+		rc = id ? np_fail(ctx, -ENOENT, "no transaction '%s' in '%s'", id, st.txndir)
+			: np_fail(ctx, -ENOENT, "no applied transaction to revert in '%s'",
+				  st.txnfd < 0 ? st.dir : st.txndir);
+		goto out;
+	}
+	if (!(*ids = calloc(n, sizeof(**ids)))) {
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = n; i-- > 0;) {
+		if ((txns[i].state != NP_TXN_APPLIED && txns[i].state != NP_TXN_PENDING) ||
+		    strcmp(txn_session_of(&txns[i]), session))
+			continue;
+		(*ids)[(*count)++] = txns[i].id;
+		txns[i].id = NULL;
+	}
+out:
+	np_txns_free(txns, n);
+	txn_state_close(&st);
+	return rc;
+}
+
 int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id)
 {
 	struct txn_store st;

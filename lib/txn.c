@@ -320,7 +320,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	txn.time = (long long)time(NULL);
 	txn.state = NP_TXN_PENDING;
 	if (!(txn.profile = strdup(profile ? profile : "")) ||
-	    (opts && opts->cause && !(txn.cause = strdup(opts->cause)))) {
+	    (opts && opts->cause && !(txn.cause = strdup(opts->cause))) ||
+	    (opts && opts->session && !(txn.session = strdup(opts->session)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -446,12 +447,45 @@ static int revert_value(struct np_ctx *ctx, const struct np_change *c, const cha
 	return 0;
 }
 
+/* Where value at c's path stands in txn's hold session, by the old values
+ * the session's other transactions journaled there. SEEN_LATER: a later
+ * re-apply found it (a driver's reset it wrote over): the session's own
+ * history, and txn's revert still restores its old value. SEEN_EARLIER:
+ * it was there before an earlier transaction of the session (an earlier
+ * revert of the session put it back): what txn's revert would restore
+ * already, so nothing is written. */
+enum seen { SEEN_NOT, SEEN_LATER, SEEN_EARLIER };
+
+static enum seen seen_by_session(const struct np_txn *txn, const struct np_change *c, const char *value,
+				 const struct np_txn *all, size_t nall)
+{
+	const char *session = txn_session_of(txn);
+	enum seen seen = SEEN_NOT;
+	for (size_t k = 0; k < nall; k++) {
+		const struct np_txn *other = &all[k];
+		int order = strverscmp(other->id, txn->id);
+		if (other->state == NP_TXN_UNREADABLE || !order || strcmp(txn_session_of(other), session))
+			continue;
+		for (size_t j = 0; j < other->nchanges; j++) {
+			if (strcmp(other->changes[j].path, c->path) ||
+			    !txn_same_value(kind_of(c), other->changes[j].old_value, value))
+				continue;
+			if (order < 0)
+				return SEEN_EARLIER;
+			seen = SEEN_LATER;
+		}
+	}
+	return seen;
+}
+
 /* Reads every current value into before[], what the revert writes into
  * restore[] (NULL: nothing), and refuses values that someone else changed
- * since the transaction, unless force. stale: only the values that survive
- * a reboot (the others stay NULL). */
+ * since the transaction, unless force. A value at the old value already is
+ * no one's change to refuse: nothing is written there; nor is one of its
+ * hold session's history (seen_by_session). stale: only the values that
+ * survive a reboot (the others stay NULL). all: every transaction. */
 static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, bool stale,
-		       char **before, char **restore)
+		       const struct np_txn *all, size_t nall, char **before, char **restore)
 {
 	char fp[PATH_MAX], ex[64], exn[64], exo[64];
 	size_t ndrift = 0, first = 0;
@@ -468,8 +502,14 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 			return with_subject(ctx, rc, c);
 		if ((rc = revert_value(ctx, c, before[i], &held, &restore[i])))
 			return with_subject(ctx, rc, c);
-		/* A crashed apply may have stopped before this write. */
-		if (held == HELD_NEW || (txn->state == NP_TXN_PENDING && held == HELD_OLD))
+		if (held == HELD_NEW || held == HELD_OLD)
+			continue;
+		enum seen seen = kind_of(c) == NP_VALUE_TEXT ? SEEN_NOT : seen_by_session(txn, c, before[i], all, nall);
+		if (seen == SEEN_EARLIER) {
+			free(restore[i]);
+			restore[i] = NULL;
+		}
+		if (seen != SEEN_NOT)
 			continue;
 		if (!ndrift++)
 			first = i;
@@ -532,7 +572,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	struct txn_store st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
 	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)];
 	char *picked = NULL, *error = NULL, *boot = NULL, **before = NULL, **restore = NULL;
-	size_t *done = NULL, ndone = 0, nbefore = 0;
+	size_t *done = NULL, ndone = 0, nbefore = 0, nall = 0;
+	struct np_txn *all = NULL;
 	enum np_txn_state was;
 	bool any = false, stale;
 	int rc;
@@ -576,7 +617,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 	nbefore = txn.nchanges;
-	if ((rc = check_drift(ctx, &txn, force, stale, before, restore)))
+	if ((rc = txn_load_all(ctx, &st, &all, &nall)) ||
+	    (rc = check_drift(ctx, &txn, force, stale, all, nall, before, restore)))
 		goto out;
 	if (opts->dry_run) {
 		revert_plan(&txn, stale, before, restore);
@@ -672,6 +714,7 @@ out:
 	free(picked);
 	free(error);
 	free(boot);
+	np_txns_free(all, nall);
 	np_txn_free(&txn);
 	txn_state_close(&st);
 	return rc;

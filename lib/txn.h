@@ -31,6 +31,8 @@ struct np_txn {
 	char *cause;        /* what made it, as hold says ("add net eth4",
 			     * "interval check"); NULL for apply and revert, and
 			     * in journals from before the field */
+	char *session;      /* a re-apply of hold: the id of its session's first
+			     * transaction (which has none); NULL otherwise */
 	char *boot_id;
 	long long time;     /* seconds since the epoch */
 	enum np_txn_state state;
@@ -46,6 +48,8 @@ struct np_txn_opts {
 				  * seconds; 0 waits as long as it takes */
 	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
 	const char *cause;       /* np_txn_apply: kept in the journal as the transaction's cause */
+	const char *session;     /* np_txn_apply: kept in the journal as the transaction's session
+				  * (hold: the id of its first transaction) */
 };
 
 /* Whether the current value at path equals value once both are normalized.
@@ -71,7 +75,10 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 /* Restores the old values of transaction id (NULL: the latest one that is
  * applied or pending) through the same write/read-back/rollback machinery.
  * A value changed by someone else since the apply is refused unless force
- * (-EBUSY, listing it in ctx->err); a transaction from an earlier boot is
+ * (-EBUSY, listing it in ctx->err); a value already at its old value is not
+ * (it is left as it is), nor, in a hold session, a value that a later
+ * transaction of the same session found there (a driver's reset it re-applied
+ * over), so that its transactions revert in any order; a transaction from an earlier boot is
  * marked stale and nothing is written (-ESTALE), but for its files that
  * survive a reboot (np_attrs[].survives_reboot: configuration files), which
  * are restored as by a revert, drift checked, before it is marked stale.
@@ -82,6 +89,13 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * write, each new_value replaced by the value it would overwrite now. */
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
+
+/* The transactions of id's hold session (id: any of them; NULL: the session
+ * of the latest applied or pending transaction) that are still applied or
+ * pending, newest first: the order in which reverting them undoes the
+ * session. A transaction of no session is a session of one. */
+int np_txn_session(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, char ***ids,
+		   size_t *count);
 
 /* Every transaction in the state directory, oldest first; a journal that
  * cannot be read is listed as NP_TXN_UNREADABLE, the others as they are. */
