@@ -156,6 +156,9 @@ void np_print_warnings(const struct np_machine *m);
 
 /* Draws the machine as SVG into path (report --svg). Returns an exit status. */
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);
+/* Writes len bytes of text to the user's file path (cmd/outfile.c): a link
+ * there is refused, a regular file replaced atomically. An exit status. */
+int np_write_output(const char *path, const char *text, size_t len);
 
 /* Interrupts per second by node and by device (the selected ones, busiest
  * first; all with NULL), after sampling over seconds. */

@@ -19,6 +19,7 @@
 #include "../lib/conffile.h"
 #include "../lib/hold.h"
 #include "../lib/irqbalance.h"
+#include "../lib/quote.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
@@ -104,8 +105,11 @@ static void hold_log(const struct holder *hd, const char *event, const char *con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Names in events and subjects are the kernel's bytes (a journald
+	 * reader's terminal, a log shipper's JSON): escaped, as all output. */
+	char esc[sizeof(msg)];
 	if (!hd->json) {
-		fprintf(stderr, "numaplace: hold: %s\n", msg);
+		fprintf(stderr, "numaplace: hold: %s\n", np_escape(msg, esc, sizeof(esc)));
 		return;
 	}
 	struct timespec ts;
@@ -113,9 +117,9 @@ static void hold_log(const struct holder *hd, const char *event, const char *con
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "time", (double)ts.tv_sec + ts.tv_nsec / 1e9);
 	cJSON_AddStringToObject(o, "event", event);
-	cJSON_AddStringToObject(o, "message", msg);
+	cJSON_AddStringToObject(o, "message", np_escape(msg, esc, sizeof(esc)));
 	for (size_t i = 0; fields && fields[i]; i += 2)
-		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? fields[i + 1] : "");
+		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? np_escape(fields[i + 1], esc, sizeof(esc)) : "");
 	char *text = cJSON_PrintUnformatted(o);
 	if (text)
 		fprintf(stderr, "%s\n", text);

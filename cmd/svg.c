@@ -11,6 +11,7 @@
 #include "../lib/cpudesc.h"
 #include "../lib/findings.h"
 #include "../lib/machine.h"
+#include "../lib/quote.h"
 #include "cmd.h"
 
 #define NODE_W 280
@@ -22,9 +23,12 @@
 #define TOP 60
 #define DEV_TOP (TOP + NODE_H + 150)
 
+/* XML text, from a name's bytes: what would not show (np_escape) first, as
+ * \xHH; XML 1.0 has no way at all to carry most control characters. */
 static void text_escaped(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
+	char buf[256];
+	for (s = s ? np_escape(s, buf, sizeof(buf)) : NULL; s && *s; s++) {
 		if (*s == '&')
 			fputs("&amp;", out);
 		else if (*s == '<')
@@ -48,9 +52,11 @@ static int node_index_of(const struct np_topology *t, int id)
 
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path)
 {
-	FILE *out = fopen(path, "we");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
 	if (!out)
-		return np_error("cannot write '%s': %s", path, strerror(errno));
+		return np_error("drawing '%s': %s", path, strerror(errno));
 	const struct np_topology *t = &m->topo;
 	int nn = t->nnodes > 0 ? t->nnodes : 1;
 	/* Devices with interrupts, per node column (unknown node: the last column). */
@@ -59,6 +65,7 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	unsigned long long *tot = calloc(nd + 1, sizeof(*tot)), *per = calloc((nd + 1) * (size_t)nn, sizeof(*per));
 	if (!col || !row || !count || !tot || !per) {
 		fclose(out);
+		free(text);
 		free(col), free(row), free(count), free(tot), free(per);
 		return np_error("drawing '%s': out of memory", path);
 	}
@@ -173,7 +180,8 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	}
 	fputs("</svg>\n", out);
 	free(col), free(row), free(count), free(tot), free(per);
-	if (fclose(out) != 0)
-		return np_error("cannot write '%s': %s", path, strerror(errno));
-	return EXIT_OK;
+	/* Like advise -o: no link followed, the file replaced whole. */
+	int rc = fclose(out) ? np_error("drawing '%s': %s", path, strerror(errno)) : np_write_output(path, text, len);
+	free(text);
+	return rc;
 }
