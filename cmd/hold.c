@@ -155,6 +155,9 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	long long start = now_ms();
 	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, cause, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
+	if (r.finished)
+		hold_log(hd, "finished", (const char *const[]){ "transaction", r.finished, "cause", cause, NULL },
+			 "reverted transaction %s, which a failed re-apply had left pending (%s)", r.finished, cause);
 	for (size_t i = 0; i < r.nmissing; i++)
 		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
 		      "skipped (%s): %s: gone from the machine", cause, r.missing[i]);
@@ -175,6 +178,10 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	if (rc == -EINVAL) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
+	} else if (rc && r.txn.id) {
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, "transaction", r.txn.id, NULL },
+			 "re-apply failed, still holding (%s): %s; the next pass reverts transaction %s first",
+			 cause, hd->ctx->err, r.txn.id);
 	} else if (rc) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
@@ -235,6 +242,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 	struct np_txn txn;
 	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
 		rc = np_error("%s", hd->ctx->err);
+		np_txn_free(&txn);
 		goto out;
 	}
 	if (txn.nchanges && !(hd->h.session = strdup(txn.id))) {
@@ -477,6 +485,7 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	}
 	np_hold_free(&hd.h);
 	free(hd.h.session);
+	free(hd.h.unfinished);
 	np_dirs_free(&hd.dirs);
 	return rc;
 }

@@ -161,6 +161,7 @@ void np_hold_result_free(struct np_hold_result *r)
 		free(r->gave_up[i].culprit);
 	}
 	free(r->gave_up);
+	free(r->finished);
 	np_txn_free(&r->txn);
 	memset(r, 0, sizeof(*r));
 }
@@ -351,6 +352,18 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	if (h->unfinished && !h->report_only) {
+		/* Forced: the values are hold's own, and the profile's come next. */
+		rc = np_txn_revert(ctx, &h->txn, h->unfinished, true, NULL);
+		if (rc && rc != -ESTALE) {
+			char detail[sizeof(ctx->err)];
+			snprintf(detail, sizeof(detail), "%s", ctx->err);
+			return np_fail(ctx, rc, "transaction %s, left pending by an earlier re-apply, cannot be "
+				       "finished yet: %s", h->unfinished, detail);
+		}
+		r->finished = h->unfinished;
+		h->unfinished = NULL;
+	}
 	/* Neither names nor processes: a pass shows no name, and only a
 	 * culprit needs to know whether irqbalance runs (record_devices). A
 	 * device event leaves CPUs and nodes as they were; the check of every
@@ -413,6 +426,8 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	opts.cause = cause;
 	opts.session = h->session;
 	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
+	if (rc && r->txn.id && r->txn.state == NP_TXN_PENDING && !h->unfinished)
+		h->unfinished = strdup(r->txn.id); /* NULL (ENOMEM): the next apply says it is pending */
 	/* The apply fills in each change's old_value: hand those to res to free. */
 	for (size_t i = 0, j = 0; i < nfix; i++) {
 		while (strcmp(res.changes[j].path, fix[i].path))

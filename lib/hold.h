@@ -39,6 +39,11 @@ struct np_hold {
 	 * wrote something): every re-apply names it as its session, so that
 	 * the whole hold undoes as one (revert --session). */
 	char *session;
+	/* A re-apply's transaction left pending (malloc'd; NULL when none): its
+	 * journal could not be rewritten (a full state directory). The next
+	 * pass reverts it first, for no transaction may follow a pending one;
+	 * until that succeeds every pass fails saying so, and holding goes on. */
+	char *unfinished;
 	bool report_only;
 	/* The machine of the last pass: a pass over one device reads its
 	 * devices and IRQs again and keeps the topology; a pass over all
@@ -71,6 +76,7 @@ struct np_hold_result {
 	size_t ngave_up;
 	struct np_txn txn;    /* the re-apply; nchanges 0 when nothing was written */
 	long long retry_ms;   /* > 0: a drifted device is rate limited; pass again after this */
+	char *finished;       /* np_hold.unfinished, reverted by this pass; else NULL */
 };
 
 /* One pass. device: an interface, block device or PCI address whose

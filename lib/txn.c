@@ -302,6 +302,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	char **olds = NULL;
 	size_t *done = NULL, ndone = 0;
 	long fault = fault_after(), nwrites = 0;
+	bool left_pending = false;
 	int rc;
 
 	if (txn_out)
@@ -362,6 +363,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 			np_fail(ctx, rc,
 				"%s; transaction %s is left pending: run 'numaplace revert' to retry",
 				both, txn.id);
+			left_pending = true;
 			goto out;
 		}
 		txn.state = NP_TXN_ROLLED_BACK;
@@ -370,6 +372,7 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 		} else {
 			snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 			np_fail(ctx, rc, "%s; the writes were undone but %s", primary, undo_err);
+			left_pending = true;
 		}
 		goto out;
 	}
@@ -381,10 +384,30 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	 * first write. */
 	txn.state = NP_TXN_APPLIED;
 	if ((rc = txn_write_journal_sync(ctx, &st, &txn, NULL, false))) {
-		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
-		np_fail(ctx, rc,
-			"the values were written but %s; run 'numaplace revert' to undo them",
-			undo_err);
+		/* The journal on disk still says pending while the machine holds
+		 * the new values (a full state directory: the rewrite needs room
+		 * the pending one took). Put the old values back so that both
+		 * say "not applied", and say so. */
+		snprintf(primary, sizeof(primary), "%s", ctx->err);
+		int urc = undo_writes(ctx, txn.changes, olds, done, ndone, undo_err, sizeof(undo_err));
+		if (urc) {
+			np_fail(ctx, rc,
+				"the values were written but %s; putting them back failed too: %s; "
+				"transaction %s is left pending: run 'numaplace revert' to retry",
+				primary, undo_err, txn.id);
+			left_pending = true;
+			goto out;
+		}
+		txn.state = NP_TXN_ROLLED_BACK;
+		if (txn_write_journal(ctx, &st, &txn, primary) == 0) {
+			np_fail(ctx, rc, "the values were written but %s; they were put back: nothing changed "
+				"(transaction %s rolled back)", primary, txn.id);
+		} else {
+			np_fail(ctx, rc, "the values were written but %s; they were put back, and transaction %s "
+				"is left pending with the old values: 'numaplace revert' marks it reverted, writing "
+				"nothing, once the journal can be written", primary, txn.id);
+			left_pending = true;
+		}
 		goto out;
 	}
 	if (txn_out && txn_trim_values(&txn) == 0) {
@@ -392,6 +415,9 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 		memset(&txn, 0, sizeof(txn));
 	}
 out:
+	/* Who keeps writing (hold) must know which transaction to finish first. */
+	if (rc && left_pending && txn_out && (txn_out->id = strdup(txn.id)))
+		txn_out->state = NP_TXN_PENDING;
 	free(olds);
 	free(done);
 	np_txn_free(&txn);

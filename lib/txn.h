@@ -68,7 +68,11 @@ int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value
  * rolled back. Changes whose value already matches are dropped first; when
  * none is left nothing is written and *txn_out->nchanges is 0 (no journal).
  * On success txn_out holds the applied transaction (free with np_txn_free).
- * Errors: -errno with ctx->err naming the file and the kernel's error text. */
+ * A journal that cannot be rewritten once the values are written (a full
+ * state directory) has the values put back too. Errors: -errno with
+ * ctx->err naming the file and the kernel's error text, and saying exactly
+ * what was left; when a transaction is left pending (its revert must come
+ * before any other apply) txn_out->id names it, state NP_TXN_PENDING. */
 int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
 		 struct np_change *changes, size_t nchanges, struct np_txn *txn_out);
 
