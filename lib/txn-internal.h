@@ -83,5 +83,12 @@ int txn_new_id(struct np_ctx *ctx, struct txn_store *st, time_t now, char **id);
 int txn_read_boot_id(struct np_ctx *ctx, char **out);
 bool txn_boot_differs(const char *a, const char *b);
 int txn_pick(struct np_ctx *ctx, struct txn_store *st, const char *id, char **picked);
+/* Keeps hold's journals bounded: latest, a re-apply just applied, makes
+ * each earlier applied re-apply of its session drop the values it rewrote,
+ * but for the session's first change of each value (what the session's
+ * revert restores); a journal left with none is removed. So a session holds
+ * at most two changes per value it sets. Under the lock; best effort (a
+ * failure leaves more journals, never a wrong one). */
+void txn_fold_session(struct np_ctx *ctx, struct txn_store *st, const struct np_txn *latest);
 
 #endif

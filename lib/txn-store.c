@@ -184,6 +184,31 @@ int txn_state_open(struct np_ctx *ctx, const struct np_txn_opts *opts, bool crea
 	return rc;
 }
 
+/* A writer killed between writing a journal's temporary file and its rename
+ * left "ID.json.tmp" behind: garbage (the rename never happened), which only
+ * the lock's holder may remove, for no other writer is alive then. */
+static void remove_stale_tmps(struct txn_store *st)
+{
+	if (st->txnfd < 0)
+		return;
+	int fd = dup(st->txnfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(dir);
+	struct dirent *de;
+	static const char tail[] = JOURNAL_EXT TMP_EXT;
+	while ((de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		if (len > sizeof(tail) - 1 && !strcmp(de->d_name + len - (sizeof(tail) - 1), tail))
+			unlinkat(st->txnfd, de->d_name, 0);
+	}
+	closedir(dir);
+}
+
 int txn_state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct txn_store *st)
 {
 	char path[PATH_MAX + 8];
@@ -223,6 +248,7 @@ int txn_state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct tx
 			       "another numaplace apply or revert is running (lock '%s')", path);
 	if (rc < 0)
 		return np_fail(ctx, -errno, "cannot lock '%s': %s", path, strerror(errno));
+	remove_stale_tmps(st);
 	return 0;
 }
 
@@ -519,6 +545,65 @@ int np_txn_list(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_tx
 			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	txn_state_close(&st);
 	return rc;
+}
+
+static bool touches(const struct np_txn *txn, const char *path)
+{
+	for (size_t j = 0; j < txn->nchanges; j++)
+		if (!strcmp(txn->changes[j].path, path))
+			return true;
+	return false;
+}
+
+void txn_fold_session(struct np_ctx *ctx, struct txn_store *st, const struct np_txn *latest)
+{
+	char saved[sizeof(ctx->err)];
+	struct np_txn *all;
+	size_t n;
+	memcpy(saved, ctx->err, sizeof(saved));
+	if (!latest->session || txn_load_all(ctx, st, &all, &n)) {
+		memcpy(ctx->err, saved, sizeof(saved));
+		return;
+	}
+	bool *dirty = calloc(n ? n : 1, sizeof(*dirty));
+	for (size_t i = 0; dirty && i < latest->nchanges; i++) {
+		const char *path = latest->changes[i].path;
+		bool earliest = true;
+		for (size_t k = 0; k < n; k++) {
+			struct np_txn *e = &all[k];
+			if (e->state == NP_TXN_UNREADABLE || !strcmp(e->id, latest->id) ||
+			    strcmp(txn_session_of(e), latest->session) || !touches(e, path))
+				continue;
+			/* The session's first value there is what its revert restores. */
+			if (earliest) {
+				earliest = false;
+				continue;
+			}
+			if (e->state != NP_TXN_APPLIED)
+				continue;
+			size_t kept = 0;
+			for (size_t j = 0; j < e->nchanges; j++) {
+				if (strcmp(e->changes[j].path, path))
+					e->changes[kept++] = e->changes[j];
+				else
+					np_change_free(&e->changes[j]);
+			}
+			e->nchanges = kept;
+			dirty[k] = true;
+		}
+	}
+	for (size_t k = 0; dirty && k < n; k++) {
+		char name[ID_MAX + 16];
+		if (!dirty[k])
+			continue;
+		snprintf(name, sizeof(name), "%s" JOURNAL_EXT, all[k].id);
+		/* Each step whole: a crash leaves this journal folded or not. */
+		if (all[k].nchanges ? txn_write_journal(ctx, st, &all[k], NULL) : unlinkat(st->txnfd, name, 0))
+			break;
+	}
+	free(dirty);
+	np_txns_free(all, n);
+	memcpy(ctx->err, saved, sizeof(saved));
 }
 
 int np_txn_session(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, char ***ids,

@@ -410,6 +410,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 		}
 		goto out;
 	}
+	if (txn.session)
+		txn_fold_session(ctx, &st, &txn);
 	if (txn_out && txn_trim_values(&txn) == 0) {
 		*txn_out = txn;
 		memset(&txn, 0, sizeof(txn));
