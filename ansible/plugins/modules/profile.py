@@ -41,6 +41,8 @@ options:
     description:
       - For I(state=absent), the transaction to revert.
       - By default, the latest transaction of this profile still applied (C(numaplace history)).
+      - An id as C(numaplace history) shows it (letters, digits, C(-) and C(_), not starting with C(-));
+        anything else fails before numaplace runs.
     type: str
   persist:
     description:
@@ -190,11 +192,16 @@ warnings:
 
 import json
 import os
+import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.numaplace.numaplace.plugins.module_utils.cli import (
     COMMON_ARGS, EXIT_OK, EXIT_FAILURE, Numaplace, NumaplaceError, fail)
+
+# A transaction id as numaplace names them (lib/txn: letters, digits, '-' and
+# '_', at most 96, not starting with '-').
+TRANSACTION_ID = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_-]{0,95}\Z')
 
 
 def profile_file(module):
@@ -244,11 +251,11 @@ def present(module, np, result):
     if module.check_mode:
         # --dry-run takes no lock and creates no state directory: no --no-wait needed.
         sd = ['--state-dir', p['state_dir']] if p['state_dir'] else []
-        rc, doc, notes = np.json('apply', ['--dry-run'] + args + sd + [prof])
+        rc, doc, notes = np.json('apply', ['--dry-run'] + args + sd + ['--', prof])
         changes = [dict(path=c['path'], subject=c['subject'], before=c['current'], after=c['new'])
                    for c in doc.get('changes', []) if c.get('change')]
     else:
-        rc, doc, notes = np.json('apply', args + txn_args(p) + [prof])
+        rc, doc, notes = np.json('apply', args + txn_args(p) + ['--', prof])
         changes = [dict(path=c['path'], subject=c['subject'], before=c['old'], after=c['new'])
                    for c in doc.get('changes', [])]
         result['transaction'] = doc.get('transaction')
@@ -261,7 +268,7 @@ def present(module, np, result):
         dirs = []
         for d in p['profile_dirs']:
             dirs += ['--profile-dir', d]
-        rc, doc, notes = np.json('enable', dirs + [prof])
+        rc, doc, notes = np.json('enable', dirs + ['--', prof])
         result['boot_enabled'] = True
         result['changed'] |= bool(doc.get('changed', True))
         result['warnings'] += notes
@@ -277,7 +284,7 @@ def profile_name(module, np):
     for d in p['profile_dirs']:
         dirs += ['--profile-dir', d]
     # 'profile show' prints the profile's canonical text, which is JSON.
-    rc, out, err = np.run('profile', ['show'] + dirs + [p['profile']])
+    rc, out, err = np.run('profile', ['show'] + dirs + ['--', p['profile']])
     try:
         return json.loads(out).get('name')
     except ValueError:
@@ -301,7 +308,7 @@ def drift_of(module, np):
     for d in p['profile_dirs']:
         args += ['--profile-dir', d]
     try:
-        rc, doc, notes = np.json('verify', args + [profile_file(module)], ok=(EXIT_OK, EXIT_FAILURE))
+        rc, doc, notes = np.json('verify', args + ['--', profile_file(module)], ok=(EXIT_OK, EXIT_FAILURE))
     except NumaplaceError:
         # A profile that no longer fits this host can still be reverted by its journal.
         return []
@@ -317,7 +324,7 @@ def absent(module, np, result):
         if module.check_mode:
             args = ['--dry-run'] + [a for a in args if a != '--no-wait']
         try:
-            rc, doc, notes = np.json('revert', args + [txn])
+            rc, doc, notes = np.json('revert', args + ['--', txn])
         except NumaplaceError as e:
             fail(module, e, transaction=txn, drift=result['drift'])
         result['warnings'] += notes
@@ -364,6 +371,11 @@ def main():
     p = module.params
     if p['state'] == 'absent' and not (p['transaction'] or p['profile'] or p['content'] or p['persist']):
         module.fail_json(msg='state=absent needs profile, content or transaction')
+    # Operands follow '--' on every command line; the id is checked too, so
+    # that a value such as '--force' is refused rather than taken for one.
+    if p['transaction'] is not None and not TRANSACTION_ID.match(p['transaction']):
+        module.fail_json(msg="transaction %r is not a transaction id (letters, digits, '-' and '_', "
+                             "not starting with '-'; see numaplace history)" % p['transaction'])
     result = dict(changed=False, transaction=None, changes=[], boot_enabled=None,
                   irqbalance_restart_needed=False, warnings=[])
     np = Numaplace(module)
