@@ -378,6 +378,24 @@ test_hold_fight_over_an_irq_names_irqbalance() {
 	stop_hold
 }
 
+# A flood of events: at most 20 event lines a second, and the rest counted
+# in one line (before, one line each: 100k events wrote 4.2 MB in 10 s).
+test_hold_event_log_is_rate_limited() {
+	hold_root
+	start_hold --interval 3600 --report-only "$WORK/hold/p.json"
+	local i lines=""
+	for ((i = 0; i < 1000; i++)); do lines+="change net eth4"$'\n'; done
+	printf '%s' "$lines" >"$WORK/hold/ev"
+	wait_log "not logged" 30
+	sleep 1.2
+	stop_hold
+	local logged folded
+	logged=$(grep -c "event: change net eth4" "$HOLD_LOG")
+	folded=$(sed -n 's/.*: \([0-9]*\) more device events\{0,1\} within a second not logged.*/\1/p' "$HOLD_LOG" | awk '{ s += $1 } END { print s + 0 }')
+	[ "$logged" -le 60 ] || die "$logged event lines logged for a flood of 1000"
+	expect_eq 1000 "$((logged + folded))" "events logged plus events counted as not logged"
+}
+
 test_hold_burst_of_events_is_one_pass() {
 	hold_root
 	# Report only: every pass over eth4 logs its drift, so the lines count passes.
