@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "irqbalance.h"
 #include "machine.h"
 #include "profile.h"
 #include "txn.h"
@@ -45,6 +46,9 @@ struct np_hold {
 	 * until that succeeds every pass fails saying so, and holding goes on. */
 	char *unfinished;
 	bool report_only;
+	/* As at the first apply, at each re-apply: the IRQs it places are
+	 * banned in the same transaction (a re-probed device has new numbers). */
+	enum np_irqb_mode irqbalance;
 	/* The machine of the last pass: a pass over one device reads its
 	 * devices and IRQs again and keeps the topology; a pass over all
 	 * loads it whole. */
@@ -75,6 +79,7 @@ struct np_hold_result {
 	struct np_hold_giveup *gave_up;
 	size_t ngave_up;
 	struct np_txn txn;    /* the re-apply; nchanges 0 when nothing was written */
+	struct np_irqban ban; /* the irqbalance decision for the IRQs the pass placed */
 	long long retry_ms;   /* > 0: a drifted device is rate limited; pass again after this */
 	char *finished;       /* np_hold.unfinished, reverted by this pass; else NULL */
 };
