@@ -268,6 +268,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->id);
 	free(txn->profile);
 	free(txn->cause);
+	free(txn->trial);
 	free(txn->boot_id);
 	free(txn->unreadable);
 	for (size_t i = 0; i < txn->nchanges; i++)
@@ -557,6 +558,8 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 	/* Absent rather than null without a cause: as journals were before it. */
 	if (txn->cause && !cJSON_AddStringToObject(root, "cause", txn->cause))
 		goto fail;
+	if (txn->trial && !cJSON_AddStringToObject(root, "trial", txn->trial))
+		goto fail;
 	if (error && *error && !cJSON_AddStringToObject(root, "error", error))
 		goto fail;
 	return root;
@@ -718,10 +721,15 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	why = "its cause is not a string";
 	if (cause && !cJSON_IsString(cause))
 		goto bad;
+	const cJSON *trial = cJSON_GetObjectItemCaseSensitive(root, "trial");
+	why = "its trial is not a string";
+	if (trial && !cJSON_IsString(trial))
+		goto bad;
 	txn->id = strdup(id);
 	txn->profile = strdup(profile);
 	txn->boot_id = strdup(boot);
-	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))))
+	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))) ||
+	    (trial && !(txn->trial = strdup(trial->valuestring))))
 		goto nomem;
 
 	size_t n = (size_t)cJSON_GetArraySize(changes);
@@ -1247,7 +1255,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	txn.time = (long long)time(NULL);
 	txn.state = NP_TXN_PENDING;
 	if (!(txn.profile = strdup(profile ? profile : "")) ||
-	    (opts && opts->cause && !(txn.cause = strdup(opts->cause)))) {
+	    (opts && opts->cause && !(txn.cause = strdup(opts->cause))) ||
+	    (opts && opts->trial && !(txn.trial = strdup(opts->trial)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}

@@ -31,6 +31,8 @@ struct np_txn {
 	char *cause;        /* what made it, as hold says ("add net eth4",
 			     * "interval check"); NULL for apply and revert, and
 			     * in journals from before the field */
+	char *trial;        /* numaplace trial's evidence when a trial kept
+			     * it (one line); NULL otherwise */
 	char *boot_id;
 	long long time;     /* seconds since the epoch */
 	enum np_txn_state state;
@@ -46,6 +48,7 @@ struct np_txn_opts {
 				  * seconds; 0 waits as long as it takes */
 	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
 	const char *cause;       /* np_txn_apply: kept in the journal as the transaction's cause */
+	const char *trial;       /* np_txn_apply: the trial's evidence, kept in the journal */
 };
 
 /* Whether the current value at path equals value once both are normalized.
