@@ -485,7 +485,9 @@ static int execute(struct trial *t)
 			return rc;
 		if (switched && t->o->settle > 0)
 			settle(t->o->settle);
-		if (!switched && r->arm == ARM_PROFILE && (rc = to_profile(t, r->number)) != EXIT_OK)
+		/* Checked again after the settling too: a driver may undo a
+		 * value as it reacts to the switch. */
+		if (r->arm == ARM_PROFILE && (rc = to_profile(t, r->number)) != EXIT_OK)
 			return rc;
 		if (stop_signal)
 			break;
