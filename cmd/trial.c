@@ -762,10 +762,17 @@ static int make_dir(struct trial *t)
 	char rel[PATH_MAX];
 	int rc;
 	if (t->o->state_dir && *t->o->state_dir) {
-		snprintf(t->dir, sizeof(t->dir), "%s/trials/%s", t->o->state_dir, t->id);
-		snprintf(rel, sizeof(rel), "%s/trials", t->o->state_dir);
-		if ((mkdir(t->o->state_dir, 0700) && errno != EEXIST) || (mkdir(rel, 0700) && errno != EEXIST) ||
-		    mkdir(t->dir, 0700))
+		if (snprintf(t->dir, sizeof(t->dir), "%s/trials/%s", t->o->state_dir, t->id) >= (int)sizeof(t->dir))
+			return np_error("%s: %s", t->o->state_dir, strerror(ENAMETOOLONG));
+		/* mkdir -p: each parent that is missing, then the trial's own, new. */
+		for (char *p = t->dir + 1; (p = strchr(p, '/')); p++) {
+			*p = '\0';
+			int bad = mkdir(t->dir, 0700) && errno != EEXIST;
+			*p = '/';
+			if (bad)
+				break;
+		}
+		if (mkdir(t->dir, 0700))
 			return np_error("cannot create %s: %s", t->dir, strerror(errno));
 		return EXIT_OK;
 	}
