@@ -834,6 +834,26 @@ static int prepare(struct trial *t)
 	return EXIT_OK;
 }
 
+/* A trial leaves a journal per switch to the profile: the old ones go as
+ * apply's do, and a failure to prune is only a warning. */
+static void prune(struct trial *t)
+{
+	struct np_txn_opts opts = t->topts;
+	char **ids;
+	size_t n;
+	opts.wait_for_lock = false;
+	int rc = np_txn_prune(t->ctx, &opts, NP_TXN_KEEP, &ids, &n);
+	if (rc == -EBUSY || rc == -EWOULDBLOCK)
+		return;
+	if (rc) {
+		np_notef("trial: WARNING: old transactions were not pruned: %s\n", t->ctx->err);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 static int trial_run(struct trial *t)
 {
 	int rc = prepare(t);
@@ -852,6 +872,7 @@ static int trial_run(struct trial *t)
 	sigaction(SIGALRM, &sa, &old[2]);
 	rc = execute(t);
 	int back = to_baseline(t);
+	prune(t);
 	if (back != EXIT_OK) {
 		rc = back;
 	} else if (stop_signal) {

@@ -251,3 +251,62 @@ test_refused_before_the_first_run() {
 		expect_eq 2 "$status" "numaplace trial $args"
 	done
 }
+
+test_progress_on_a_terminal_only() {
+	command -v script >/dev/null || skip_test "script(1) is not installed (util-linux)"
+	trial_root
+	local out
+	# script(1) gives the trial a terminal; the test above checks the pipe.
+	out=$(BENCH_EFFECT=0.10 script -qec "$(printf '%q ' "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 9 \
+		--metric 'throughput: ([0-9.]+)' "$WORK/trial/p.json" -- "$WORK/trial/bench")" /dev/null) ||
+		die "trial on a terminal failed: $out"
+	[[ $out == *"run 12 of 12 ("*"medians baseline"*", profile"* ]] || die "no progress on a terminal: $out"
+	[[ $out == *"run 1 of 12 ("* ]] || die "the first run's progress is missing: $out"
+}
+
+test_timeout_and_wall_time() {
+	trial_root
+	local status=0 err
+	err=$(BENCH_SLEEP=5 np trial --runs 6 --timeout 1 "$WORK/trial/p.json" -- "$WORK/trial/bench" 2>&1 >/dev/null) ||
+		status=$?
+	expect_eq 1 "$status" "exit status after a timeout"
+	[[ $err == *"more than --timeout 1 s"* ]] || die "the timeout is not said: $err"
+	! kill -0 "$(cat "$WORK/trial/pid")" 2>/dev/null || die "the timed-out benchmark still runs"
+	same_tree
+	# Without --metric: wall time, lower is better, a value for every run.
+	local out
+	out=$(np trial --json --runs 6 --seed 10 "$WORK/trial/p.json" -- "$WORK/trial/bench") || die "trial failed: exit $?"
+	expect_eq true "$(jq .lower_is_better <<<"$out")" "wall time is lower-is-better"
+	expect_eq null "$(jq .metric <<<"$out")" "metric of a wall-time trial"
+	jq -e '[.runs[] | select(.value > 0 and .value == .seconds or (.value - .seconds | fabs) < 0.001)] | length == 12' \
+		<<<"$out" >/dev/null || die "a run's value is not its wall time: $(jq -c '[.runs[] | [.value, .seconds]]' <<<"$out")"
+}
+
+test_a_crash_mid_trial_is_undone_by_revert() {
+	trial_root
+	local status=0
+	# The trial's first apply dies after one write, as a crash would.
+	NUMAPLACE_FAULT_AFTER_WRITES=1 np trial --runs 6 --seed 1 "$WORK/trial/p.json" -- "$WORK/trial/bench" \
+		>/dev/null 2>&1 || status=$?
+	expect_eq 3 "$status" "the fault point exits like a crash"
+	# seed 1 starts with the profile: the crash came before any run.
+	[ ! -e "$WORK/trial/count" ] || die "the benchmark ran with a half-applied transaction"
+	[[ $(np history) == *pending* ]] || die "the interrupted transaction is not pending"
+	np revert >/dev/null
+	same_tree
+}
+
+# Every key of trial --json is in its JSON OUTPUT subsection of numaplace(8)
+# (schema and warnings, every document's, in the section's opening).
+test_json_keys_documented() {
+	trial_root
+	local text key missing=()
+	text=$(awk '/^\.SH/ { s = ($0 ~ /JSON OUTPUT/) } s && /^\.SS/ { t = ($2 == "trial") } s && t' \
+		"$TOP/man/numaplace.8.in" | sed -e 's/\\f[BIR]//g' -e 's/\\-/-/g')
+	[ -n "$text" ] || die "no trial subsection in JSON OUTPUT"
+	for key in $(BENCH_EFFECT=0.1 trial --runs 6 --seed 1 | jq -r '[paths | .[] | strings] | unique[]' |
+		grep -vx -e schema -e warnings); do
+		grep -qw -- "$key" <<<"$text" || missing+=("$key")
+	done
+	[ ${#missing[@]} -eq 0 ] || die "trial JSON keys not in numaplace(8): ${missing[*]}"
+}
