@@ -690,7 +690,11 @@ static int print_text(const struct trial *t, struct np_table *tb, const struct o
 		puts("verdict: revert: the profile loses; the machine is back to its baseline");
 		break;
 	case NP_TRIAL_INCONCLUSIVE:
-		if (oc->pairs_needed)
+		if (oc->pairs_needed > NP_TRIAL_MAX_PAIRS)
+			printf("verdict: inconclusive: the machine is back to its baseline; more than %d runs would be "
+			       "needed: whatever the effect is, it is too small to tell from the noise\n",
+			       2 * NP_TRIAL_MAX_PAIRS);
+		else if (oc->pairs_needed)
 			printf("verdict: inconclusive: the machine is back to its baseline; about %zu runs "
 			       "(--runs %zu) would likely tell\n", 2 * oc->pairs_needed, oc->pairs_needed);
 		else
@@ -926,7 +930,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 	if (!o.metric)
 		o.lower = true;
 	t.topts = (struct np_txn_opts){ .state_dir = o.state_dir, .wait_for_lock = true };
-	t.progress = !o.json && isatty(STDERR_FILENO);
+	t.progress = isatty(STDERR_FILENO);
 
 	struct np_machine m;
 	struct np_profile prof;
