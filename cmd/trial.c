@@ -802,11 +802,32 @@ static int count_differing(struct trial *t, size_t *n)
 	return EXIT_OK;
 }
 
+/* Whether CMD can be run, as execvp would find it: a trial whose every run
+ * would fail is refused before it changes anything. */
+static bool runnable(const char *cmd)
+{
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", cmd) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
 static int prepare(struct trial *t)
 {
 	char *pending = NULL;
 	size_t differing;
 	int rc;
+	if (!runnable(t->cmd[0]))
+		return np_error("cannot run '%s': not an executable file%s", t->cmd[0],
+				strchr(t->cmd[0], '/') ? "" : " in PATH");
 	if (np_txn_pending(t->ctx, &t->topts, &pending))
 		return np_error("%s", t->ctx->err);
 	if (pending) {

@@ -242,6 +242,15 @@ test_refused_before_the_first_run() {
 	[ ! -e "$WORK/trial/count" ] || die "the benchmark ran"
 	np revert >/dev/null
 	same_tree
+	# A command that cannot run.
+	local before
+	before=$(np history --json | jq '.transactions | length')
+	status=0
+	err=$(np trial --runs 6 "$WORK/trial/p.json" -- "$WORK/trial/no-such-bench" 2>&1) || status=$?
+	expect_eq 1 "$status" "a command that cannot run"
+	[[ $err == *"cannot run"*no-such-bench* ]] || die "the error does not name the command: $err"
+	expect_eq "$before" "$(np history --json | jq '.transactions | length')" \
+		"transactions after a trial of a command that cannot run"
 	# Usage.
 	local args
 	for args in "--runs 5 p -- true" "p true" "p --" "--metric x( p -- true" "--metric x p -- true" "--seed -1 p -- true"; do
