@@ -592,6 +592,7 @@ static const struct np_column run_columns[] = {
 	NP_COLUMN("output", "OUTPUT", 0.4, SCOLS_FL_TRUNC, "the file holding its output", get_output),
 	NP_COLUMN_END,
 };
+#define RUN_DEFAULTS "run,arm,value,status,seconds"
 
 /* "+5.2%" for a log-ratio. */
 static const char *pct(char *buf, size_t len, double log_ratio)
@@ -744,7 +745,7 @@ static int conclude(struct trial *t)
 			return np_error("trial: the verdict is keep, but the profile changed nothing when applied again");
 	}
 	struct np_table tb;
-	rc = np_table_init(&tb, t->self, run_columns, "run,arm,value,status,seconds", &t->o->table, t->o->json, NULL);
+	rc = np_table_init(&tb, t->self, run_columns, RUN_DEFAULTS, &t->o->table, t->o->json, NULL);
 	if (rc == NP_CONTINUE) {
 		rc = EXIT_OK;
 		for (size_t i = 0; rc == EXIT_OK && i < t->nruns; i++)
@@ -924,7 +925,19 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 		dashdash++;
 	struct trial_opts o = { .pairs = DEFAULT_PAIRS };
 	int first, rc = np_parse_options(self, dashdash, argv, &o, &first);
-	if (rc == NP_CONTINUE && dashdash - first != 1)
+	/* -o help, or a column that does not exist, before the runs and not after. */
+	if (rc == NP_CONTINUE && o.table.columns) {
+		struct np_table tb;
+		int r = np_table_init(&tb, self, run_columns, RUN_DEFAULTS, &o.table, o.json, NULL);
+		if (r != NP_CONTINUE) {
+			np_dirs_free(&o.dirs);
+			return r;
+		}
+		np_table_free(&tb);
+	}
+	if (rc == NP_CONTINUE && dashdash == argc && argc - first > 1)
+		rc = np_usage_error(self, "CMD goes after '--': numaplace trial PROFILE -- CMD ARGS...");
+	else if (rc == NP_CONTINUE && dashdash - first != 1)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file) before '--'");
 	else if (rc == NP_CONTINUE && dashdash + 1 >= argc)
 		rc = np_usage_error(self, "no command to run (numaplace trial PROFILE -- CMD ARGS...)");
