@@ -161,8 +161,17 @@ test_the_seed_reproduces_the_order() {
 }
 
 test_sigint_mid_trial_leaves_the_baseline() {
+	stopped_by INT Interrupt
+}
+
+test_sigterm_mid_trial_leaves_the_baseline() {
+	stopped_by TERM Terminated
+}
+
+# stopped_by SIGNAL WORD: the signal sent during a profile run; the error names it by WORD.
+stopped_by() {
 	trial_root
-	local pid status=0 i
+	local pid status=0 i sig=$1 word=$2
 	# numaplace itself, not a subshell running it, gets the signal.
 	BENCH_SLEEP=0.3 "$NUMAPLACE" --root "$ROOT" trial --runs 10 --seed 6 "$WORK/trial/p.json" -- \
 		"$WORK/trial/bench" >"$WORK/trial/out" 2>"$WORK/trial/err" &
@@ -173,11 +182,11 @@ test_sigint_mid_trial_leaves_the_baseline() {
 		sleep 0.05
 	done
 	[ "$i" -lt 300 ] || die "no profile run started"
-	kill -INT "$pid"
+	kill -"$sig" "$pid"
 	wait "$pid" || status=$?
-	expect_eq 1 "$status" "exit status after SIGINT"
-	grep -q "Interrupt" "$WORK/trial/err" || die "no word of the signal: $(cat "$WORK/trial/err")"
-	! kill -0 "$(cat "$WORK/trial/pid")" 2>/dev/null || die "the benchmark still runs after SIGINT"
+	expect_eq 1 "$status" "exit status after SIG$sig"
+	grep -q "$word" "$WORK/trial/err" || die "no word of the signal: $(cat "$WORK/trial/err")"
+	! kill -0 "$(cat "$WORK/trial/pid")" 2>/dev/null || die "the benchmark still runs after SIG$sig"
 	same_tree
 	no_applied
 }
@@ -318,4 +327,18 @@ test_json_keys_documented() {
 		grep -qw -- "$key" <<<"$text" || missing+=("$key")
 	done
 	[ ${#missing[@]} -eq 0 ] || die "trial JSON keys not in numaplace(8): ${missing[*]}"
+}
+
+test_warmup_runs_are_not_counted() {
+	trial_root
+	local out
+	out=$(BENCH_EFFECT=0.10 trial --runs 6 --warmup 2 --seed 1) || die "trial failed: exit $?"
+	expect_eq 14 "$(jq '.runs | length' <<<"$out")" "runs with two warm-ups"
+	expect_eq "true true" "$(jq -r '[.runs[0:2][] | .warmup] | join(" ")' <<<"$out")" "the first two are warm-ups"
+	expect_eq "baseline baseline" "$(jq -r '[.runs[0:2][] | .arm] | join(" ")' <<<"$out")" "warm-ups' state"
+	expect_eq 0 "$(jq '[.runs[2:][] | select(.warmup)] | length' <<<"$out")" "warm-ups after the first pair"
+	expect_eq 6 "$(jq .pairs_counted <<<"$out")" "pairs counted"
+	# The order of the counted runs is the seed's, warm-ups or not.
+	expect_eq "$(trial_root; trial --runs 6 --seed 1 | jq -c '[.runs[].arm]')" \
+		"$(jq -c '[.runs[2:][].arm]' <<<"$out")" "order after the warm-ups"
 }
