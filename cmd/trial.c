@@ -633,9 +633,14 @@ static char *evidence(const struct trial *t, const struct outcome *oc)
 	return text;
 }
 
-static int print_json(const struct trial *t, struct np_table *tb, const struct outcome *oc)
+/* The trial's document, runs the rows given (owned from here). */
+static cJSON *trial_doc(const struct trial *t, cJSON *runs, const struct outcome *oc)
 {
 	cJSON *doc = np_json_doc(), *a;
+	if (!doc) {
+		cJSON_Delete(runs);
+		return NULL;
+	}
 	cJSON_AddStringToObject(doc, "trial", t->id);
 	cJSON_AddStringToObject(doc, "profile", t->profile_name);
 	a = cJSON_AddArrayToObject(doc, "command");
@@ -646,7 +651,7 @@ static int print_json(const struct trial *t, struct np_table *tb, const struct o
 	cJSON_AddNumberToObject(doc, "seed", (double)t->seed);
 	cJSON_AddNumberToObject(doc, "pairs", t->o->pairs);
 	cJSON_AddStringToObject(doc, "outputs", t->dir);
-	np_json_put(doc, "runs", np_table_take_json(tb));
+	np_json_put(doc, "runs", runs);
 	cJSON *m = cJSON_AddObjectToObject(doc, "medians");
 	for (int arm = 0; arm < 2; arm++)
 		np_json_put(m, arm_names[arm], isnan(oc->med[arm]) ? cJSON_CreateNull() : cJSON_CreateNumber(oc->med[arm]));
@@ -663,7 +668,40 @@ static int print_json(const struct trial *t, struct np_table *tb, const struct o
 						? cJSON_CreateNumber(2.0 * (double)oc->pairs_needed) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(doc, "reapplied", (double)t->reapplied);
 	np_json_put(doc, "transaction", np_json_str(oc->kept));
-	return np_print_json(doc, t->o->pretty);
+	return doc;
+}
+
+/* trial.json beside the runs' output: every column, whatever the verdict,
+ * so that a trial that kept nothing still has its evidence somewhere. */
+static void save_doc(const struct trial *t, const struct outcome *oc)
+{
+	struct np_table all;
+	char path[PATH_MAX];
+	if (np_table_init(&all, t->self, run_columns, RUN_DEFAULTS, NULL, true, NULL) != NP_CONTINUE)
+		return;
+	for (size_t i = 0; i < t->nruns; i++)
+		if (t->runs[i].done && np_table_add(&all, &t->runs[i]) != EXIT_OK)
+			break;
+	cJSON *doc = trial_doc(t, np_table_take_json(&all), oc);
+	np_table_free(&all);
+	char *text = doc ? cJSON_Print(doc) : NULL;
+	cJSON_Delete(doc);
+	int fd = -1;
+	if (text && snprintf(path, sizeof(path), "%s/trial.json", t->dir) < (int)sizeof(path))
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	size_t len = text ? strlen(text) : 0;
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
+		np_notef("trial: WARNING: the summary was not saved in %s/trial.json: %s\n", t->dir,
+			 text ? strerror(errno) : strerror(ENOMEM));
+	if (fd >= 0)
+		close(fd);
+	free(text);
+}
+
+static int print_json(const struct trial *t, struct np_table *tb, const struct outcome *oc)
+{
+	cJSON *doc = trial_doc(t, np_table_take_json(tb), oc);
+	return doc ? np_print_json(doc, t->o->pretty) : np_error("%s", strerror(ENOMEM));
 }
 
 static int print_text(const struct trial *t, struct np_table *tb, const struct outcome *oc)
@@ -744,6 +782,7 @@ static int conclude(struct trial *t)
 		if (!oc.kept)
 			return np_error("trial: the verdict is keep, but the profile changed nothing when applied again");
 	}
+	save_doc(t, &oc);
 	struct np_table tb;
 	rc = np_table_init(&tb, t->self, run_columns, RUN_DEFAULTS, &t->o->table, t->o->json, NULL);
 	if (rc == NP_CONTINUE) {

@@ -100,6 +100,10 @@ test_no_effect_is_not_kept_and_the_tree_is_byte_identical() {
 	local verdict
 	verdict=$(jq -r .verdict <<<"$out")
 	[[ $verdict == inconclusive || $verdict == revert ]] || die "no effect gave the verdict $verdict"
+	# The evidence stays beside the outputs, though no journal keeps it.
+	expect_eq "$(jq -c '[.verdict, .seed, .interval, [.runs[].value]]' <<<"$out")" \
+		"$(jq -c '[.verdict, .seed, .interval, [.runs[].value]]' "$(jq -r .outputs <<<"$out")/trial.json")" \
+		"trial.json against the printed document"
 	expect_eq null "$(jq .transaction <<<"$out")" "transaction left by a trial that did not keep"
 	same_tree
 	no_applied
