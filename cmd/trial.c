@@ -17,14 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/conffile.h"
+#include "../lib/irqbalance.h"
 #include "../lib/machine.h"
 #include "../lib/profile.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "../lib/trialstat.h"
 #include "../lib/txn.h"
-#include "irqban.h"
 #include "output.h"
 
 #define DEFAULT_PAIRS 10
@@ -141,8 +140,8 @@ const struct np_option trial_options[] = {
 		      "keep transactions and CMD's output in DIR\n(default /var/lib/numaplace, under --root)",
 		      "dir"),
 	NP_OPT_CALLBACK(0, "irqbalance", struct trial_opts, irqbalance, enum np_irqb_mode, "MODE",
-			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG " while the profile\n"
-			"is applied (default if irqbalance runs or is installed), warn, or ignore",
+			"ban the IRQs placed in irqbalance's configuration file while the\n"
+			"profile is applied (default if irqbalance runs or is installed), warn, or ignore",
 			"irqbalance", np_opt_irqbalance),
 	NP_OPT_TABLE(struct trial_opts, table),
 	NP_OPT_JSON(struct trial_opts, json, "print JSON: the runs, the medians, the interval and the verdict"),
@@ -1015,7 +1014,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 			regfree(&t.re);
 		return rc;
 	}
-	if (np_irqban_plan(ctx, &m, &res, o.irqbalance, &ib)) {
+	if (np_irqban_plan(ctx, m.irqbalance, res.changes, res.n, o.irqbalance, &ib)) {
 		rc = np_error("%s", ctx->err);
 	} else {
 		if (ib.note[0])
@@ -1023,7 +1022,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 		if (ib.warn)
 			np_notef("trial: WARNING: irqbalance may move the profile's IRQs during the trial; each "
 				 "profile run re-applies them (--irqbalance=ban keeps it from moving them)\n");
-		if (np_irqban_take(&ib, &res)) {
+		if (np_irqban_take(&ib, &res.changes, &res.n)) {
 			rc = np_error("%s", strerror(ENOMEM));
 		} else {
 			t.profile_name = prof.name;
