@@ -195,6 +195,7 @@ struct trial {
 	const char *profile_name;
 	struct np_change *changes;
 	size_t nchanges;
+	size_t nplacements; /* the changes before the irqbalance ban, if any */
 	char **cmd;
 	char id[64];
 	char dir[PATH_MAX];
@@ -240,7 +241,11 @@ static int to_profile(struct trial *t, size_t number)
 	snprintf(cause, sizeof(cause), "trial %s: profile before run %zu", t->id, number);
 	struct np_txn_opts opts = t->topts;
 	opts.cause = cause;
-	if (np_txn_apply(t->ctx, &opts, t->profile_name, t->changes, t->nchanges, &txn))
+	/* Once applied, only the placements are checked: the irqbalance ban
+	 * (last, np_irqban_take) is a file nobody else undoes, and its change
+	 * is made from the text before the ban. */
+	size_t n = t->state == ARM_PROFILE ? t->nplacements : t->nchanges;
+	if (np_txn_apply(t->ctx, &opts, t->profile_name, t->changes, n, &txn))
 		return np_error("trial: applying %s: %s; the trial stops", t->profile_name, t->ctx->err);
 	int rc = EXIT_OK;
 	if (txn.nchanges) {
@@ -1028,6 +1033,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 			t.profile_name = prof.name;
 			t.changes = res.changes;
 			t.nchanges = res.n;
+			t.nplacements = res.n - (ib.ban ? 1 : 0);
 			rc = trial_run(&t);
 		}
 		np_irqban_free(&ib);

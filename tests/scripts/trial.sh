@@ -346,3 +346,24 @@ test_warmup_runs_are_not_counted() {
 	expect_eq "$(trial_root; trial --runs 6 --seed 1 | jq -c '[.runs[].arm]')" \
 		"$(jq -c '[.runs[2:][].arm]' <<<"$out")" "order after the warm-ups"
 }
+
+# With irqbalance configured the profile's state includes its bans, applied
+# at each switch and removed with the rest; profile runs in a row (seed 3)
+# re-check the placements only.
+test_irqbalance_bans_come_and_go_with_the_profile() {
+	trial_root
+	local f
+	for f in root orig; do
+		mkdir -p "$WORK/trial/$f/etc/default"
+		printf '%s\n' '# irqbalance settings' 'IRQBALANCE_ARGS="--hintpolicy=exact"' >"$WORK/trial/$f/etc/default/irqbalance"
+	done
+	local out
+	out=$(BENCH_EFFECT=0 trial --runs 6 --seed 3 2>/dev/null) || die "trial with irqbalance configured failed: exit $?"
+	diff -r "$WORK/trial/orig/etc" "$ROOT/etc" >/dev/null || die "etc/ differs after the trial"
+	same_tree
+	out=$(BENCH_EFFECT=0.10 trial --runs 6 --seed 3 2>/dev/null) || die "trial failed: exit $?"
+	expect_eq keep "$(jq -r .verdict <<<"$out")" "verdict"
+	grep -q -- '--banirq=28' "$ROOT/etc/default/irqbalance" || die "the kept profile's bans are not in place"
+	np revert >/dev/null
+	diff -r "$WORK/trial/orig/etc" "$ROOT/etc" >/dev/null || die "etc/ differs after the revert"
+}
