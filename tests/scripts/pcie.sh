@@ -47,7 +47,7 @@ test_path_shape_gives_the_config_space_links() {
 # acs_ctrl ROOT ADDR HEX: the ACS control register (0x106, behind gpu8's ACS
 # capability at 0x100) of ADDR's config space
 acs_ctrl() {
-	printf "$(printf '\\x%02x\\x%02x' $((16#$3 & 255)) $((16#$3 >> 8)))" |
+	printf '%b' "$(printf '\\x%02x\\x%02x' $((16#$3 & 255)) $((16#$3 >> 8)))" |
 		dd of="$1/sys/bus/pci/devices/$2/config" bs=1 seek=$((16#106)) conv=notrunc status=none
 }
 
