@@ -154,6 +154,9 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds);
 /* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
+/* The one PCI function FILTER names (run --near, devices --near): an
+ * exit status, the error printed when none or several match. */
+int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index);
 
 /* Draws the machine as SVG into path (report --svg). Returns an exit status. */
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);
