@@ -39,6 +39,16 @@ static int add_filter(const struct np_command *cmd, const struct np_option *o, c
 	return EXIT_OK;
 }
 
+/* -o FILE, kept for one release: it is --save, said so on stderr. */
+static int deprecated_save(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	(void)o;
+	fprintf(stderr, "numaplace: %s: -o/--output FILE is deprecated and will name columns in the next release: use --save %s\n",
+		cmd->name, arg);
+	*(const char **)field = arg;
+	return EXIT_OK;
+}
+
 const struct np_option advise_options[] = {
 	NP_OPT_STRING('p', "policy", struct advise_opts, policy, "POLICY",
 		      "local (IRQs on the device's node, default), app, or spread", "policy"),
@@ -55,8 +65,11 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct advise_opts, interval, double, "SEC",
 			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
 			np_opt_interval),
-	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
+	NP_OPT_STRING(0, "save", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
+	NP_OPT_CALLBACK('o', "output", struct advise_opts, output, const char *, "FILE",
+			"deprecated: --save FILE (-o will name columns, as in the other commands)", "file",
+			deprecated_save),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
 	NP_OPT_END,

@@ -59,7 +59,7 @@ test_kill_apply_and_revert_at_random() {
 	cp -a "$T/orig" "$T/t"
 	# Every value of the advice changed to one the machine does not have, so
 	# that each setting is a write.
-	tnp advise --policy spread -o "$T/advice.json" >/dev/null 2>&1 || die "advise failed"
+	tnp advise --policy spread --save "$T/advice.json" >/dev/null 2>&1 || die "advise failed"
 	jq '.settings |= [to_entries[] | .key as $k | .value + {cpus:
 		(if .value.kind == "irq_affinity" then ($k * 7 % 32 | tostring)
 		 else "\($k * 5 % 32),\(($k * 5 + 16) % 32)" end)}]' "$T/advice.json" >"$T/plan.json"

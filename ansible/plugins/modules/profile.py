@@ -99,9 +99,9 @@ seealso:
 '''
 
 EXAMPLES = r'''
-- name: Place the NIC and NVMe IRQs on their own node, at every boot too
+- name: Place each NIC's IRQs and queues on its own node, at every boot too
   numaplace.numaplace.profile:
-    profile: local-node
+    profile: network-local
     persist: true
   register: placed
 
@@ -277,7 +277,11 @@ def profile_name(module, np):
     for d in p['profile_dirs']:
         dirs += ['--profile-dir', d]
     # 'profile show' prints the profile's canonical text, which is JSON.
-    rc, out, err = np.run('profile', ['show'] + dirs + [p['profile']])
+    # A profile applied from content: has no file; history knows it by name.
+    by_name = p['state'] == 'absent' and '/' not in p['profile'] and not p['profile'].endswith('.json')
+    rc, out, err = np.run('profile', ['show'] + dirs + [p['profile']], ok=(0, 2) if by_name else (0,))
+    if rc != 0:
+        return p['profile']
     try:
         return json.loads(out).get('name')
     except ValueError:
