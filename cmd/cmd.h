@@ -54,8 +54,7 @@ struct np_option {
 np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
 
 /* What apply and hold do about irqbalance (--irqbalance ban|warn|ignore,
- * into an enum np_irqb_mode); DEFAULT: the command decides. */
-enum np_irqb_mode { NP_IRQB_DEFAULT, NP_IRQB_BAN, NP_IRQB_WARN, NP_IRQB_IGNORE };
+ * into an enum np_irqb_mode, lib/irqbalance.h). */
 np_opt_cb np_opt_irqbalance;
 
 struct np_command {

@@ -23,7 +23,6 @@
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
 #include "cmd.h"
-#include "irqban.h"
 #include "output.h"
 
 #define DEFAULT_INTERVAL 30
@@ -60,11 +59,11 @@ const struct np_option hold_options[] = {
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
 		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
-	/* As apply decides (cmd/irqban.c): hold runs for long, and an IRQ that
+	/* As apply decides (lib/irqban.c): hold runs for long, and an IRQ that
 	 * irqbalance moves would be a fight every minute. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum np_irqb_mode, "MODE",
-			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-			" at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
+			"ban the IRQs placed in irqbalance's configuration file at the first apply and at each "
+			"re-apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
 			np_opt_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct hold_opts, boot, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')"),
 	NP_OPT_END,
@@ -175,6 +174,10 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
 	} else if (r.txn.nchanges) {
+		if (r.ban.ban)
+			hold_log(hd, "banned", (const char *const[]){ "file", r.ban.conf.path, "cause", cause, NULL },
+				 "%s added to %s (%s): restart irqbalance for it to read them",
+				 r.ban.change.subject + strlen("irqbalance: "), r.ban.conf.path, cause);
 		snprintf(n, sizeof(n), "%zu", r.txn.nchanges);
 		hold_log(hd, "reapplied", (const char *const[]){ "transaction", r.txn.id, "changes", n, "cause", cause,
 							      "ms", ms, NULL },
@@ -213,7 +216,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (np_irqban_plan(hd->ctx, &m, &res, irqb, &ib)) {
+	if (np_irqban_plan(hd->ctx, m.irqbalance, res.changes, res.n, irqb, &ib)) {
 		rc = np_error("%s", hd->ctx->err);
 		goto out;
 	}
@@ -224,7 +227,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 			 "(--irqbalance=ban) or stop irqbalance", ib.running ? "is running" : "is installed",
 			 ib.nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib.irqs, ib.nirqs),
 			 ib.nirqs == 1 ? "it" : "them");
-	if (np_irqban_take(&ib, &res)) {
+	if (np_irqban_take(&ib, &res.changes, &res.n)) {
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -240,7 +243,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 	else
 		hold_log(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
 	if (ib.nadded && ib.running)
-		hold_log(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
+		hold_log(hd, "warning", NULL, "banned IRQs in %s: restart irqbalance for it to read them", ib.conf.path);
 	np_txn_free(&txn);
 	rc = EXIT_OK;
 out:
@@ -437,6 +440,7 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	}
 	struct holder hd = { .ctx = ctx, .dirs = o.dirs, .json = o.json };
 	hd.h.report_only = o.report_only;
+	hd.h.irqbalance = o.irqbalance;
 	hd.h.txn.state_dir = o.state_dir;
 
 	char bootpath[PATH_MAX];

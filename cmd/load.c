@@ -49,6 +49,13 @@ int np_dirs_add(struct np_dirlist *d, const char *dir)
 	return 0;
 }
 
+int np_opt_dir(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	if (!*arg)
+		return np_usage_error(cmd, "option '--%s' needs a directory, not an empty string", o->name);
+	return np_dirs_add(field, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
+}
+
 void np_dirs_free(struct np_dirlist *d)
 {
 	for (size_t i = 0; i < d->n; i++)

@@ -275,7 +275,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	if (o->interval > 0)
 		np_jw_number(&jw, "interval", o->interval);
 	np_jw_object(&jw, "topology");
-	rc = np_topo_write(&jw, &m->topo);
+	rc = np_topo_write(np_command_find("report"), &jw, &m->topo);
 	np_jw_close(&jw);
 	if (rc == EXIT_OK) {
 		np_devices_write(&jw, "devices", m, selected);
@@ -338,7 +338,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		int width = np_term_width();
 		print_summary(&f, o.interval, width, color);
 		puts("\n== Topology");
-		rc = np_topo_print(&m.topo, stdout, false);
+		rc = np_topo_print(self, &m.topo, stdout, false);
 		puts("\n== Devices");
 		np_devices_print(&m, selected, stdout);
 		puts("\n== IRQ placement");

@@ -29,11 +29,11 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 	if (o.json) {
 		struct np_jw jw;
 		np_json_begin(&jw, o.pretty);
-		if ((rc = np_topo_write(&jw, &topo)) == EXIT_OK)
+		if ((rc = np_topo_write(self, &jw, &topo)) == EXIT_OK)
 			rc = np_json_end(&jw);
 	} else {
 		np_topo_print_notes(&topo, stderr);
-		rc = np_topo_print(&topo, stdout, o.cpus);
+		rc = np_topo_print(self, &topo, stdout, o.cpus);
 	}
 	np_topology_free(&topo);
 	return rc;

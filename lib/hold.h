@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "irqbalance.h"
 #include "machine.h"
 #include "profile.h"
 #include "txn.h"
@@ -36,6 +37,9 @@ struct np_hold {
 	size_t ndevices;
 	struct np_txn_opts txn;
 	bool report_only;
+	/* As at the first apply, at each re-apply: the IRQs it places are
+	 * banned in the same transaction (a re-probed device has new numbers). */
+	enum np_irqb_mode irqbalance;
 	/* The machine of the last pass: a pass over one device reads its
 	 * devices and IRQs again and keeps the topology; a pass over all
 	 * loads it whole. */
@@ -66,6 +70,7 @@ struct np_hold_result {
 	struct np_hold_giveup *gave_up;
 	size_t ngave_up;
 	struct np_txn txn;    /* the re-apply; nchanges 0 when nothing was written */
+	struct np_irqban ban; /* the irqbalance decision for the IRQs the pass placed */
 	long long retry_ms;   /* > 0: a drifted device is rate limited; pass again after this */
 };
 

@@ -12,8 +12,11 @@
 #include "context.h"
 
 #define NP_STATE_DIR "/var/lib/numaplace"
-/* Test-only: exit(3) right after this many writes, as a crash would. */
+/* Test builds only: exit(3) right after this many writes, as a crash
+ * would. np_txn_fault_after says how many (0: never); the library's is a
+ * weak 0 that tests/testing.c, linked into test binaries only, overrides. */
 #define NP_FAULT_ENV "NUMAPLACE_FAULT_AFTER_WRITES"
+long np_txn_fault_after(void);
 
 enum np_txn_state {
 	NP_TXN_PENDING,     /* journal written, writes may be partly done: crash or kill */

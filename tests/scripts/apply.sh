@@ -89,6 +89,18 @@ test_crash_in_the_middle_then_revert() {
 	same_tree
 }
 
+# The fault hook is a test build's (tests/testing.c): the release binary,
+# which runs as root, never reads it.
+test_release_binary_ignores_the_fault_hook() {
+	copy_root
+	np advise -o "$WORK/p.json" >/dev/null
+	local status=0
+	NUMAPLACE_FAULT_AFTER_WRITES=1 "$TOP/numaplace" --root "$ROOT" apply "$WORK/p.json" >/dev/null 2>&1 || status=$?
+	expect_eq 0 "$status" "the release binary's apply with the fault hook set"
+	[[ $(np history) == *applied* && $(np history) != *pending* ]] || die "the apply did not finish: $(np history)"
+	! grep -q NUMAPLACE_FAULT_AFTER_WRITES "$TOP/numaplace" || die "the release binary names the fault hook"
+}
+
 test_concurrent_applies_do_not_interleave() {
 	copy_root
 	np advise --save "$WORK/a.json" >/dev/null

@@ -348,3 +348,44 @@ test_hold_boot_holds_the_enabled_profile() {
 	stop_hold
 	[[ $(np disable) == *"numaplace-hold.service"* ]] || die "disable does not say the hold unit stops too"
 }
+
+# A NIC re-probed with new IRQ numbers (its driver reloaded): the event's
+# re-apply places the new IRQ and bans it in irqbalance's file in the same
+# transaction, as the first apply banned the old one.
+test_hold_rebans_the_new_irqs_of_a_reprobed_device() {
+	hold_root
+	local conf=$ROOT/etc/default/irqbalance
+	mkdir -p "${conf%/*}"
+	printf '%s\n' 'IRQBALANCE_ARGS="--hintpolicy=exact"' >"$conf"
+	cat >"$WORK/hold/p.json" <<-EOF2
+	{"format": "numaplace-profile/1", "name": "hold-irq", "settings": [
+	 {"kind": "irq_affinity", "device": "eth4", "queue": 0, "cpus": "2"}]}
+	EOF2
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	expect_eq 2 "$(cat "$ROOT/proc/irq/40/smp_affinity_list")" "IRQ 40 after the first apply"
+	expect_eq "--hintpolicy=exact --banirq=40" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
+		"IRQBALANCE_ARGS after the first apply"
+	# The driver re-requests its vectors: eth4-TxRx-0 is IRQ 140 now, on every CPU.
+	local pci=$ROOT/sys/bus/pci/devices/0000:23:00.0
+	mv "$ROOT/proc/irq/40" "$ROOT/proc/irq/140"
+	echo 0-15 >"$ROOT/proc/irq/140/smp_affinity_list"
+	echo ffff >"$ROOT/proc/irq/140/smp_affinity"
+	mv "$pci/msi_irqs/40" "$pci/msi_irqs/140"
+	sed -i 's/^  40:/ 140:/' "$ROOT/proc/interrupts"
+	event add net eth4
+	wait_log "re-applied" 50
+	expect_eq 2 "$(cat "$ROOT/proc/irq/140/smp_affinity_list")" "IRQ 140 after the event"
+	expect_eq "--hintpolicy=exact --banirq=40 --banirq=140" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
+		"IRQBALANCE_ARGS after the re-apply"
+	grep -q -- "--banirq=140 added to /etc/default/irqbalance (add net eth4)" "$HOLD_LOG" ||
+		die "hold does not log the ban: $(cat "$HOLD_LOG")"
+	stop_hold
+	# One transaction: the placement and its ban, undone together.
+	local id
+	id=$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[-1].id')
+	expect_eq "irq_affinity irqbalance_config" \
+		"$(jq -r '[.changes[].attr] | join(" ")' "$WORK/hold/state/txn/$id.json")" "the re-apply's changes"
+	np revert --state-dir "$WORK/hold/state" >/dev/null
+	expect_eq "--hintpolicy=exact --banirq=40" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
+		"IRQBALANCE_ARGS after reverting the re-apply"
+}

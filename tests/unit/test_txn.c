@@ -1131,7 +1131,7 @@ static void test_text_only_for_the_config_file(void **state)
 	set_changes_conf(c);
 	c[NCHANGES].path = "/etc/passwd";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
-	assert_err_has(&f->ctx, "'/etc/passwd' is not the path of irqbalance_config (/etc/default/irqbalance)");
+	assert_err_has(&f->ctx, "'/etc/passwd' is not the path of irqbalance_config (/etc/{file})");
 
 	set_changes_conf(c);
 	c[NCHANGES].path = RQ;
