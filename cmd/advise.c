@@ -416,20 +416,6 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	return rc;
 }
 
-/* Writes text to path, refusing to follow a link planted there. */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return np_error("cannot write '%s': %s", path, strerror(errno));
-	size_t len = strlen(text);
-	ssize_t n = write(fd, text, len);
-	int err = n < 0 ? errno : (size_t)n != len ? EIO : 0;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	return err ? np_error("cannot write '%s': %s", path, strerror(err)) : EXIT_OK;
-}
-
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("advise");
@@ -557,7 +543,17 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 			text = np_profile_to_text(&prof);
 			np_profile_free(&prof);
 		}
-		rc = text ? write_file(output, text) : np_error("writing the profile: %s", strerror(ENOMEM));
+		/* A plan is for apply: one that apply would refuse (a name with
+		 * control bytes, an IRQ name too long) is not written. */
+		struct np_profile check;
+		if (!text) {
+			rc = np_error("writing the profile: %s", strerror(ENOMEM));
+		} else if (np_profile_parse(ctx, output, text, &check)) {
+			rc = np_error("not writing '%s': apply would refuse this plan: %s", output, ctx->err);
+		} else {
+			np_profile_free(&check);
+			rc = np_write_output(output, text, strlen(text));
+		}
 		free(text);
 	}
 	if (rc == EXIT_OK)

@@ -303,6 +303,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 			rc = np_error("%s", strerror(ENOMEM));
 		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
 			rc = np_error("%s", ctx->err);
+			np_txn_free(&txn);
 		} else {
 			if (txn.nchanges)
 				retain(ctx, self, &topts);

@@ -19,6 +19,7 @@
 #include "../lib/conffile.h"
 #include "../lib/hold.h"
 #include "../lib/irqbalance.h"
+#include "../lib/quote.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
@@ -30,6 +31,9 @@
 /* A NIC coming up sends an event per queue and link change, within
  * milliseconds: waiting this long after an event makes them one pass. */
 #define EVENT_SETTLE_MS 50
+/* Event lines logged a second at most: a flood (100k events in 10 s wrote
+ * 4.2 MB) is said as one line with the count of those not logged. */
+#define EVENT_LOG_MAX 20
 
 struct hold_opts {
 	int interval;
@@ -83,6 +87,9 @@ struct holder {
 		long long due;
 	} pending[MAX_PENDING];
 	size_t npending;
+	long long log_window;     /* when the current second of event lines began */
+	int logged;               /* event lines logged in it */
+	unsigned long long folded; /* events not logged in it */
 };
 
 static long long now_ms(void)
@@ -103,8 +110,11 @@ static void hold_log(const struct holder *hd, const char *event, const char *con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Names in events and subjects are the kernel's bytes (a journald
+	 * reader's terminal, a log shipper's JSON): escaped, as all output. */
+	char esc[sizeof(msg)];
 	if (!hd->json) {
-		fprintf(stderr, "numaplace: hold: %s\n", msg);
+		fprintf(stderr, "numaplace: hold: %s\n", np_escape(msg, esc, sizeof(esc)));
 		return;
 	}
 	struct timespec ts;
@@ -112,9 +122,9 @@ static void hold_log(const struct holder *hd, const char *event, const char *con
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "time", (double)ts.tv_sec + ts.tv_nsec / 1e9);
 	cJSON_AddStringToObject(o, "event", event);
-	cJSON_AddStringToObject(o, "message", msg);
+	cJSON_AddStringToObject(o, "message", np_escape(msg, esc, sizeof(esc)));
 	for (size_t i = 0; fields && fields[i]; i += 2)
-		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? fields[i + 1] : "");
+		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? np_escape(fields[i + 1], esc, sizeof(esc)) : "");
 	char *text = cJSON_PrintUnformatted(o);
 	if (text)
 		fprintf(stderr, "%s\n", text);
@@ -150,6 +160,9 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	long long start = now_ms();
 	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, cause, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
+	if (r.finished)
+		hold_log(hd, "finished", (const char *const[]){ "transaction", r.finished, "cause", cause, NULL },
+			 "reverted transaction %s, which a failed re-apply had left pending (%s)", r.finished, cause);
 	for (size_t i = 0; i < r.nmissing; i++)
 		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
 		      "skipped (%s): %s: gone from the machine", cause, r.missing[i]);
@@ -170,6 +183,10 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	if (rc == -EINVAL) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
+	} else if (rc && r.txn.id) {
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, "transaction", r.txn.id, NULL },
+			 "re-apply failed, still holding (%s): %s; the next pass reverts transaction %s first",
+			 cause, hd->ctx->err, r.txn.id);
 	} else if (rc) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
@@ -234,6 +251,12 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 	struct np_txn txn;
 	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
 		rc = np_error("%s", hd->ctx->err);
+		np_txn_free(&txn);
+		goto out;
+	}
+	if (txn.nchanges && !(hd->h.session = strdup(txn.id))) {
+		np_txn_free(&txn);
+		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
 	if (txn.nchanges)
@@ -275,12 +298,35 @@ struct linebuf {
 	size_t len;
 };
 
+/* The count of the events the last second did not log, once it is over. */
+static void log_folded(struct holder *hd, long long now)
+{
+	if (now - hd->log_window < 1000)
+		return;
+	if (hd->folded) {
+		char n[32];
+		snprintf(n, sizeof(n), "%llu", hd->folded);
+		hold_log(hd, "events-not-logged", (const char *const[]){ "count", n, NULL },
+			 "%llu more device event%s within a second not logged (at most %d a second are); "
+			 "each was handled", hd->folded, hd->folded == 1 ? "" : "s", EVENT_LOG_MAX);
+	}
+	hd->folded = 0;
+	hd->logged = 0;
+	hd->log_window = now;
+}
+
 static void handle_event(struct holder *hd, const struct np_event *ev)
 {
 	char cause[160];
 	snprintf(cause, sizeof(cause), "%s %s %s", ev->action, ev->subsystem, ev->device);
-	hold_log(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
-						   "device", ev->device, NULL }, "event: %s", cause);
+	log_folded(hd, now_ms());
+	if (hd->logged < EVENT_LOG_MAX) {
+		hd->logged++;
+		hold_log(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
+							   "device", ev->device, NULL }, "event: %s", cause);
+	} else {
+		hd->folded++;
+	}
 	if (!strcmp(ev->action, "remove") || !strcmp(ev->action, "dellink") || !strcmp(ev->action, "unbind"))
 		return; /* nothing left to place; it is re-placed when it comes back */
 	pending_add(hd, ev->device, cause, now_ms() + EVENT_SETTLE_MS);
@@ -314,9 +360,12 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 {
 	char buf[16384];
 	ssize_t n;
-	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+	bool from_kernel;
+	while ((n = np_netlink_recv(fd, buf, sizeof(buf) - 1, &from_kernel)) >= 0) {
 		struct np_event evs[16];
 		size_t count = 0;
+		if (!from_kernel)
+			continue;
 		if (rtnl)
 			count = np_rtnl_parse(buf, (size_t)n, evs, 16);
 		else
@@ -324,7 +373,7 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 		for (size_t i = 0; i < count; i++)
 			handle_event(hd, &evs[i]);
 	}
-	if (n < 0 && errno == ENOBUFS)
+	if (n == -ENOBUFS)
 		/* Events were lost: only a check of everything is sure to see their devices. */
 		pending_add(hd, "", "check after lost events", now_ms());
 }
@@ -374,6 +423,8 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 		for (size_t i = 0; i < hd->npending; i++)
 			if (hd->pending[i].due < due)
 				due = hd->pending[i].due;
+		if (hd->folded && hd->log_window + 1000 < due)
+			due = hd->log_window + 1000;
 		int timeout = due > now ? (int)(due - now) : 0;
 		if (poll(fds, NFDS, timeout) < 0 && errno != EINTR) {
 			rc = np_error("poll: %s", strerror(errno));
@@ -402,6 +453,7 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 			}
 		}
 		now = now_ms();
+		log_folded(hd, now);
 		for (size_t i = 0; i < hd->npending;) {
 			if (hd->pending[i].due > now) {
 				i++;
@@ -468,6 +520,8 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 		np_profile_free(&hd.prof);
 	}
 	np_hold_free(&hd.h);
+	free(hd.h.session);
+	free(hd.h.unfinished);
 	np_dirs_free(&hd.dirs);
 	return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "../lib/cpudesc.h"
 #include "../lib/cpuset.h"
+#include "../lib/quote.h"
 
 /* ---- values ---- */
 
@@ -110,7 +111,8 @@ static char *value_text(const struct np_column *c, const struct np_value *v)
 		return strdup(c->null_text ? c->null_text : "-");
 	case NP_VAL_STRING:
 	case NP_VAL_JSON:
-		return strdup(v->s && *v->s ? v->s : c->empty_text ? c->empty_text : "-");
+		/* Names are the kernel's bytes: escape what would not show as itself. */
+		return v->s && *v->s ? np_escape_dup(v->s) : strdup(c->empty_text ? c->empty_text : "-");
 	case NP_VAL_INT:
 		return asprintf(&text, "%lld", v->i) < 0 ? NULL : text;
 	case NP_VAL_NUMBER:

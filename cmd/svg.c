@@ -16,6 +16,7 @@
 #include "../lib/cpudesc.h"
 #include "../lib/findings.h"
 #include "../lib/machine.h"
+#include "../lib/quote.h"
 #include "cmd.h"
 
 #define NODE_W 280
@@ -34,9 +35,12 @@
 #define RED "#d62728"
 #define ORANGE "#e6550d"
 
+/* XML text, from a name's bytes: what would not show (np_escape) first, as
+ * \xHH; XML 1.0 has no way at all to carry most control characters. */
 static void text_escaped(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
+	char buf[256];
+	for (s = s ? np_escape(s, buf, sizeof(buf)) : NULL; s && *s; s++) {
 		if (*s == '&')
 			fputs("&amp;", out);
 		else if (*s == '<')
@@ -93,9 +97,11 @@ static void arrow(FILE *out, const char *cls, const char *dev, int node, unsigne
 
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path)
 {
-	FILE *out = fopen(path, "we");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
 	if (!out)
-		return np_error("cannot write '%s': %s", path, strerror(errno));
+		return np_error("drawing '%s': %s", path, strerror(errno));
 	const struct np_topology *t = &m->topo;
 	int nn = t->nnodes > 0 ? t->nnodes : 1;
 	/* Devices with interrupts, per node column (unknown node: the last column). */
@@ -177,6 +183,7 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	}
 	if (!ok) {
 		fclose(out);
+		free(text);
 		free(col), free(row), free(count), free(tot), free(fl), free(warned);
 		np_cpuset_free(&quiet), np_cpuset_free(&hit), np_cpuset_free(&interrupted);
 		np_findings_free(&findings);
@@ -324,7 +331,8 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	free(col), free(row), free(count), free(tot), free(fl), free(warned);
 	np_cpuset_free(&quiet), np_cpuset_free(&hit), np_cpuset_free(&interrupted);
 	np_findings_free(&findings);
-	if (fclose(out) != 0)
-		return np_error("cannot write '%s': %s", path, strerror(errno));
-	return EXIT_OK;
+	/* Like advise -o: no link followed, the file replaced whole. */
+	int rc = fclose(out) ? np_error("drawing '%s': %s", path, strerror(errno)) : np_write_output(path, text, len);
+	free(text);
+	return rc;
 }

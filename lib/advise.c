@@ -25,6 +25,14 @@ int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cp
 {
 	int best = -1, rc = 0;
 	np_cpuset_clear(out);
+	/* A memory-only node's own nearest CPUs: its HMAT initiators', which
+	 * distances alone can contradict. */
+	const struct np_node *self = np_topology_node(topo, node);
+	if (self && self->near_by == NP_NEAR_INITIATORS && np_cpuset_intersects(&self->near_cpus, usable)) {
+		if ((rc = np_cpuset_copy(out, &self->near_cpus)) == 0)
+			np_cpuset_and(out, usable);
+		return rc;
+	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
 		for (int i = 0; i < topo->nnodes && rc == 0; i++) {
 			const struct np_node *n = &topo->nodes[i];

@@ -165,6 +165,7 @@ void np_hold_result_free(struct np_hold_result *r)
 		free(r->gave_up[i].culprit);
 	}
 	free(r->gave_up);
+	free(r->finished);
 	np_irqban_free(&r->ban);
 	np_txn_free(&r->txn);
 	memset(r, 0, sizeof(*r));
@@ -373,6 +374,18 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	if (h->unfinished && !h->report_only) {
+		/* Forced: the values are hold's own, and the profile's come next. */
+		rc = np_txn_revert(ctx, &h->txn, h->unfinished, true, NULL);
+		if (rc && rc != -ESTALE) {
+			char detail[sizeof(ctx->err)];
+			snprintf(detail, sizeof(detail), "%s", ctx->err);
+			return np_fail(ctx, rc, "transaction %s, left pending by an earlier re-apply, cannot be "
+				       "finished yet: %s", h->unfinished, detail);
+		}
+		r->finished = h->unfinished;
+		h->unfinished = NULL;
+	}
 	/* Neither names nor processes: a pass shows no name, and only a
 	 * culprit needs to know whether irqbalance runs (record_devices). A
 	 * device event leaves CPUs and nodes as they were; the check of every
@@ -445,7 +458,10 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		goto out;
 	struct np_txn_opts opts = h->txn;
 	opts.cause = cause;
+	opts.session = h->session;
 	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
+	if (rc && r->txn.id && r->txn.state == NP_TXN_PENDING && !h->unfinished)
+		h->unfinished = strdup(r->txn.id); /* NULL (ENOMEM): the next apply says it is pending */
 	if (r->ban.ban)
 		r->ban.change.old_value = fix[nvalues].old_value;
 	nfix = nvalues;
@@ -457,6 +473,10 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	}
 	if (rc)
 		goto out;
+	if (r->txn.nchanges && !h->session && !(h->session = strdup(r->txn.id))) {
+		rc = -ENOMEM;
+		goto nomem;
+	}
 	/* What was written: a value back in place by the time of the apply was not. */
 	written = calloc(nfix + 1, sizeof(*written));
 	devices = calloc(nfix + 1, sizeof(*devices));
