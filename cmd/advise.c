@@ -363,8 +363,25 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 							  .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
 							  .xps_follow_irq = true, .auto_net = true };
 	struct np_plan plan = { 0 };
+	/* Pods' exclusive CPUs are forbidden, as --exclude-cpus ones. */
+	char **kube_warnings = NULL;
+	size_t nkube = 0;
+	if (rc == EXIT_OK && np_kubelet_forbid(&m, &o, &kube_warnings, &nkube))
+		rc = np_error("planning: %s", strerror(ENOMEM));
 	if (rc == EXIT_OK && np_advise(&m, &o, &plan))
 		rc = np_error("planning: %s", strerror(ENOMEM));
+	char **all = rc == EXIT_OK ? realloc(plan.warnings, (plan.nwarnings + nkube + 1) * sizeof(*all)) : NULL;
+	if (rc == EXIT_OK && !all)
+		rc = np_error("%s", strerror(ENOMEM));
+	for (size_t i = 0; i < nkube; i++) {
+		if (all)
+			all[plan.nwarnings++] = kube_warnings[i];
+		else
+			free(kube_warnings[i]);
+	}
+	if (all)
+		plan.warnings = all;
+	free(kube_warnings);
 	/* What --app-pid inferred leads the notes: the plan follows from it;
 	 * then what the volumes count. */
 	size_t nlead = ninferred + (ao.interval > 0);

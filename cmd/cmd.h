@@ -75,6 +75,7 @@ extern const struct np_command np_commands[];
 struct np_global_opts {
 	const char *root;
 	bool help, version;
+	const char *kubelet_state;
 };
 extern const struct np_option np_global_options[];
 extern const struct np_option *const np_help_option;

@@ -293,6 +293,11 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	np_jw_cjson(&jw, "irqbalance", irqbalance);
 	cJSON_Delete(irqbalance);
 	findings_write(&jw, m, f);
+	np_kube_write(&jw, &m->kube);
+	if (o->interval > 0)
+		np_jw_null(&jw, "interrupts_where"); /* counted since boot only */
+	else
+		np_where_write(&jw, m);
 	return np_json_end(&jw);
 }
 
@@ -323,6 +328,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	/* Over an interval the threshold is a rate: NP_FINDINGS_MIN_RATE a second. */
 	unsigned long long min = o.interval > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * o.interval + 0.5)
 						: NP_FINDINGS_MIN_INTERRUPTS;
+	if (rc == EXIT_OK && o.json && !(o.interval > 0) && np_kubelet_split(ctx, &m.topo, &m.kube))
+		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && o.svg)
 		rc = np_report_svg(&m, selected, o.svg);
 	if (rc == EXIT_OK && np_findings_collect(&m, min, &f))

@@ -12,7 +12,7 @@ _numaplace_options_end='run'
 _numaplace_options()
 {
 	case $1 in
-	'') echo '--root --help -h --version -V' ;;
+	'') echo '--root --help -h --version -V --kubelet-state' ;;
 	report) echo '--json -j --pretty --all -a --color --interval -i --svg --help -h' ;;
 	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
 	devices) echo '--all -a --json -j --pretty --help -h' ;;
@@ -40,6 +40,7 @@ _numaplace_argument()
 {
 	case $1:$2 in
 	:--root) echo dir ;;
+	:--kubelet-state) echo file ;;
 	report:--color) echo none ;;
 	report:--interval | report:-i) echo none ;;
 	report:--svg) echo file ;;

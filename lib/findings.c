@@ -18,6 +18,7 @@ static const struct kind {
 	double factor;
 } kinds[] = {
 	{ "irq_on_isolated_cpus", NP_WARNING, 2.0 },
+	{ "irq_on_exclusive_cpus", NP_WARNING, 2.0 },
 	{ "remote_irqs", NP_WARNING, 1.0 },
 	{ "rq_affinity_remote", NP_WARNING, 0.5 },
 	{ "system_irqs_on_isolated_cpus", NP_WARNING, 0.5 },
@@ -315,6 +316,73 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 	return x && x->fix ? 0 : -ENOMEM;
 }
 
+/* IRQs of a device that ran on, or are set to run on, CPUs a Kubernetes
+ * container holds exclusively (the kubelet's static CPU manager): as on an
+ * isolated CPU, each steals from a latency-critical workload. Isolated CPUs
+ * are the other finding's; the containers are named by pod UID. */
+static int exclusive_finding(const struct np_machine *m, size_t di, struct np_findings *f)
+{
+	const struct np_kubelet *k = &m->kube;
+	struct tally t = { 0 };
+	struct np_cpuset hit = NP_CPUSET_INIT, excl = NP_CPUSET_INIT;
+	unsigned long long there = 0;
+	int rc = np_cpuset_copy(&excl, &k->exclusive);
+	np_cpuset_andnot(&excl, &m->topo.isolated);
+	np_cpuset_andnot(&excl, &m->topo.nohz_full);
+	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO)
+			continue;
+		struct np_where w;
+		np_kubelet_where(k, &m->topo, irq, -1, &w);
+		bool set_there = irq->has_effective && np_cpuset_intersects(&irq->effective, &excl);
+		if (!set_there && !w.exclusive)
+			continue;
+		if ((rc = np_cpuset_copy(&hit, set_there ? &irq->effective : &irq->ran_on)))
+			break;
+		np_cpuset_and(&hit, &excl);
+		rc = tally_add(m, &t, irq, &hit);
+		there += w.exclusive;
+	}
+	np_cpuset_free(&hit);
+	np_cpuset_free(&excl);
+	if (rc || t.nirqs == 0) {
+		tally_free(&t);
+		return rc;
+	}
+	/* The containers hit, each once. */
+	char *owners = strdup(""), *more, buf[512], a[16], b[16];
+	for (size_t c = 0; owners && c < k->n; c++) {
+		if (!np_cpuset_intersects(&k->v[c].cpus, &t.cpus))
+			continue;
+		if (asprintf(&more, "%s%s%s", owners, *owners ? ", " : "", np_kube_container_text(&k->v[c], buf, sizeof(buf))) < 0)
+			more = NULL;
+		free(owners);
+		owners = more;
+	}
+	char *who = dev_who(m, &m->pci.devs[di]), *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX);
+	struct np_finding *x = NULL;
+	if (who && cpus && owners)
+		x = add(f, "irq_on_exclusive_cpus", m->pci.devs[di].addr,
+			"%s: %s on CPU%s %s, exclusive to container %s; %s of %s interrupts ran there",
+			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus, owners,
+			np_count_text(there, a), np_count_text(t.total, b));
+	if (x) {
+		x->dev = (int)di;
+		x->who = who;
+		who = NULL;
+		x->what = "on exclusive CPUs";
+		x->fix = fix_for(&m->pci.devs[di]);
+		take(x, &t, there);
+		x->minor = there < f->min_interrupts;
+	}
+	free(owners);
+	free(who);
+	free(cpus);
+	tally_free(&t);
+	return x && x->fix ? 0 : -ENOMEM;
+}
+
 /* Device-level findings: node unknown, remote IRQs, managed IRQs,
  * rq_affinity 0 with remote completions, IRQs on isolated CPUs. */
 static int device_findings(const struct np_machine *m, size_t di, const struct np_cpuset *quiet,
@@ -372,6 +440,8 @@ static int device_findings(const struct np_machine *m, size_t di, const struct n
 	}
 	if (matters && !np_cpuset_empty(quiet))
 		rc = isolated_finding(m, (int)di, quiet, f);
+	if (rc == 0 && matters && !np_cpuset_empty(&m->kube.exclusive))
+		rc = exclusive_finding(m, di, f);
 	return rc;
 }
 
