@@ -48,6 +48,11 @@ const struct np_command np_commands[] = {
 		    "SIGINT exit 0 and leave the values applied.\n"
 		    "Exit status: 0 stopped by a signal (or --boot with no boot profile), 1 failure before holding,\n"
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)." },
+	{ .name = "metrics", .fn = cmd_metrics, .operands = "none", .options = metrics_options,
+	  .usage = "[--save FILE] [--profile PROFILE]",
+	  .summary = "Print placement, drift and hold's work as Prometheus metrics.",
+	  .epilog = "The text exposition format, no timestamps: for node_exporter's textfile collector\n"
+		    "(--save DIR/numaplace.prom) or any scraper." },
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },

@@ -4,7 +4,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs top advise apply hold verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise apply hold metrics verify revert enable disable history profile run snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -21,6 +21,7 @@ _numaplace_options()
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
+	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
 	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
 	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
@@ -65,6 +66,10 @@ _numaplace_argument()
 	hold:--profile-dir) echo dir ;;
 	hold:--state-dir) echo dir ;;
 	hold:--irqbalance) echo none ;;
+	metrics:--save) echo file ;;
+	metrics:--profile) echo profile-name ;;
+	metrics:--profile-dir) echo dir ;;
+	metrics:--state-dir) echo dir ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
@@ -100,6 +105,7 @@ _numaplace_operands()
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
 	hold) echo profile-name one ;;
+	metrics) echo none one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
 	enable) echo profile-name one ;;

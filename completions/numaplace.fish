@@ -61,6 +61,14 @@ function __numaplace_argument
             echo dir
         case 'hold:--irqbalance'
             echo none
+        case 'metrics:--save'
+            echo file
+        case 'metrics:--profile'
+            echo profile-name
+        case 'metrics:--profile-dir'
+            echo dir
+        case 'metrics:--state-dir'
+            echo dir
         case 'verify:--profile-dir'
             echo dir
         case 'revert:--state-dir'
@@ -93,6 +101,7 @@ function __numaplace_commands
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
+        metrics 'Print placement, drift and hold\'s work as Prometheus metrics.' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
@@ -349,6 +358,13 @@ complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the 
 complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
 complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
+
+# metrics
+complete -c numaplace -n '__numaplace_option metrics' -l save -r -F -d 'write FILE (mode 0644) by renaming a whole new file over it, not stdout'
+complete -c numaplace -n '__numaplace_option metrics' -l profile -x -a '(__numaplace_values profile-name)' -d 'check this profile for drift (default: the values the transactions applied)'
+complete -c numaplace -n '__numaplace_option metrics' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option metrics' -l state-dir -x -a '(__numaplace_values dir)' -d 'read transactions from DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option metrics' -s h -l help -d 'show this help'
 
 # verify
 complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
