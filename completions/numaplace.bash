@@ -20,7 +20,7 @@ _numaplace_options()
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
-	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --help -h' ;;
+	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
 	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
 	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
 	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
@@ -66,6 +66,7 @@ _numaplace_argument()
 	hold:--profile-dir) echo dir ;;
 	hold:--state-dir) echo dir ;;
 	hold:--irqbalance) echo none ;;
+	hold:--metrics) echo file ;;
 	metrics:--save) echo file ;;
 	metrics:--profile) echo profile-name ;;
 	metrics:--profile-dir) echo dir ;;

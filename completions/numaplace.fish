@@ -61,6 +61,8 @@ function __numaplace_argument
             echo dir
         case 'hold:--irqbalance'
             echo none
+        case 'hold:--metrics'
+            echo file
         case 'metrics:--save'
             echo file
         case 'metrics:--profile'
@@ -356,6 +358,7 @@ complete -c numaplace -n '__numaplace_option hold' -l profile-dir -x -a '(__numa
 complete -c numaplace -n '__numaplace_option hold' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance at the first apply (default if irqbalance runs or is installed), warn, or ignore'
 complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
+complete -c numaplace -n '__numaplace_option hold' -l metrics -r -F -d 'write \'numaplace metrics\' to FILE after each pass, with hold\'s counters'
 complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
 

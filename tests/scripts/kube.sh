@@ -69,3 +69,32 @@ test_malformed_state_is_a_note() {
 		expect_eq 0 "$(jq '[.findings[] | select(.kind == "irq_on_exclusive_cpus")] | length' <<<"$out")" "findings"
 	done
 }
+
+# hold watches the state file's directory: the kubelet replacing it (a new Guaranteed
+# pod) is a check of every device, and a rule profile's IRQs leave the pod's CPUs.
+test_hold_reacts_to_a_changed_state_file() {
+	kube_root
+	local state=$ROOT/var/lib/kubelet/cpu_manager_state log=$WORK/kube-hold.log i
+	printf '%s' '{"policyName":"static","defaultCpuSet":"0-7","checksum":1}' >"$state"
+	"$NUMAPLACE" --root "$ROOT" hold --interval 3600 --state-dir "$WORK/kube-state" --metrics "$WORK/kube.prom" \
+		"$TOP/profiles/network-local.json" 2>"$log" &
+	KUBE_HOLD_PID=$!
+	trap 'kill "${KUBE_HOLD_PID:-}" 2>/dev/null || true' EXIT
+	for ((i = 0; i < 100; i++)); do grep -q "holding" "$log" && break; sleep 0.1; done
+	grep -q "watching .*/var/lib/kubelet/cpu_manager_state" "$log" || die "not watching: $(cat "$log")"
+	expect_eq "6 7" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 before the pod"
+	# As the kubelet writes it: a new file renamed over the old.
+	printf '%s' '{"policyName":"static","defaultCpuSet":"0-5","entries":{"'$KUBE_POD'":{"l2fwd":"6-7"}},"checksum":2}' \
+		>"$state.tmp"
+	mv "$state.tmp" "$state"
+	for ((i = 0; i < 100; i++)); do grep -q "re-applied" "$log" && break; sleep 0.1; done
+	grep -q "event: the kubelet's CPU manager state changed" "$log" || die "no event: $(cat "$log")"
+	expect_eq "5 4" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 after the pod"
+	# --metrics: hold's counter for the device, the held profile without drift.
+	grep -qx 'numaplace_hold_reapplies_total{device="0000:98:00.0 (ens6f0np0)"} 1' "$WORK/kube.prom" ||
+		die "no re-apply counted: $(grep hold_ "$WORK/kube.prom")"
+	grep -qx 'numaplace_profile_drift{profile="network-local"} 0' "$WORK/kube.prom" || die "drift in hold's metrics"
+	if command -v promtool >/dev/null; then promtool check metrics <"$WORK/kube.prom" >/dev/null 2>&1 || die "promtool"; fi
+	kill -TERM "$KUBE_HOLD_PID"
+	wait "$KUBE_HOLD_PID" || die "hold exited with $?"
+}
