@@ -18,7 +18,7 @@ _numaplace_options()
 	devices) echo '--all -a --json -j --pretty --help -h' ;;
 	irqs) echo '--json -j --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
 	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
@@ -55,6 +55,7 @@ _numaplace_argument()
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;
 	advise:--app-pid) echo pid ;;
+	advise:--pod) echo none ;;
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
 	advise:--interval | advise:-i) echo none ;;

@@ -39,6 +39,8 @@ function __numaplace_argument
             echo none
         case 'advise:--app-pid'
             echo pid
+        case 'advise:--pod'
+            echo none
         case 'advise:--device' 'advise:-d'
             echo device
         case 'advise:--exclude-cpus' 'advise:-x'
@@ -330,6 +332,7 @@ complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__nu
 complete -c numaplace -n '__numaplace_option advise' -l app-cpus -x -d 'the application runs on these CPUs (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-node -x -d 'the application runs on this node (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: its CPUs, and (for --policy app) its devices'
+complete -c numaplace -n '__numaplace_option advise' -l pod -x -d 'the application is this Kubernetes pod (UID, or UID/CONTAINER): its exclusive CPUs'
 complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
 complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'

@@ -98,3 +98,17 @@ test_hold_reacts_to_a_changed_state_file() {
 	kill -TERM "$KUBE_HOLD_PID"
 	wait "$KUBE_HOLD_PID" || die "hold exited with $?"
 }
+
+# --policy app --pod: the pod's devices go to the housekeeping CPUs nearest its CPUs.
+test_app_policy_places_a_pods_devices_near_its_cpus() {
+	local plan
+	plan=$("$NUMAPLACE" --root "$FIXTURES/kube" advise --json --policy app --pod "$KUBE_POD" --device ens6f0np0)
+	expect_eq "4 4-5 5" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity") | .recommended] | unique | join(" ")' <<<"$plan")" \
+		"the NIC's IRQs on node 1's housekeeping CPUs"
+	expect_eq "0000:98:00.0" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity") | .device] | unique | join(" ")' <<<"$plan")" \
+		"only the pod's device moves"
+	local status=0
+	"$NUMAPLACE" --root "$FIXTURES/kube" advise --policy app --pod "$KUBE_POD" --app-cpus 1 --device ens6f0np0 2>/dev/null ||
+		status=$?
+	expect_eq 2 "$status" "--pod with --app-cpus"
+}
