@@ -125,7 +125,7 @@ build/san/tests/unit/%: tests/unit/%.c build/san/libnumaplace.a $(HEADERS) $(wil
 	@echo "  TEST    $<"
 	@$(CC) $(SAN_CFLAGS) -o $@ $< build/san/libnumaplace.a \
 		$(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
-build/san/tests/hwloc-agree: tests/hwloc-agree.c
+build/san/tests/hwloc-agree build/san/tests/hwloc-pcitree: build/san/tests/%: tests/%.c
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
 	@$(CC) $(WARN) -O1 -g $(SAN) $(shell $(PKG_CONFIG) --cflags hwloc libcjson) -o $@ $< \
@@ -179,7 +179,7 @@ fuzz-run: $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 check check-live: export WERROR := 1
 check:
 	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree $(FUZZ_REPLAY) \
+	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree build/san/tests/hwloc-pcitree $(FUZZ_REPLAY) \
 		build/gen-root
 	@bash tests/run.sh
 

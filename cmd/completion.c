@@ -47,6 +47,7 @@ static const struct {
 	{ "irqbalance", "ban warn ignore" },
 	{ "shell", "bash zsh fish" },
 	{ "subcommand", "list show validate" },
+	{ "class", "gpu net nvme storage all" },
 };
 #define NWORD_KINDS (sizeof(word_kinds) / sizeof(word_kinds[0]))
 

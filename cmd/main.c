@@ -24,7 +24,7 @@ const struct np_command np_commands[] = {
 	  .summary = "Show everything numaplace knows about this machine." },
 	{ .name = "topo", .fn = cmd_topo, .operands = "none", .options = topo_options,
 	  .summary = "Show NUMA nodes, CPUs, memory and distances." },
-	{ .name = "devices", .fn = cmd_devices, .operands = "device...", .options = devices_options, .usage = "[--all] [FILTER...]",
+	{ .name = "devices", .fn = cmd_devices, .operands = "device...", .options = devices_options, .usage = "[--all] [FILTER...] | --matrix [--class CLASSES] [FILTER...] | --near DEVICE [--class CLASSES]",
 	  .summary = "Show PCI devices with their node, queues, block devices and IRQs.", .epilog = FILTER_HELP },
 	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC | --interrupts FILE] [FILTER...]",
 	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share.",

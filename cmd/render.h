@@ -37,6 +37,24 @@ void np_where_write(struct np_jw *jw, const struct np_machine *m);
 void np_devices_write(struct np_jw *jw, const char *key, const struct np_machine *m, const bool *selected);
 void np_devices_print(const struct np_machine *m, const bool *selected, FILE *out);
 
+/* PCIe proximity (render-matrix.c): the link types between the selected
+ * devices, as a matrix (text, or JSON "devices" and "links"), and the devices
+ * nearest one (--near), rows of np_near_columns. */
+struct np_pcitree;
+int np_matrix_print(const struct np_machine *m, const struct np_pcitree *t, const bool *selected, FILE *out);
+void np_matrix_write(struct np_jw *jw, const struct np_machine *m, const struct np_pcitree *t, const bool *selected);
+struct np_near {
+	const struct np_machine *m;
+	const struct np_pcitree *tree;
+	size_t dev; /* the device the others are near to */
+};
+extern const struct np_column np_near_columns[];
+#define NP_NEAR_DEFAULT_COLUMNS "device,kind,link,acs,node,distance,netdev,rdma,block,name"
+/* The selected devices but near->dev, nearest first: *rows (malloc'd) holds
+ * *nrows rows of np_near_row_size() bytes each. 0 or -ENOMEM. */
+int np_near_rows(const struct np_near *near, const bool *selected, void **rows, size_t *nrows);
+size_t np_near_row_size(void);
+
 /* irqs: one row per IRQ, the row a struct np_irq, the data an np_irq_view:
  * the machine and, after --interval, the seconds sampled (else 0). */
 struct np_nodes_memo;

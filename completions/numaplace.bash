@@ -15,7 +15,7 @@ _numaplace_options()
 	'') echo '--root --help -h --version -V --kubelet-state' ;;
 	report) echo '--json -j --pretty --all -a --color --interval -i --svg --help -h' ;;
 	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
-	devices) echo '--all -a --json -j --pretty --help -h' ;;
+	devices) echo '--all -a --matrix -m --near --class --output -o --noheadings -n --raw -r --pairs -P --json -j --pretty --help -h' ;;
 	irqs) echo '--json -j --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
@@ -45,6 +45,9 @@ _numaplace_argument()
 	report:--color) echo none ;;
 	report:--interval | report:-i) echo none ;;
 	report:--svg) echo file ;;
+	devices:--near) echo device ;;
+	devices:--class) echo class ;;
+	devices:--output | devices:-o) echo none ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	irqs:--interrupts) echo file ;;
 	irqs:--output | irqs:-o) echo none ;;
@@ -92,6 +95,7 @@ _numaplace_fixed()
 	irqbalance) echo ban warn ignore ;;
 	shell) echo bash zsh fish ;;
 	subcommand) echo list show validate ;;
+	class) echo gpu net nvme storage all ;;
 	esac
 }
 

@@ -19,6 +19,12 @@ function __numaplace_argument
             echo none
         case 'report:--svg'
             echo file
+        case 'devices:--near'
+            echo device
+        case 'devices:--class'
+            echo class
+        case 'devices:--output' 'devices:-o'
+            echo none
         case 'irqs:--interval' 'irqs:-i'
             echo none
         case 'irqs:--interrupts'
@@ -129,6 +135,8 @@ function __numaplace_fixed --argument-names kind
             printf '%s\n' bash zsh fish
         case subcommand
             printf '%s\n' list show validate
+        case class
+            printf '%s\n' gpu net nvme storage all
         case '*'
             return 1
     end
@@ -303,6 +311,13 @@ complete -c numaplace -n '__numaplace_option topo' -s h -l help -d 'show this he
 
 # devices
 complete -c numaplace -n '__numaplace_option devices' -s a -l all -d 'list every PCI function, not only the ones that matter'
+complete -c numaplace -n '__numaplace_option devices' -s m -l matrix -d 'the PCIe link type between every two devices (X, PIX, PXB, PHB, NODE, SYS)'
+complete -c numaplace -n '__numaplace_option devices' -l near -x -a '(__numaplace_values device)' -d 'the other devices, nearest to DEVICE first (link type, then NUMA distance)'
+complete -c numaplace -n '__numaplace_option devices' -l class -x -a '(__numaplace_values class)' -d 'with --matrix or --near: gpu, net, nvme, storage, all, comma-separated (default gpu,net,storage)'
+complete -c numaplace -n '__numaplace_option devices' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option devices' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option devices' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option devices' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option devices' -s j -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option devices' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option devices' -s h -l help -d 'show this help'

@@ -566,7 +566,7 @@ static int copy_msi_irqs(struct snap *s, const char *dir)
 }
 
 /* The children numaplace looks for by name: virtioN (with its driver) and
- * nvme/nvmeN, which interrupt names refer to. */
+ * nvme/nvmeN, which interrupt names refer to, and infiniband/NAME. */
 static int copy_pci_children(struct snap *s, const char *dir)
 {
 	char mp[PATH_MAX], **names;
@@ -581,16 +581,19 @@ static int copy_pci_children(struct snap *s, const char *dir)
 			rc = copy_entry(s, mp, FOLLOW_DRIVER);
 	}
 	np_names_free(names, n);
-	if (rc || (rc = mp_fmt(s, mp, "%s/nvme", dir)) || (rc = list(s, mp, &names, &n, &present)))
-		return rc;
-	if (present)
-		rc = ensure_dir(s, mp);
-	for (size_t i = 0; i < n && !rc; i++) {
-		char child[PATH_MAX];
-		if (!(rc = mp_fmt(s, child, "%s/%s", mp, names[i])))
-			rc = ensure_dir(s, child);
+	/* nvme/nvmeN, and infiniband/NAME: the RDMA device names devices --near shows. */
+	for (const char *const *sub = (const char *const[]){ "nvme", "infiniband", NULL }; *sub && !rc; sub++) {
+		if ((rc = mp_fmt(s, mp, "%s/%s", dir, *sub)) || (rc = list(s, mp, &names, &n, &present)))
+			return rc;
+		if (present)
+			rc = ensure_dir(s, mp);
+		for (size_t i = 0; i < n && !rc; i++) {
+			char child[PATH_MAX];
+			if (!(rc = mp_fmt(s, child, "%s/%s", mp, names[i])))
+				rc = ensure_dir(s, child);
+		}
+		np_names_free(names, n);
 	}
-	np_names_free(names, n);
 	return rc;
 }
 

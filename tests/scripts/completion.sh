@@ -83,7 +83,8 @@ test_bash_completes_commands() {
 	expect_offered "numaplace no-such-command $TOP/Makef" "$TOP/Makefile"
 
 	# Options may follow operands, as getopt_long permutes them ...
-	expect_completions "numaplace devices lo --" --all --json --pretty --help
+	expect_completions "numaplace devices lo --" --all --class --help --json --matrix --near --noheadings --output --pairs --pretty --raw
+	expect_completions "numaplace devices --matrix --class " gpu net nvme storage all
 	# ... but not after "--", nor in the command line that run runs.
 	expect_completions "numaplace devices -- lo --"
 	expect_completions "numaplace run --near lo sh --"

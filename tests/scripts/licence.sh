@@ -26,8 +26,8 @@ test_every_source_names_its_licence() {
 	[ -z "$missing" ] || die "no SPDX line naming the licence in:"$'\n'"$missing"
 }
 
-# The package and the collection say what the sources say.
-test_package_and_collection_state_the_licence() {
+# debian/copyright and the collection say what the sources say.
+test_copyright_and_galaxy_state_the_licence() {
 	cd "$TOP"
 	grep -q '^License: GPL-2.0-or-later$' debian/copyright || die "debian/copyright: no GPL-2.0-or-later paragraph"
 	grep -q '^License: GPL-3.0-or-later$' debian/copyright || die "debian/copyright: no GPL-3.0-or-later paragraph"

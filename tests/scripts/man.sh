@@ -223,6 +223,8 @@ test_json_keys_documented() {
 		"$NUMAPLACE" --root "$r715" profile list --json
 		"$NUMAPLACE" --root "$r715" profile show network-local --json | jq 'del(.profile)'
 		"$NUMAPLACE" --root "$r715" run --near eth4 --print --json
+		"$NUMAPLACE" --root "$FIXTURES/gpu8" devices --matrix --json
+		"$NUMAPLACE" --root "$FIXTURES/gpu8" devices --near 0000:18:00.0 --json
 		"$NUMAPLACE" --root "$r715" disable --json
 		"$NUMAPLACE" profile validate "$TOP/profiles/network-local.json" --json
 		rm -rf "$WORK/man-snapshot"
@@ -235,7 +237,8 @@ test_json_keys_documented() {
 	[ ${#missing[@]} -eq 0 ] || die "JSON keys not in the JSON OUTPUT section of man/numaplace.8: ${missing[*]}"
 	# And every column of the table commands, which -o and --json take.
 	for key in $("$NUMAPLACE" --root "$r715" irqs -o help | awk 'NR > 1 { print $1 }') \
-		$("$NUMAPLACE" --root "$r715" history -o help | awk 'NR > 1 { print $1 }'); do
+		$("$NUMAPLACE" --root "$r715" history -o help | awk 'NR > 1 { print $1 }') \
+		$("$NUMAPLACE" --root "$FIXTURES/gpu8" devices --near 0000:18:00.0 -o help | awk 'NR > 1 { print $1 }'); do
 		grep -qw -- "$key" <<<"$text" || die "column '$key' is not in the JSON OUTPUT section"
 	done
 }

@@ -1,0 +1,1 @@
+--root "$FIXTURES/gpu8" devices --matrix nvme0n1 ibp25s0 18:00.0

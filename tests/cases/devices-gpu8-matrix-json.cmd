@@ -1,0 +1,1 @@
+--root "$FIXTURES/gpu8" devices --matrix --class gpu,nvme --json --pretty

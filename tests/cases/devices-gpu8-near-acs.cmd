@@ -1,0 +1,1 @@
+--root "$FIXTURES/gpu8" devices --near 0000:9a:00.0

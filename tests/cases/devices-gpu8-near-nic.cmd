@@ -1,0 +1,1 @@
+--root "$FIXTURES/gpu8" devices --near 0000:cd:00.0 --class net -o device,rdma,netdev,link -n

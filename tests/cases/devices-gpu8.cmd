@@ -1,0 +1,1 @@
+--root "$FIXTURES/gpu8" devices

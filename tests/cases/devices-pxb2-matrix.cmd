@@ -1,0 +1,1 @@
+--root "$FIXTURES/pxb2" devices --matrix

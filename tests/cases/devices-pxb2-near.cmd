@@ -1,0 +1,1 @@
+--root "$FIXTURES/pxb2" devices --near 05:00.0 --class all

@@ -1,0 +1,1 @@
+--root "$FIXTURES/gpu8" run --near 0000:ab:00.0 --print
