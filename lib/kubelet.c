@@ -218,13 +218,11 @@ const char *np_kube_container_text(const struct np_kube_container *c, char *buf,
 
 /* The topology seen by a second parse: node i the plain CPUs of node i,
  * node N + i its exclusive ones, isolated and nohz_full CPUs of no node
- * (they are counted apart, as quiet). */
-int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k)
+ * (they are counted apart, as quiet). Free t->nodes and t->node_of_cpu. */
+static int split_topology(const struct np_topology *topo, const struct np_kubelet *k, struct np_topology *t)
 {
-	if (k->split_loaded)
-		return 0;
 	int n = topo->nnodes;
-	struct np_topology t = *topo;
+	*t = *topo;
 	struct np_node *nodes = calloc((size_t)(2 * n) + 1, sizeof(*nodes));
 	int *node_of = malloc(((size_t)topo->max_cpu + 1) * sizeof(int));
 	if (!nodes || !node_of) {
@@ -243,17 +241,46 @@ int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct 
 		bool excl = np_cpuset_test(&k->exclusive, (unsigned)cpu);
 		node_of[cpu] = quiet ? -1 : excl ? n + (idx >= 0 ? idx : 0) : idx;
 	}
-	t.nodes = nodes;
-	t.nnodes = 2 * n;
-	t.node_of_cpu = node_of;
-	t.notes = NULL;
-	t.nnotes = 0;
-	int rc = np_irqs_read_counts(ctx, &t, &k->split);
-	free(nodes);
-	free(node_of);
+	t->nodes = nodes;
+	t->nnodes = 2 * n;
+	t->node_of_cpu = node_of;
+	t->notes = NULL;
+	t->nnotes = 0;
+	return 0;
+}
+
+int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k)
+{
+	struct np_topology t;
+	if (k->split_loaded)
+		return 0;
+	int rc = split_topology(topo, k, &t);
+	if (rc)
+		return rc;
+	rc = np_irqs_read_counts(ctx, &t, &k->split);
+	free(t.nodes);
+	free(t.node_of_cpu);
 	if (rc == -ENOENT)
 		rc = 0; /* no /proc/interrupts: no rows */
 	k->split_loaded = rc == 0;
+	return rc;
+}
+
+int np_kubelet_split_delta(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k)
+{
+	struct np_topology t;
+	struct np_irqs later;
+	if (!k->split_loaded)
+		return 0;
+	int rc = split_topology(topo, k, &t);
+	if (rc)
+		return rc;
+	if ((rc = np_irqs_read_counts(ctx, &t, &later)) == 0) {
+		rc = np_irqs_delta(&k->split, &later, &t);
+		np_irqs_free(&later);
+	}
+	free(t.nodes);
+	free(t.node_of_cpu);
 	return rc;
 }
 

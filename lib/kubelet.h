@@ -63,6 +63,9 @@ const struct np_kube_container *np_kubelet_owner(const struct np_kubelet *k, int
 const char *np_kube_container_text(const struct np_kube_container *c, char *buf, size_t size);
 /* Fills k->split (see above) from /proc/interrupts, once. Returns 0 or -errno. */
 int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k);
+/* After an interval (np_sample_interval): a loaded split's counts become
+ * those of the interval, read again now. Returns 0 or -errno. */
+int np_kubelet_split_delta(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k);
 void np_kubelet_free(struct np_kubelet *k);
 
 /* Interrupts of one IRQ by where they ran, each counted once: on isolated or

@@ -112,3 +112,12 @@ test_app_policy_places_a_pods_devices_near_its_cpus() {
 		status=$?
 	expect_eq 2 "$status" "--pod with --app-cpus"
 }
+
+# Over an interval the interrupts on exclusive CPUs are the interval's too (none ran in
+# a fixture), not the counts since boot.
+test_interval_counts_exclusive_interrupts_of_the_interval() {
+	local f
+	f=$("$NUMAPLACE" --root "$FIXTURES/kube" report --json --interval 0.1 |
+		jq -c '.findings[] | select(.kind == "irq_on_exclusive_cpus") | [.interrupts, .total, .minor]')
+	expect_eq "[0,0,true]" "$f" "the finding over 0.1 s"
+}
