@@ -48,7 +48,9 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 LIB_SRC := $(sort $(wildcard lib/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-HEADERS := $(wildcard lib/*.h cmd/*.h)
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD -MP, build/**/*.d), not on every header of the tree.
+DEPFLAGS = -MMD -MP
 
 # Debian packages: what building needs, and what the tests also compare against
 # (systemd: systemd-analyze checks the unit; zsh, fish: their completions run; prometheus:
@@ -87,15 +89,15 @@ build/san/config: FORCE
 	$(call remember,$(SAN_CONFIG))
 FORCE:
 
-build/%.o: %.c $(HEADERS) build/config
+build/%.o: %.c build/%.d build/config
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(BUILD_CFLAGS) -c -o $@ $<
+	@$(CC) $(BUILD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-build/san/%.o: %.c $(HEADERS) build/san/config
+build/san/%.o: %.c build/san/%.d build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  CC/SAN  $<"
-	@$(CC) $(SAN_CFLAGS) -c -o $@ $<
+	@$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # The man pages and the unit, with the configured paths.
 SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
@@ -117,14 +119,31 @@ build/san/libnumaplace.a: $(LIB_SRC:%.c=build/san/%.o)
 
 numaplace: $(CMD_SRC:%.c=build/%.o) build/libnumaplace.a
 	$(CC) $(BUILD_LDFLAGS) -o $@ $^ $(PKG_LIBS)
-build/san/numaplace: $(CMD_SRC:%.c=build/san/%.o) build/san/libnumaplace.a
+# Test binaries link tests/testing.c: the hooks a release binary must not
+# have (NUMAPLACE_FAULT_AFTER_WRITES).
+TESTING_OBJ := build/san/tests/testing.o
+build/san/numaplace: $(CMD_SRC:%.c=build/san/%.o) $(TESTING_OBJ) build/san/libnumaplace.a
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
 
-build/san/tests/unit/%: tests/unit/%.c build/san/libnumaplace.a $(HEADERS) $(wildcard tests/unit/*.h)
+build/san/tests/unit/%: tests/unit/%.c $(TESTING_OBJ) build/san/libnumaplace.a build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
-	@$(CC) $(SAN_CFLAGS) -o $@ $< build/san/libnumaplace.a \
+	@$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -o $@ $< $(TESTING_OBJ) build/san/libnumaplace.a \
 		$(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+# A test build of the library with one kind more (NUMAPLACE_TEST_ROW, attr.h):
+# tests/unit/newrow.c shows that a kind of an existing target shape is one
+# row, with no other change.
+build/testrow/lib/%.o: lib/%.c build/testrow/lib/%.d build/san/config
+	@mkdir -p $(dir $@)
+	@echo "  CC/ROW  $<"
+	@$(CC) $(SAN_CFLAGS) -DNUMAPLACE_TEST_ROW $(DEPFLAGS) -c -o $@ $<
+build/testrow/libnumaplace.a: $(LIB_SRC:lib/%.c=build/testrow/lib/%.o)
+	@rm -f $@ && ar rcs $@ $^
+build/san/tests/unit/test_new_row: tests/unit/newrow.c $(TESTING_OBJ) build/testrow/libnumaplace.a build/san/config
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $<"
+	@$(CC) $(SAN_CFLAGS) -DNUMAPLACE_TEST_ROW $(DEPFLAGS) -o $@ $< \
+		$(TESTING_OBJ) build/testrow/libnumaplace.a $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 build/san/tests/hwloc-agree build/san/tests/hwloc-pcitree: build/san/tests/%: tests/%.c
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
@@ -138,30 +157,30 @@ run:
 
 # The tests and CI build with -Werror: WERROR=1 reaches the makes they run
 # too (the install test), so that they find the build as check left it.
-UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=build/san/tests/unit/%)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=build/san/tests/unit/%) build/san/tests/unit/test_new_row
 # Fuzz harnesses (tests/fuzz/fuzz_NAME.c, corpus in tests/fuzz/corpus/NAME/):
 # make check replays the corpus under the sanitizers with a small main; make
 # fuzz runs each under libFuzzer (clang) for FUZZ_SECONDS.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=build/san/tests/fuzz/%-replay)
 FUZZ_SECONDS ?= 10
-build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libnumaplace.a $(HEADERS)
+build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libnumaplace.a
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $<"
-	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) -o $@ $< tests/fuzz/replay.c \
+	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) $(DEPFLAGS) -o $@ $< tests/fuzz/replay.c \
 		build/san/libnumaplace.a $(PKG_LIBS)
 # libFuzzer comes with clang; its runtime is a package clang only recommends.
 FUZZ_DEBS := clang libclang-rt-dev
 FUZZ_CFLAGS = $(CPPFLAGS) $(WARN) -g -O1 $(PKG_CFLAGS)
-build/fuzz/lib/%.o: lib/%.c $(HEADERS)
+build/fuzz/lib/%.o: lib/%.c build/fuzz/lib/%.d
 	@mkdir -p $(dir $@)
 	@echo "  CC/FUZZ $<"
-	@clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+	@clang $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 build/fuzz/libnumaplace.a: $(LIB_SRC:lib/%.c=build/fuzz/lib/%.o)
 	@rm -f $@ && ar rcs $@ $^
-build/fuzz/%: tests/fuzz/%.c build/fuzz/libnumaplace.a $(HEADERS)
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libnumaplace.a
 	@echo "  FUZZ    $<"
-	@clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< build/fuzz/libnumaplace.a $(PKG_LIBS)
+	@clang $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< build/fuzz/libnumaplace.a $(PKG_LIBS)
 # Each harness runs FUZZ_SECONDS from its committed corpus (new inputs go to
 # build/fuzz/corpus-NAME); a finding stops it, its input saved as
 # build/fuzz/NAME-crash-*: commit that to tests/fuzz/corpus/NAME/ with the fix.
@@ -243,6 +262,14 @@ uninstall:
 
 clean:
 	rm -rf build numaplace
+
+# An object without its .d yet (built before -MMD, or the .d lost) is
+# remade: each .d is a target of its own, made (as missing) by nothing.
+DEPFILES := $(foreach d,build build/san,$(LIB_SRC:%.c=$(d)/%.d) $(CMD_SRC:%.c=$(d)/%.d)) \
+	build/san/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
+$(DEPFILES):
+# The objects' .d files, and the test binaries' (compiled and linked in one step).
+-include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d))
 
 # Benchmark tools: a generator of synthetic machine roots and "the floor" (the
 # least I/O a report can do on a root). Standalone C, plain libc.

@@ -39,6 +39,16 @@ static int add_filter(const struct np_command *cmd, const struct np_option *o, c
 	return EXIT_OK;
 }
 
+/* -o FILE, kept for one release: it is --save, said so on stderr. */
+static int deprecated_save(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	(void)o;
+	fprintf(stderr, "numaplace: %s: -o/--output FILE is deprecated and will name columns in the next release: use --save %s\n",
+		cmd->name, arg);
+	*(const char **)field = arg;
+	return EXIT_OK;
+}
+
 const struct np_option advise_options[] = {
 	NP_OPT_STRING('p', "policy", struct advise_opts, policy, "POLICY",
 		      "local (IRQs on the device's node, default), app, or spread", "policy"),
@@ -57,8 +67,11 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct advise_opts, interval, double, "SEC",
 			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
 			np_opt_interval),
-	NP_OPT_STRING('o', "output", struct advise_opts, output, "FILE",
+	NP_OPT_STRING(0, "save", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
+	NP_OPT_CALLBACK('o', "output", struct advise_opts, output, const char *, "FILE",
+			"deprecated: --save FILE (-o will name columns, as in the other commands)", "file",
+			deprecated_save),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
 	NP_OPT_END,
@@ -298,20 +311,6 @@ static int pod_cpus(const struct np_machine *m, const char *pod, struct np_cpuse
 	return EXIT_OK;
 }
 
-/* Writes text to path, refusing to follow a link planted there. */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return np_error("cannot write '%s': %s", path, strerror(errno));
-	size_t len = strlen(text);
-	ssize_t n = write(fd, text, len);
-	int err = n < 0 ? errno : (size_t)n != len ? EIO : 0;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	return err ? np_error("cannot write '%s': %s", path, strerror(err)) : EXIT_OK;
-}
-
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("advise");
@@ -451,7 +450,17 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 			text = np_profile_to_text(&prof);
 			np_profile_free(&prof);
 		}
-		rc = text ? write_file(output, text) : np_error("writing the profile: %s", strerror(ENOMEM));
+		/* A plan is for apply: one that apply would refuse (a name with
+		 * control bytes, an IRQ name too long) is not written. */
+		struct np_profile check;
+		if (!text) {
+			rc = np_error("writing the profile: %s", strerror(ENOMEM));
+		} else if (np_profile_parse(ctx, output, text, &check)) {
+			rc = np_error("not writing '%s': apply would refuse this plan: %s", output, ctx->err);
+		} else {
+			np_profile_free(&check);
+			rc = np_write_output(output, text, strlen(text));
+		}
 		free(text);
 	}
 	if (rc == EXIT_OK)

@@ -11,7 +11,6 @@
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "cmd.h"
-#include "irqban.h"
 #include "render.h"
 
 /* At boot another apply holding the lock is unusual (a revert by hand, a
@@ -42,7 +41,7 @@ const struct np_option apply_options[] = {
 	 * marked, journaled and undone by revert. warn is for machines whose /etc
 	 * belongs to configuration management. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct apply_opts, irqbalance, enum np_irqb_mode, "MODE",
-			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
+			"ban the IRQs placed in irqbalance's configuration file"
 			" (default if irqbalance runs or is installed), warn, or ignore", "irqbalance", np_opt_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct apply_opts, boot,
 		    "apply " NP_BOOT_PROFILE " ('numaplace enable'), waiting 30 s at most for the lock"),
@@ -81,8 +80,8 @@ static void irqb_warn(const struct np_command *self, const struct np_irqban *ib)
 	else
 		np_notef("%s: WARNING: irqbalance is installed and, once it runs, will move IRQ%s %s "
 			"within about 10 s, undoing this placement\n", self->name, ib->nirqs == 1 ? "" : "s", list);
-	np_notef("%s: WARNING: ban them (--irqbalance=ban, or --banirq=N in IRQBALANCE_ARGS of "
-		NP_IRQBALANCE_CONFIG ", then 'systemctl restart irqbalance'), or stop irqbalance\n", self->name);
+	np_notef("%s: WARNING: ban them (--irqbalance=ban, or --banirq=N in %s of %s, then "
+		"'systemctl restart irqbalance'), or stop irqbalance\n", self->name, ib->conf.var, ib->conf.path);
 }
 
 /* What the JSON output says about irqbalance. */
@@ -99,6 +98,10 @@ static void irqb_json(cJSON *doc, const struct np_irqban *ib, bool done)
 	for (size_t i = 0; i < ib->nadded; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(ib->added[i]));
 	cJSON_AddBoolToObject(o, "restart", done && ib->ban && ib->running);
+	if (ib->conf.path[0]) {
+		cJSON_AddStringToObject(o, "file", ib->conf.path);
+		cJSON_AddStringToObject(o, "method", "banirq");
+	}
 	np_json_put(doc, "irqbalance", o);
 }
 
@@ -107,16 +110,17 @@ static void irqb_print(const struct np_irqban *ib, bool done)
 {
 	char list[256];
 	if (ib->ban && !done) {
-		printf("irqbalance: would add %s to " NP_IRQBALANCE_CONFIG "\n",
-		       ib->change.subject + strlen("irqbalance: "));
+		printf("irqbalance: would add %s to %s (%s)\n", ib->change.subject + strlen("irqbalance: "),
+		       ib->conf.path, ib->conf.from);
 	} else if (ib->ban) {
 		if (ib->running)
-			puts("restart irqbalance: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
+			printf("restart irqbalance: systemctl restart irqbalance (it reads %s only when it starts)\n",
+			       ib->conf.var);
 		else
 			puts("irqbalance is not running: it reads the bans when it starts");
 	} else if (ib->banned) {
-		printf("irqbalance: IRQ%s %s banned already in " NP_IRQBALANCE_CONFIG "\n", ib->nirqs == 1 ? "" : "s",
-		       np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs));
+		printf("irqbalance: IRQ%s %s banned already in %s\n", ib->nirqs == 1 ? "" : "s",
+		       np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs), ib->conf.path);
 	}
 }
 
@@ -283,7 +287,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		return rc;
 	if (boot && !json)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
-	if (np_irqban_plan(ctx, &m, &res, mode, &ib))
+	if (np_irqban_plan(ctx, m.irqbalance, res.changes, res.n, mode, &ib))
 		rc = np_error("%s", ctx->err);
 	else if (ib.note[0])
 		np_notef("%s: %s\n", self->name, ib.note);
@@ -295,10 +299,11 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		rc = dry_run(ctx, &res, &ib, json, o.pretty);
 	} else if (rc == EXIT_OK) {
 		struct np_txn txn;
-		if (np_irqban_take(&ib, &res)) {
+		if (np_irqban_take(&ib, &res.changes, &res.n)) {
 			rc = np_error("%s", strerror(ENOMEM));
 		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
 			rc = np_error("%s", ctx->err);
+			np_txn_free(&txn);
 		} else {
 			if (txn.nchanges)
 				retain(ctx, self, &topts);

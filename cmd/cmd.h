@@ -54,8 +54,7 @@ struct np_option {
 np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
 
 /* What apply and hold do about irqbalance (--irqbalance ban|warn|ignore,
- * into an enum np_irqb_mode); DEFAULT: the command decides. */
-enum np_irqb_mode { NP_IRQB_DEFAULT, NP_IRQB_BAN, NP_IRQB_WARN, NP_IRQB_IGNORE };
+ * into an enum np_irqb_mode, lib/irqbalance.h). */
 np_opt_cb np_opt_irqbalance;
 
 struct np_command {
@@ -123,10 +122,11 @@ int cmd_disable(int argc, char **argv, struct np_ctx *ctx);
 int cmd_top(int argc, char **argv, struct np_ctx *ctx);
 int cmd_hold(int argc, char **argv, struct np_ctx *ctx);
 int cmd_metrics(int argc, char **argv, struct np_ctx *ctx);
+int cmd_trial(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[], top_options[], hold_options[],
-	metrics_options[];
+	trial_options[], metrics_options[];
 
 /* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */
@@ -156,9 +156,15 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds);
 /* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
+/* The one PCI function FILTER names (run --near, devices --near): an
+ * exit status, the error printed when none or several match. */
+int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index);
 
 /* Draws the machine as SVG into path (report --svg). Returns an exit status. */
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);
+/* Writes len bytes of text to the user's file path (cmd/outfile.c): a link
+ * there is refused, a regular file replaced atomically. An exit status. */
+int np_write_output(const char *path, const char *text, size_t len);
 
 /* Interrupts per second by node and by device (the selected ones, busiest
  * first; all with NULL), after sampling over seconds. */

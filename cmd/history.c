@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../lib/txn.h"
 #include "output.h"
@@ -17,6 +19,7 @@ const struct np_option history_options[] = {
 	NP_OPT_STRING(0, "state-dir", struct history_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
 	NP_OPT_TABLE(struct history_opts, table),
+	NP_OPT_SORT(struct history_opts, table),
 	NP_OPT_BOOL(0, "prune", struct history_opts, prune,
 		    "remove the journals of old transactions that a revert no longer needs"),
 	NP_OPT_CALLBACK(0, "keep", struct history_opts, keep, int, "N",
@@ -75,6 +78,12 @@ static int get_cause(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, TXN(row)->cause);
 }
 
+static int get_trial(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->trial);
+}
+
 static int get_state(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
@@ -98,12 +107,14 @@ static int get_error(const void *data, const void *row, struct np_value *v)
 static const struct np_column history_columns[] = {
 	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
 	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
-	NP_COLUMN("profile", "PROFILE", 0.3, SCOLS_FL_TRUNC, "the profile applied", get_profile),
+	NP_COLUMN("profile", "PROFILE", 1, 0, "the profile applied", get_profile),
 	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),
-	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT, "the values it changed", get_changes),
-	NP_COLUMN("cause", "CAUSE", 0.2, SCOLS_FL_TRUNC, "what made hold re-apply (its event or check); null for apply",
-		  get_cause),
-	NP_COLUMN("error", "ERROR", 0.3, SCOLS_FL_TRUNC, "why an unreadable journal could not be read", get_error),
+	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "the values it changed", get_changes),
+	NP_COLUMN("cause", "CAUSE", 0.2, SCOLS_FL_WRAP,
+		  "what made it: hold's event or check, a trial's step; null for apply", get_cause),
+	NP_COLUMN("trial", "TRIAL", 0.3, SCOLS_FL_WRAP, "the evidence of the trial that kept it (numaplace trial)",
+		  get_trial),
+	NP_COLUMN("error", "ERROR", 0.3, SCOLS_FL_WRAP, "why an unreadable journal could not be read", get_error),
 	NP_COLUMN_END,
 };
 
@@ -134,9 +145,15 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		np_table_free(&t);
 		return np_error("%s", ctx->err);
 	}
-	rc = EXIT_OK;
+	const void **rows = calloc(n + 1, sizeof(*rows));
+	rc = rows ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	for (size_t i = 0; rc == EXIT_OK && i < n; i++)
-		rc = np_table_add(&t, &txns[i]);
+		rows[i] = &txns[i];
+	if (rc == EXIT_OK)
+		rc = np_table_sort(&t, rows, n);
+	for (size_t i = 0; rc == EXIT_OK && i < n; i++)
+		rc = np_table_add(&t, rows[i]);
+	free(rows);
 	if (rc == EXIT_OK && o.json) {
 		cJSON *doc = np_json_doc();
 		np_json_put(doc, "transactions", np_table_take_json(&t));

@@ -20,11 +20,11 @@
 #include "../lib/conffile.h"
 #include "../lib/hold.h"
 #include "../lib/irqbalance.h"
+#include "../lib/quote.h"
 #include "../lib/resolve.h"
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
 #include "cmd.h"
-#include "irqban.h"
 #include "metrics.h"
 #include "output.h"
 
@@ -33,6 +33,9 @@
 /* A NIC coming up sends an event per queue and link change, within
  * milliseconds: waiting this long after an event makes them one pass. */
 #define EVENT_SETTLE_MS 50
+/* Event lines logged a second at most: a flood (100k events in 10 s wrote
+ * 4.2 MB) is said as one line with the count of those not logged. */
+#define EVENT_LOG_MAX 20
 
 struct hold_opts {
 	int interval;
@@ -62,11 +65,11 @@ const struct np_option hold_options[] = {
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
 		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
-	/* As apply decides (cmd/irqban.c): hold runs for long, and an IRQ that
+	/* As apply decides (lib/irqban.c): hold runs for long, and an IRQ that
 	 * irqbalance moves would be a fight every minute. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum np_irqb_mode, "MODE",
-			"ban the IRQs placed in " NP_IRQBALANCE_CONFIG
-			" at the first apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
+			"ban the IRQs placed in irqbalance's configuration file at the first apply and at each "
+			"re-apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
 			np_opt_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct hold_opts, boot, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')"),
 	NP_OPT_STRING(0, "metrics", struct hold_opts, metrics, "FILE",
@@ -92,6 +95,9 @@ struct holder {
 		long long due;
 	} pending[MAX_PENDING];
 	size_t npending;
+	long long log_window;     /* when the current second of event lines began */
+	int logged;               /* event lines logged in it */
+	unsigned long long folded; /* events not logged in it */
 };
 
 static long long now_ms(void)
@@ -112,8 +118,11 @@ static void hold_log(const struct holder *hd, const char *event, const char *con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Names in events and subjects are the kernel's bytes (a journald
+	 * reader's terminal, a log shipper's JSON): escaped, as all output. */
+	char esc[sizeof(msg)];
 	if (!hd->json) {
-		fprintf(stderr, "numaplace: hold: %s\n", msg);
+		fprintf(stderr, "numaplace: hold: %s\n", np_escape(msg, esc, sizeof(esc)));
 		return;
 	}
 	struct timespec ts;
@@ -121,9 +130,9 @@ static void hold_log(const struct holder *hd, const char *event, const char *con
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "time", (double)ts.tv_sec + ts.tv_nsec / 1e9);
 	cJSON_AddStringToObject(o, "event", event);
-	cJSON_AddStringToObject(o, "message", msg);
+	cJSON_AddStringToObject(o, "message", np_escape(msg, esc, sizeof(esc)));
 	for (size_t i = 0; fields && fields[i]; i += 2)
-		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? fields[i + 1] : "");
+		cJSON_AddStringToObject(o, fields[i], fields[i + 1] ? np_escape(fields[i + 1], esc, sizeof(esc)) : "");
 	char *text = cJSON_PrintUnformatted(o);
 	if (text)
 		fprintf(stderr, "%s\n", text);
@@ -184,6 +193,9 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	long long start = now_ms();
 	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, cause, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
+	if (r.finished)
+		hold_log(hd, "finished", (const char *const[]){ "transaction", r.finished, "cause", cause, NULL },
+			 "reverted transaction %s, which a failed re-apply had left pending (%s)", r.finished, cause);
 	for (size_t i = 0; i < r.nmissing; i++)
 		hold_log(hd, "skipped", (const char *const[]){ "subject", r.missing[i], "cause", cause, NULL },
 		      "skipped (%s): %s: gone from the machine", cause, r.missing[i]);
@@ -204,10 +216,18 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	if (rc == -EINVAL) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
+	} else if (rc && r.txn.id) {
+		hold_log(hd, "error", (const char *const[]){ "cause", cause, "transaction", r.txn.id, NULL },
+			 "re-apply failed, still holding (%s): %s; the next pass reverts transaction %s first",
+			 cause, hd->ctx->err, r.txn.id);
 	} else if (rc) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "re-apply failed, nothing changed, still holding (%s): %s", cause, hd->ctx->err);
 	} else if (r.txn.nchanges) {
+		if (r.ban.ban)
+			hold_log(hd, "banned", (const char *const[]){ "file", r.ban.conf.path, "cause", cause, NULL },
+				 "%s added to %s (%s): restart irqbalance for it to read them",
+				 r.ban.change.subject + strlen("irqbalance: "), r.ban.conf.path, cause);
 		snprintf(n, sizeof(n), "%zu", r.txn.nchanges);
 		hold_log(hd, "reapplied", (const char *const[]){ "transaction", r.txn.id, "changes", n, "cause", cause,
 							      "ms", ms, NULL },
@@ -261,7 +281,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (np_irqban_plan(hd->ctx, &m, &res, irqb, &ib)) {
+	if (np_irqban_plan(hd->ctx, m.irqbalance, res.changes, res.n, irqb, &ib)) {
 		rc = np_error("%s", hd->ctx->err);
 		goto out;
 	}
@@ -272,13 +292,19 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 			 "(--irqbalance=ban) or stop irqbalance", ib.running ? "is running" : "is installed",
 			 ib.nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib.irqs, ib.nirqs),
 			 ib.nirqs == 1 ? "it" : "them");
-	if (np_irqban_take(&ib, &res)) {
+	if (np_irqban_take(&ib, &res.changes, &res.n)) {
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
 	struct np_txn txn;
 	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
 		rc = np_error("%s", hd->ctx->err);
+		np_txn_free(&txn);
+		goto out;
+	}
+	if (txn.nchanges && !(hd->h.session = strdup(txn.id))) {
+		np_txn_free(&txn);
+		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
 	if (txn.nchanges)
@@ -288,7 +314,7 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 	else
 		hold_log(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
 	if (ib.nadded && ib.running)
-		hold_log(hd, "warning", NULL, "banned IRQs in " NP_IRQBALANCE_CONFIG ": restart irqbalance for it to read them");
+		hold_log(hd, "warning", NULL, "banned IRQs in %s: restart irqbalance for it to read them", ib.conf.path);
 	np_txn_free(&txn);
 	rc = EXIT_OK;
 out:
@@ -320,12 +346,35 @@ struct linebuf {
 	size_t len;
 };
 
+/* The count of the events the last second did not log, once it is over. */
+static void log_folded(struct holder *hd, long long now)
+{
+	if (now - hd->log_window < 1000)
+		return;
+	if (hd->folded) {
+		char n[32];
+		snprintf(n, sizeof(n), "%llu", hd->folded);
+		hold_log(hd, "events-not-logged", (const char *const[]){ "count", n, NULL },
+			 "%llu more device event%s within a second not logged (at most %d a second are); "
+			 "each was handled", hd->folded, hd->folded == 1 ? "" : "s", EVENT_LOG_MAX);
+	}
+	hd->folded = 0;
+	hd->logged = 0;
+	hd->log_window = now;
+}
+
 static void handle_event(struct holder *hd, const struct np_event *ev)
 {
 	char cause[160];
 	snprintf(cause, sizeof(cause), "%s %s %s", ev->action, ev->subsystem, ev->device);
-	hold_log(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
-						   "device", ev->device, NULL }, "event: %s", cause);
+	log_folded(hd, now_ms());
+	if (hd->logged < EVENT_LOG_MAX) {
+		hd->logged++;
+		hold_log(hd, "device", (const char *const[]){ "action", ev->action, "subsystem", ev->subsystem,
+							   "device", ev->device, NULL }, "event: %s", cause);
+	} else {
+		hd->folded++;
+	}
 	if (!strcmp(ev->action, "remove") || !strcmp(ev->action, "dellink") || !strcmp(ev->action, "unbind"))
 		return; /* nothing left to place; it is re-placed when it comes back */
 	pending_add(hd, ev->device, cause, now_ms() + EVENT_SETTLE_MS);
@@ -359,9 +408,12 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 {
 	char buf[16384];
 	ssize_t n;
-	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+	bool from_kernel;
+	while ((n = np_netlink_recv(fd, buf, sizeof(buf) - 1, &from_kernel)) >= 0) {
 		struct np_event evs[16];
 		size_t count = 0;
+		if (!from_kernel)
+			continue;
 		if (rtnl)
 			count = np_rtnl_parse(buf, (size_t)n, evs, 16);
 		else
@@ -369,7 +421,7 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 		for (size_t i = 0; i < count; i++)
 			handle_event(hd, &evs[i]);
 	}
-	if (n < 0 && errno == ENOBUFS)
+	if (n == -ENOBUFS)
 		/* Events were lost: only a check of everything is sure to see their devices. */
 		pending_add(hd, "", "check after lost events", now_ms());
 }
@@ -473,6 +525,8 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 		for (size_t i = 0; i < hd->npending; i++)
 			if (hd->pending[i].due < due)
 				due = hd->pending[i].due;
+		if (hd->folded && hd->log_window + 1000 < due)
+			due = hd->log_window + 1000;
 		int timeout = due > now ? (int)(due - now) : 0;
 		if (poll(fds, NFDS, timeout) < 0 && errno != EINTR) {
 			rc = np_error("poll: %s", strerror(errno));
@@ -503,6 +557,7 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 			}
 		}
 		now = now_ms();
+		log_folded(hd, now);
 		for (size_t i = 0; i < hd->npending;) {
 			if (hd->pending[i].due > now) {
 				i++;
@@ -542,6 +597,7 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	struct holder hd = { .ctx = ctx, .dirs = o.dirs, .json = o.json, .metrics = o.metrics,
 			     .state_dir = o.state_dir };
 	hd.h.report_only = o.report_only;
+	hd.h.irqbalance = o.irqbalance;
 	hd.h.txn.state_dir = o.state_dir;
 
 	char bootpath[PATH_MAX];
@@ -569,6 +625,8 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 		np_profile_free(&hd.prof);
 	}
 	np_hold_free(&hd.h);
+	free(hd.h.session);
+	free(hd.h.unfinished);
 	np_dirs_free(&hd.dirs);
 	for (size_t i = 0; i < hd.ncounts; i++)
 		free(hd.counts[i].device);

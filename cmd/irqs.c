@@ -23,6 +23,7 @@ const struct np_option irqs_options[] = {
 		      "read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)",
 		      "file"),
 	NP_OPT_TABLE(struct irqs_opts, table),
+	NP_OPT_SORT(struct irqs_opts, table),
 	NP_OPT_END,
 };
 
@@ -95,9 +96,18 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && o.interval > 0 && np_sample_interval(ctx, &m, o.interval))
 		rc = np_error("%s", ctx->err);
+	const void **rows = rc == EXIT_OK ? calloc(m.irqs.n + 1, sizeof(*rows)) : NULL;
+	size_t nrows = 0;
+	if (rc == EXIT_OK && !rows)
+		rc = np_error("%s", strerror(ENOMEM));
 	for (size_t i = 0; rc == EXIT_OK && i < m.irqs.n; i++)
 		if (irq_selected(&m.irqs.v[i], selected, nfilters, filters))
-			rc = np_table_add(&t, &m.irqs.v[i]);
+			rows[nrows++] = &m.irqs.v[i];
+	if (rc == EXIT_OK)
+		rc = np_table_sort(&t, rows, nrows);
+	for (size_t i = 0; rc == EXIT_OK && i < nrows; i++)
+		rc = np_table_add(&t, rows[i]);
+	free(rows);
 	if (rc == EXIT_OK && o.json) {
 		cJSON *doc = np_json_doc();
 		cJSON_AddItemToObject(doc, "irqs", np_table_take_json(&t));

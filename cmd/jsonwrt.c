@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/quote.h"
+
 void np_jw_init(struct np_jw *jw, FILE *out, bool pretty)
 {
 	jw->out = out;
@@ -51,8 +53,10 @@ static void tabs(struct np_jw *jw, int n)
 		putch(jw, '\t');
 }
 
-/* A string as cJSON escapes it: '"', '\\' and control characters; other
- * bytes (UTF-8 included) as they are. */
+/* A string as cJSON escapes it: '"', '\\' and control characters; valid
+ * UTF-8 as it is. A byte of invalid UTF-8 (a name is the kernel's bytes)
+ * would make the document invalid JSON: it is written as the text \xHH,
+ * as text output shows it (np_escape), where cJSON would copy it. */
 static void string(struct np_jw *jw, const char *s)
 {
 	/* The bytes that end a run written as it is: NUL, controls, '"', '\\'. */
@@ -62,6 +66,7 @@ static void string(struct np_jw *jw, const char *s)
 		[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
 		[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
 		['"'] = 1, ['\\'] = 1,
+		[0x80 ... 0xff] = 1,
 	};
 	putch(jw, '"');
 	const char *run = s;
@@ -69,11 +74,23 @@ static void string(struct np_jw *jw, const char *s)
 		unsigned char c = *p;
 		if (!stop[c])
 			continue;
+		if (c >= 0x80) {
+			size_t len = np_utf8_char(p, strnlen((const char *)p, 4));
+			if (len) {
+				p += len - 1;
+				continue;
+			}
+		}
 		put(jw, run, (size_t)((const char *)p - run));
 		if (!c)
 			break;
 		run = (const char *)p + 1;
 		char esc[8];
+		if (c >= 0x80) {
+			snprintf(esc, sizeof(esc), "\\\\x%02x", c);
+			put(jw, esc, strlen(esc));
+			continue;
+		}
 		switch (c) {
 		case '"': case '\\': esc[0] = '\\'; esc[1] = (char)c; esc[2] = '\0'; break;
 		case '\b': memcpy(esc, "\\b", 3); break;

@@ -27,6 +27,23 @@ void np_print_warnings(const struct np_machine *m)
 		np_notef("warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
 }
 
+int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index)
+{
+	const struct np_pci_dev *dev = NULL;
+	for (size_t i = 0; i < m->pci.ndevs; i++) {
+		if (!np_pci_dev_match(&m->pci.devs[i], filter))
+			continue;
+		if (dev)
+			return np_error("'%s' matches several devices (%s, %s): name one by address", filter, dev->addr,
+					m->pci.devs[i].addr);
+		dev = &m->pci.devs[i];
+	}
+	if (!dev)
+		return np_error("no PCI function matches '%s' (an address, interface, block device or driver)", filter);
+	*index = (size_t)(dev - m->pci.devs);
+	return EXIT_OK;
+}
+
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -49,6 +66,13 @@ int np_dirs_add(struct np_dirlist *d, const char *dir)
 		return -ENOMEM;
 	d->v[++d->n] = NULL;
 	return 0;
+}
+
+int np_opt_dir(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	if (!*arg)
+		return np_usage_error(cmd, "option '--%s' needs a directory, not an empty string", o->name);
+	return np_dirs_add(field, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
 }
 
 void np_dirs_free(struct np_dirlist *d)

@@ -53,10 +53,19 @@ const struct np_command np_commands[] = {
 	  .summary = "Print placement, drift and hold's work as Prometheus metrics.",
 	  .epilog = "The text exposition format, no timestamps: for node_exporter's textfile collector\n"
 		    "(--save DIR/numaplace.prom) or any scraper." },
+	{ .name = "trial", .fn = cmd_trial, .operands = "profile-name", .options = trial_options,
+	  .usage = "[--runs N] [--metric REGEX [--lower-is-better]] [OPTIONS] PROFILE -- CMD [ARGS...]",
+	  .summary = "Measure a profile on your own command, in pairs; keep it only if it wins.",
+	  .epilog = "The order inside each pair is drawn from a printed seed. The verdict comes from the exact\n"
+		    "Wilcoxon signed-rank interval of the per-pair ratios: keep (the profile stays applied as a\n"
+		    "transaction carrying the evidence), revert or inconclusive (the machine back to its baseline).\n"
+		    "SIGINT and SIGTERM stop CMD and return the machine to its baseline.\n"
+		    "Exit status: 0 the trial completed (whatever the verdict), 1 failure, a failing CMD or a signal\n"
+		    "(the machine back to its baseline), 2 bad input, 4 with --require-keep a verdict other than keep." },
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },
-	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [--dry-run] [ID]",
+	{ .name = "revert", .fn = cmd_revert, .operands = "none", .options = revert_options, .usage = "[--force] [--dry-run | --session] [ID]",
 	  .summary = "Restore the values saved by the latest (or given) transaction.",
 	  .epilog = "Exit status: 0 restored (or from an earlier boot: nothing left to restore),\n"
 		    "1 failure (unknown ID, a value changed since, a write refused: nothing is left half-restored),\n"

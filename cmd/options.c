@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/irqbalance.h"
 #include "../lib/nearest.h"
 #include "cmd.h"
 
@@ -145,13 +146,6 @@ int np_opt_int(const struct np_command *cmd, const struct np_option *o, const ch
 	return EXIT_OK;
 }
 
-int np_opt_dir(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	if (!*arg)
-		return np_usage_error(cmd, "option '--%s' needs a directory, not an empty string", o->name);
-	return np_dirs_add(field, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
-}
-
 void np_print_option(const struct np_option *o, FILE *out, int width, bool align_long)
 {
 	char left[64];
@@ -179,28 +173,6 @@ void np_print_help(const struct np_command *cmd, FILE *out)
 	np_print_option(np_help_option, out, 24, true);
 	if (cmd->epilog)
 		fprintf(out, "\n%s\n", cmd->epilog);
-}
-
-int np_usage_error(const struct np_command *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "numaplace: %s: ", cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
-
-int np_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("numaplace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_FAIL;
 }
 
 int np_opt_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/cpudesc.h"
 #include "../lib/cpuset.h"
+#include "../lib/quote.h"
 
 /* ---- values ---- */
 
@@ -65,6 +68,14 @@ int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null
 	return text ? np_val_take(v, text) : -ENOMEM;
 }
 
+int np_val_cpus_text(struct np_value *v, const struct np_topology *topo, const struct np_cpuset *set, bool empty_null)
+{
+	if (!v->text || np_cpuset_empty(set))
+		return np_val_cpus(v, set, empty_null);
+	char *text = np_cpus_text(topo, set);
+	return text ? np_val_take(v, text) : -ENOMEM;
+}
+
 int np_val_kb(struct np_value *v, unsigned long long kb)
 {
 	*v = (struct np_value){ .type = NP_VAL_KB, .i = (long long)kb };
@@ -100,7 +111,8 @@ static char *value_text(const struct np_column *c, const struct np_value *v)
 		return strdup(c->null_text ? c->null_text : "-");
 	case NP_VAL_STRING:
 	case NP_VAL_JSON:
-		return strdup(v->s && *v->s ? v->s : c->empty_text ? c->empty_text : "-");
+		/* Names are the kernel's bytes: escape what would not show as itself. */
+		return v->s && *v->s ? np_escape_dup(v->s) : strdup(c->empty_text ? c->empty_text : "-");
 	case NP_VAL_INT:
 		return asprintf(&text, "%lld", v->i) < 0 ? NULL : text;
 	case NP_VAL_NUMBER:
@@ -249,25 +261,136 @@ static void print_columns(const struct np_command *cmd, const struct np_column *
 		printf("  %-16s %-11s %s\n", c->name, c->header, c->help);
 }
 
+/* The index of the column named by the len characters at name, or -1. */
+static long find_column(const struct np_column *cols, const char *name, size_t len)
+{
+	for (long i = 0; cols[i].name; i++)
+		if (strlen(cols[i].name) == len && !strncasecmp(cols[i].name, name, len))
+			return i;
+	return -1;
+}
+
 /* The columns named in list (comma-separated), appended to t->shown. */
 static int select_columns(struct np_table *t, const struct np_command *cmd, const char *list)
 {
 	const char *p = list;
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		size_t i = 0;
-		for (; t->cols[i].name; i++)
-			if (strlen(t->cols[i].name) == len && !strncasecmp(t->cols[i].name, p, len))
-				break;
-		if (!t->cols[i].name)
+		long i = find_column(t->cols, p, len);
+		if (i < 0)
 			return np_usage_error(cmd, "unknown column '%.*s' ('numaplace %s -o help' lists them)", (int)len,
 					      p, cmd->name);
-		t->shown[t->nshown++] = i;
+		t->shown[t->nshown++] = (size_t)i;
 		p += len + (p[len] == ',');
 	}
 	if (!t->nshown)
 		return np_usage_error(cmd, "no columns given to --output");
 	return NP_CONTINUE;
+}
+
+/* Word wrapping for SCOLS_FL_WRAP columns (libsmartcols cuts anywhere, "may
+ * ru" / "n on C"): the column is as wide as its longest cell until the
+ * terminal makes it narrower, and a cell breaks at its last blank within the
+ * column's width (a word wider than the column goes on by itself). */
+static size_t wrap_width(const struct libscols_column *cl, const char *data, void *unused)
+{
+	(void)cl;
+	(void)unused;
+	return data ? strlen(data) : 0;
+}
+
+static char *wrap_next_line(const struct libscols_column *cl, char *data, void *unused)
+{
+	(void)unused;
+	size_t width = scols_column_get_width(cl), len = data ? strlen(data) : 0, cut = 0;
+	if (!len || len <= width)
+		return NULL;
+	for (size_t i = 1; i <= width && i < len; i++)
+		if (data[i] == ' ')
+			cut = i;
+	if (!cut) {
+		cut = strcspn(data, " ");
+		if (!data[cut])
+			return NULL;
+	}
+	data[cut] = '\0';
+	return data + cut + 1 + strspn(data + cut + 1, " ");
+}
+
+/* A value to sort by: null last, then numbers or text. */
+static int sort_compare(const struct np_value *a, const struct np_value *b)
+{
+	if ((a->type == NP_VAL_NULL) != (b->type == NP_VAL_NULL))
+		return a->type == NP_VAL_NULL ? 1 : -1;
+	switch (a->type) {
+	case NP_VAL_NULL:
+		return 0;
+	case NP_VAL_INT:
+	case NP_VAL_KB:
+	case NP_VAL_TIME:
+		return (a->i > b->i) - (a->i < b->i);
+	case NP_VAL_NUMBER:
+	case NP_VAL_SHARE:
+		return (a->d > b->d) - (a->d < b->d);
+	case NP_VAL_BOOL:
+		return (int)a->b - (int)b->b;
+	case NP_VAL_COUNTS: {
+		/* By the sum: how many there were in all. */
+		unsigned long long sa = 0, sb = 0;
+		for (size_t k = 0; k < a->ncounts; k++)
+			sa += a->counts[k].n;
+		for (size_t k = 0; k < b->ncounts; k++)
+			sb += b->counts[k].n;
+		return (sa > sb) - (sa < sb);
+	}
+	case NP_VAL_STRING:
+	case NP_VAL_JSON:
+		/* "nvme0q2" before "nvme0q10", as ls -v. */
+		return strverscmp(a->s ? a->s : "", b->s ? b->s : "");
+	}
+	return 0;
+}
+
+struct sort_key {
+	struct np_value v;
+	const void *row;
+	size_t order;
+};
+
+static int sort_key_compare(const void *pa, const void *pb, void *descending)
+{
+	const struct sort_key *a = pa, *b = pb;
+	int c = sort_compare(&a->v, &b->v);
+	/* Nulls stay last either way. */
+	if (*(const bool *)descending && a->v.type != NP_VAL_NULL && b->v.type != NP_VAL_NULL)
+		c = -c;
+	return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+int np_table_sort(const struct np_table *t, const void **rows, size_t n)
+{
+	if (!t->sort || n < 2)
+		return EXIT_OK;
+	struct sort_key *keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return np_error("%s", strerror(ENOMEM));
+	int err = 0;
+	for (size_t i = 0; i < n; i++) {
+		keys[i].row = rows[i];
+		keys[i].order = i;
+		if (!err)
+			err = t->sort->get(t->data, rows[i], &keys[i].v);
+	}
+	bool descending = t->sort->flags & NP_FL_DESCENDING;
+	if (!err) {
+		qsort_r(keys, n, sizeof(*keys), sort_key_compare, &descending);
+		for (size_t i = 0; i < n; i++)
+			rows[i] = keys[i].row;
+	}
+	for (size_t i = 0; i < n; i++)
+		value_free(&keys[i].v);
+	free(keys);
+	return err ? np_error("sorting the rows: %s", strerror(-err)) : EXIT_OK;
 }
 
 int np_table_init(struct np_table *t, const struct np_command *cmd, const struct np_column *cols,
@@ -288,14 +411,25 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 	for (const char *p = list; *p; p++)
 		room += *p == ',';
 	t->shown = calloc(room, sizeof(*t->shown));
-	if (!t->shown)
+	t->widest = calloc(room, sizeof(*t->widest));
+	if (!t->shown || !t->widest) {
+		np_table_free(t);
 		return np_error("%s", strerror(ENOMEM));
+	}
 	int rc = NP_CONTINUE;
-	if (json && !opts->columns) {
+	if (opts->sort) {
+		long k = find_column(cols, opts->sort, strlen(opts->sort));
+		if (k < 0)
+			rc = np_usage_error(cmd, "unknown column '%s' for --sort ('numaplace %s -o help' lists them)",
+					    opts->sort, cmd->name);
+		else
+			t->sort = &cols[k];
+	}
+	if (rc == NP_CONTINUE && json && !opts->columns) {
 		/* JSON has every column, in the table's order. */
 		for (size_t i = 0; i < ncols; i++)
 			t->shown[t->nshown++] = i;
-	} else {
+	} else if (rc == NP_CONTINUE) {
 		rc = select_columns(t, cmd, list);
 	}
 	if (rc == NP_CONTINUE && json && !(t->rows = cJSON_CreateArray()))
@@ -316,18 +450,18 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 		scols_table_enable_shellvar(t->tb, opts->pairs);
 		for (size_t i = 0; i < t->nshown && rc == NP_CONTINUE; i++) {
 			const struct np_column *c = &cols[t->shown[i]];
-			/* The last column is never cut: nothing follows it to make room for. */
-			int flags = c->flags;
-			if (i == t->nshown - 1)
-				flags &= ~SCOLS_FL_TRUNC;
+			int flags = c->flags & ~NP_FL_DESCENDING;
 			/* Words a script reads need no quoting: "EFFECTIVE_NODES", not "EFF NODES". */
 			char name[64];
 			size_t k = 0;
 			for (; (opts->raw || opts->pairs) && c->name[k] && k + 1 < sizeof(name); k++)
 				name[k] = (char)toupper((unsigned char)c->name[k]);
 			name[k] = '\0';
-			if (!scols_table_new_column(t->tb, k ? name : c->header, c->whint, flags))
+			struct libscols_column *cl = scols_table_new_column(t->tb, k ? name : c->header, c->whint, flags);
+			if (!cl)
 				rc = np_error("%s", strerror(ENOMEM));
+			else if (flags & SCOLS_FL_WRAP)
+				scols_column_set_wrapfunc(cl, wrap_width, wrap_next_line, NULL);
 		}
 	}
 	if (rc != NP_CONTINUE)
@@ -354,6 +488,8 @@ int np_table_add(struct np_table *t, const void *row)
 			if (!text || scols_line_refer_data(ln, i, text)) {
 				free(text);
 				err = -ENOMEM;
+			} else if (strlen(text) > t->widest[i]) {
+				t->widest[i] = strlen(text);
 			}
 		}
 		if (!err && o) {
@@ -401,7 +537,20 @@ int np_table_print(struct np_table *t, FILE *out)
 	if (!t->tb)
 		return EXIT_OK;
 	/* Fit a terminal; a pipe or a file gets every character. */
-	scols_table_set_termforce(t->tb, isatty(fileno(out)) ? SCOLS_TERMFORCE_ALWAYS : SCOLS_TERMFORCE_NEVER);
+	bool term = isatty(fileno(out));
+	scols_table_set_termforce(t->tb, term ? SCOLS_TERMFORCE_ALWAYS : SCOLS_TERMFORCE_NEVER);
+	/* Two spaces between columns when the table fits so, one (as lsirq and
+	 * lsblk print) when that spares cutting or wrapping a cell. */
+	struct winsize ws;
+	if (term && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col) {
+		size_t natural = 0;
+		for (size_t i = 0; i < t->nshown; i++) {
+			size_t header = strlen(t->cols[t->shown[i]].header);
+			natural += (t->widest[i] > header ? t->widest[i] : header) + (i ? 2 : 0);
+		}
+		if (natural > ws.ws_col)
+			scols_table_set_column_separator(t->tb, " ");
+	}
 	return scols_table_set_stream(t->tb, out) || scols_print_table(t->tb)
 		       ? np_error("cannot print the table: %s", strerror(errno ? errno : EIO))
 		       : EXIT_OK;
@@ -412,6 +561,7 @@ void np_table_free(struct np_table *t)
 	scols_unref_table(t->tb);
 	cJSON_Delete(t->rows);
 	free(t->shown);
+	free(t->widest);
 	*t = (struct np_table){ 0 };
 }
 

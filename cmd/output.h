@@ -68,12 +68,23 @@ int np_val_counts(struct np_value *v, struct np_count *counts, size_t n);
 struct np_cpuset;
 int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null);
 
+/* A CPU set for people in a table ("all", "node 1", "0-110:2", "0,2,...,110
+ * (56)": lib/cpudesc), its list form in JSON and for sorting, which the
+ * kernel and profiles read; an empty set as np_val_cpus. */
+struct np_topology;
+int np_val_cpus_text(struct np_value *v, const struct np_topology *topo, const struct np_cpuset *set, bool empty_null);
+
+/* A column flag of numaplace's own, beside libsmartcols' SCOLS_FL_*: --sort
+ * puts the largest first (counts, shares). SCOLS_FL_WRAP wraps at word
+ * boundaries, not mid-word. */
+#define NP_FL_DESCENDING (1 << 24)
+
 /* One column: its header and its JSON key, and one get() for both. */
 struct np_column {
 	const char *name;   /* JSON key and the name -o takes */
 	const char *header;
 	double whint;       /* width hint: < 1 a fraction of the terminal, else columns */
-	int flags;          /* SCOLS_FL_RIGHT, SCOLS_FL_TRUNC, SCOLS_FL_WRAP... */
+	int flags;          /* SCOLS_FL_RIGHT, SCOLS_FL_TRUNC, SCOLS_FL_WRAP..., NP_FL_DESCENDING */
 	const char *help;
 	/* Fills v for row (data: what every row shares, the machine...). */
 	int (*get)(const void *data, const void *row, struct np_value *v);
@@ -91,21 +102,29 @@ struct np_column {
 /* The options of a command that prints a table. */
 struct np_table_opts {
 	const char *columns;
+	const char *sort; /* a column name, or NULL: the command's order */
 	bool noheadings, raw, pairs;
 };
 #define NP_OPT_TABLE(T, F)                                                                                  \
 	NP_OPT_STRING('o', "output", T, F.columns, "COLUMNS",                                               \
 		      "the columns to show, comma-separated ('-o help' lists them);\n"                      \
-		      "with --json, the keys", NULL),                                                       \
+		      "with --json, the keys", "columns"),                                                  \
 	NP_OPT_BOOL('n', "noheadings", T, F.noheadings, "print no header line"),                           \
 	NP_OPT_BOOL('r', "raw", T, F.raw, "columns separated by one space, nothing aligned or cut"),       \
 	NP_OPT_BOOL('P', "pairs", T, F.pairs, "one line per row of NAME=\"value\" pairs")
-#define NP_OPT_JSON(T, F, help) NP_OPT_BOOL('j', "json", T, F, help)
+/* -s, as lsirq's: any column, shown or not. */
+#define NP_OPT_SORT(T, F)                                                                                   \
+	NP_OPT_STRING('s', "sort", T, F.sort, "COLUMN",                                                     \
+		      "sort the rows by COLUMN (counts and shares largest first)", "columns")
+/* -J, as util-linux's tools spell it. */
+#define NP_OPT_JSON(T, F, help) NP_OPT_BOOL('J', "json", T, F, help)
 #define NP_OPT_PRETTY(T, F) NP_OPT_BOOL(0, "pretty", T, F, "indent the JSON (the default on a terminal)")
 
 struct np_table {
 	const struct np_column *cols;
 	size_t *shown, nshown;
+	const struct np_column *sort; /* --sort's column, or NULL */
+	size_t *widest; /* the text table: each shown column's widest cell */
 	const void *data;
 	struct libscols_table *tb;
 	cJSON *rows; /* with json: the array of row objects */
@@ -119,6 +138,10 @@ struct np_table {
  * for an unknown column. */
 int np_table_init(struct np_table *t, const struct np_command *cmd, const struct np_column *cols,
 		  const char *defaults, const struct np_table_opts *opts, bool json, const void *data);
+/* Puts rows (n pointers to rows) in --sort's order, ties and rows without a
+ * value (nulls: last) kept in their order; nothing without --sort. Returns
+ * an exit status. */
+int np_table_sort(const struct np_table *t, const void **rows, size_t n);
 /* Adds a row. Returns an exit status. */
 int np_table_add(struct np_table *t, const void *row);
 /* The rows so far as a JSON array, which the caller then owns. */

@@ -6,6 +6,7 @@
 
 #include "../lib/cpudesc.h"
 #include "../lib/machine.h"
+#include "../lib/quote.h"
 #include "render.h"
 
 static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di)
@@ -238,7 +239,8 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	}
 	for (size_t i = 0; i < d->nnet; i++) {
 		const struct np_netif *nif = &d->net[i];
-		fprintf(out, "  net %s: %d rx, %d tx queues\n", nif->name, nif->nrx, nif->ntx);
+		char esc[256];
+		fprintf(out, "  net %s: %d rx, %d tx queues\n", np_escape(nif->name, esc, sizeof(esc)), nif->nrx, nif->ntx);
 		int nq = nif->nrx > nif->ntx ? nif->nrx : nif->ntx;
 		char **rows = calloc((size_t)nq + 1, sizeof(*rows));
 		int *irqs = calloc((size_t)nq + 1, sizeof(*irqs));
@@ -253,7 +255,8 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	}
 	for (size_t i = 0; i < d->nblock; i++) {
 		const struct np_blockdev *bd = &d->block[i];
-		fprintf(out, "  block %s: rq_affinity ", bd->name);
+		char esc[256];
+		fprintf(out, "  block %s: rq_affinity ", np_escape(bd->name, esc, sizeof(esc)));
 		fprintf(out, bd->rq_affinity >= 0 ? "%d" : "unknown", bd->rq_affinity);
 		fprintf(out, ", scheduler %s, %d hardware queue%s\n", bd->scheduler ? bd->scheduler : "unknown",
 			bd->nhwq, bd->nhwq == 1 ? "" : "s");

@@ -53,14 +53,12 @@ static int get_queue(const void *data, const void *row, struct np_value *v)
 
 static int get_affinity(const void *data, const void *row, struct np_value *v)
 {
-	(void)data;
-	return IRQ(row)->has_affinity ? np_val_cpus(v, &IRQ(row)->affinity, false) : np_val_null(v);
+	return IRQ(row)->has_affinity ? np_val_cpus_text(v, &MACHINE(data)->topo, &IRQ(row)->affinity, false) : np_val_null(v);
 }
 
 static int get_effective(const void *data, const void *row, struct np_value *v)
 {
-	(void)data;
-	return IRQ(row)->has_effective ? np_val_cpus(v, &IRQ(row)->effective, false) : np_val_null(v);
+	return IRQ(row)->has_effective ? np_val_cpus_text(v, &MACHINE(data)->topo, &IRQ(row)->effective, false) : np_val_null(v);
 }
 
 /* One entry per column that asks (affinity_nodes, effective_nodes). */
@@ -119,8 +117,7 @@ static int get_effective_nodes(const void *data, const void *row, struct np_valu
 
 static int get_ran_on(const void *data, const void *row, struct np_value *v)
 {
-	(void)data;
-	return np_val_cpus(v, &IRQ(row)->ran_on, false);
+	return np_val_cpus_text(v, &MACHINE(data)->topo, &IRQ(row)->ran_on, false);
 }
 
 static int get_managed(const void *data, const void *row, struct np_value *v)
@@ -181,7 +178,7 @@ static int get_per_sec(const void *data, const void *row, struct np_value *v)
 
 const struct np_column np_irq_columns[] = {
 	NP_COLUMN("irq", "IRQ", 4, SCOLS_FL_RIGHT, "the IRQ number", get_irq),
-	NP_COLUMN("name", "NAME", 0.2, SCOLS_FL_TRUNC, "its action in /proc/interrupts", get_name),
+	NP_COLUMN("name", "NAME", 1, 0, "its action in /proc/interrupts", get_name),
 	NP_COLUMN("chip", "CHIP", 0.1, SCOLS_FL_TRUNC, "its interrupt controller and hardware IRQ", get_chip),
 	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address of its device", get_device),
 	NP_COLUMN("queue", "Q", 1, SCOLS_FL_RIGHT, "the device queue it serves", get_queue),
@@ -193,10 +190,10 @@ const struct np_column np_irq_columns[] = {
 	NP_COLUMN("managed", "MANAGED", 3, 0, "whether the kernel manages its affinity", get_managed),
 	NP_COLUMN("managed_source", "MANAGED BY", 7, 0, "how that is known: debugfs, or the driver", get_managed_source),
 	NP_COLUMN("node", "DEV NODE", 4, SCOLS_FL_RIGHT, "its device's node", get_node),
-	NP_COLUMN("total", "TOTAL", 6, SCOLS_FL_RIGHT, "interrupts handled (during --interval)", get_total),
-	NP_COLUMN("per_sec", "PER SEC", 6, SCOLS_FL_RIGHT, "interrupts a second (with --interval)", get_per_sec),
-	NP_COLUMN("per_node", "PER NODE", 1, 0, "interrupts handled on each node", get_per_node),
-	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its device's node", get_remote_share),
+	NP_COLUMN("total", "TOTAL", 6, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "interrupts handled (during --interval)", get_total),
+	NP_COLUMN("per_sec", "PER SEC", 6, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "interrupts a second (with --interval)", get_per_sec),
+	NP_COLUMN("per_node", "PER NODE", 0.1, SCOLS_FL_WRAP | NP_FL_DESCENDING, "interrupts handled on each node", get_per_node),
+	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "the share handled off its device's node", get_remote_share),
 	NP_COLUMN_END,
 };
 

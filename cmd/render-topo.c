@@ -193,11 +193,12 @@ static const struct np_column cpu_columns[] = {
 
 /* One table of rows (n of them, size bytes apart): written to jw as the
  * array key, or else printed to out. Returns an exit status. */
-static int fill(const struct np_column *cols, const char *defaults, const struct np_topology *t, const void *rows,
-		size_t n, size_t size, struct np_jw *jw, const char *key, FILE *out)
+static int fill(const struct np_command *self, const struct np_column *cols, const char *defaults,
+		const struct np_topology *t, const void *rows, size_t n, size_t size, struct np_jw *jw, const char *key,
+		FILE *out)
 {
 	struct np_table tab;
-	int rc = np_table_init(&tab, np_command_find("topo"), cols, defaults, NULL, jw != NULL, t);
+	int rc = np_table_init(&tab, self, cols, defaults, NULL, jw != NULL, t);
 	if (rc != NP_CONTINUE)
 		return rc;
 	if (jw)
@@ -213,12 +214,12 @@ static int fill(const struct np_column *cols, const char *defaults, const struct
 	return rc;
 }
 
-int np_topo_write(struct np_jw *jw, const struct np_topology *t)
+int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *t)
 {
-	int rc = fill(node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), jw, "nodes",
+	int rc = fill(self, node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), jw, "nodes",
 		      NULL);
 	if (rc == EXIT_OK)
-		rc = fill(cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), jw, "cpus", NULL);
+		rc = fill(self, cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), jw, "cpus", NULL);
 	if (rc != EXIT_OK)
 		return rc;
 	struct np_cpuset offline = NP_CPUSET_INIT;
@@ -255,7 +256,7 @@ static void print_set_line(FILE *out, const char *label, const struct np_cpuset 
 	free(text);
 }
 
-int np_topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
+int np_topo_print(const struct np_command *self, const struct np_topology *t, FILE *out, bool per_cpu)
 {
 	struct np_cpuset offline = NP_CPUSET_INIT;
 	np_cpuset_copy(&offline, &t->present);
@@ -267,11 +268,11 @@ int np_topo_print(const struct np_topology *t, FILE *out, bool per_cpu)
 	fprintf(out, "%-16s%d%s\n\n", "NUMA nodes:", t->nnodes, t->numa ? "" : " (kernel without NUMA)");
 	np_cpuset_free(&offline);
 
-	int rc = fill(node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), NULL, NULL,
+	int rc = fill(self, node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), NULL, NULL,
 		      out);
 	if (rc == EXIT_OK && per_cpu) {
 		fputc('\n', out);
-		rc = fill(cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), NULL, NULL, out);
+		rc = fill(self, cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), NULL, NULL, out);
 	}
 	return rc;
 }

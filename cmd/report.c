@@ -6,6 +6,7 @@
 #include "../lib/findings.h"
 #include "../lib/host.h"
 #include "../lib/machine.h"
+#include "../lib/quote.h"
 #include "render.h"
 #include "term.h"
 
@@ -83,24 +84,28 @@ static void print_summary(const struct np_findings *f, double seconds, int width
 		       f->min_interrupts);
 	for (size_t i = 0; i < n; i++) {
 		const struct np_finding *x = &f->v[i];
+		char *message = np_escape_dup(x->message); /* names are the kernel's bytes */
+		if (!message)
+			continue;
 		/* The device in colour; the rest wraps to the terminal, the fix on a
 		 * line of its own when the whole does not fit. */
-		const char *rest = strstr(x->message, ": ");
-		size_t first = color && rest ? (size_t)(rest - x->message) : 0;
-		size_t len = strlen(x->message) + (x->fix ? 4 + strlen(x->fix) : 0);
+		const char *rest = strstr(message, ": ");
+		size_t first = color && rest ? (size_t)(rest - message) : 0;
+		size_t len = strlen(message) + (x->fix ? 4 + strlen(x->fix) : 0);
 		bool split = x->fix && width && (int)len > width;
 		if (first)
-			printf(RED "%.*s" OFF, (int)first, x->message);
+			printf(RED "%.*s" OFF, (int)first, message);
 		if (split) {
-			np_print_wrapped(stdout, x->message + first, width, (int)first, 4);
+			np_print_wrapped(stdout, message + first, width, (int)first, 4);
 			printf("    -> %s\n", x->fix);
 		} else {
 			char *line;
-			if (asprintf(&line, "%s%s%s", x->message + first, x->fix ? " -> " : "", x->fix ? x->fix : "") < 0)
-				continue;
-			np_print_wrapped(stdout, line, width, (int)first, 4);
-			free(line);
+			if (asprintf(&line, "%s%s%s", message + first, x->fix ? " -> " : "", x->fix ? x->fix : "") >= 0) {
+				np_print_wrapped(stdout, line, width, (int)first, 4);
+				free(line);
+			}
 		}
+		free(message);
 	}
 	if (minor)
 		printf("(%zu more under %llu interrupts per device: 'report --all' lists them)\n", minor, f->min_interrupts);
@@ -118,7 +123,9 @@ static void print_findings(const struct np_findings *f, bool all, int width, boo
 			printf("%s%-7s" OFF " ", x->severity == NP_WARNING ? RED : YELLOW, sev);
 		else
 			printf("%-7s ", sev);
-		np_print_wrapped(stdout, x->message, width, 8, 8);
+		char *message = np_escape_dup(x->message);
+		np_print_wrapped(stdout, message ? message : "?", width, 8, 8);
+		free(message);
 		shown++;
 	}
 	if (shown == 0)
@@ -275,7 +282,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	if (o->interval > 0)
 		np_jw_number(&jw, "interval", o->interval);
 	np_jw_object(&jw, "topology");
-	rc = np_topo_write(&jw, &m->topo);
+	rc = np_topo_write(np_command_find("report"), &jw, &m->topo);
 	np_jw_close(&jw);
 	if (rc == EXIT_OK) {
 		np_devices_write(&jw, "devices", m, selected);
@@ -345,7 +352,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		int width = np_term_width();
 		print_summary(&f, o.interval, width, color);
 		puts("\n== Topology");
-		rc = np_topo_print(&m.topo, stdout, false);
+		rc = np_topo_print(self, &m.topo, stdout, false);
 		puts("\n== Devices");
 		np_devices_print(&m, selected, stdout);
 		puts("\n== IRQ placement");

@@ -6,7 +6,7 @@
 #include "render.h"
 
 struct revert_opts {
-	bool force, dry_run, no_wait, json, pretty;
+	bool force, dry_run, no_wait, json, pretty, session;
 	const char *state_dir;
 };
 
@@ -14,6 +14,8 @@ const struct np_option revert_options[] = {
 	NP_OPT_BOOL('f', "force", struct revert_opts, force, "restore even values that someone changed since the apply"),
 	NP_OPT_BOOL('n', "dry-run", struct revert_opts, dry_run,
 		    "print what would be restored and write nothing (no lock taken)"),
+	NP_OPT_BOOL(0, "session", struct revert_opts, session,
+		    "revert every transaction of ID's hold session (default: the latest's), newest first"),
 	NP_OPT_STRING(0, "state-dir", struct revert_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
 	NP_OPT_BOOL(0, "no-wait", struct revert_opts, no_wait, "fail at once when another apply or revert holds the lock"),
@@ -45,6 +47,73 @@ static cJSON *plan_json(const struct np_txn *txn)
 	return a;
 }
 
+/* A hold session: each of its transactions still applied, newest first, by
+ * the same revert as one ID; stops at the first that fails. */
+static int revert_session(struct np_ctx *ctx, const struct revert_opts *o, const struct np_txn_opts *topts,
+			  const char *id)
+{
+	char **ids;
+	size_t n, done = 0;
+	int rc = np_txn_session(ctx, topts, id, &ids, &n);
+	if (rc)
+		return np_error("%s", ctx->err);
+	cJSON *doc = o->json ? np_json_doc() : NULL, *list = o->json ? cJSON_CreateArray() : NULL;
+	bool config = false;
+	for (; done < n && !rc; done++) {
+		struct np_txn txn;
+		rc = np_txn_revert(ctx, topts, ids[done], o->force, &txn);
+		if (rc == -ESTALE) {
+			/* Not a failure: the values are already the boot's defaults. */
+			if (!o->json)
+				printf("%s\n", ctx->err);
+			rc = 0;
+			continue;
+		}
+		if (rc)
+			break;
+		for (size_t i = 0; i < txn.nchanges; i++) {
+			const struct np_change *c = &txn.changes[i];
+			config |= is_text(c);
+			if (o->json)
+				continue;
+			if (is_text(c))
+				printf("  %s removed: %s restored\n", c->subject, c->path);
+			else
+				printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
+		}
+		if (o->json) {
+			cJSON *t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "transaction", txn.id);
+			cJSON_AddStringToObject(t, "profile", txn.profile);
+			np_json_put(t, "changes", np_changes_json(txn.changes, txn.nchanges));
+			cJSON_AddItemToArray(list, t);
+		} else {
+			printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile,
+			       txn.nchanges, txn.nchanges == 1 ? "" : "s");
+		}
+		np_txn_free(&txn);
+	}
+	if (rc) {
+		char err[sizeof(ctx->err)];
+		snprintf(err, sizeof(err), "%s", ctx->err);
+		rc = np_error("%s; %zu of the session's %zu transactions reverted before it", err, done, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	if (o->json && !rc) {
+		cJSON_AddBoolToObject(doc, "reverted", true);
+		cJSON_AddItemToObject(doc, "transactions", list);
+		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
+		return np_print_json(doc, o->pretty);
+	}
+	cJSON_Delete(list);
+	cJSON_Delete(doc);
+	if (!rc && config)
+		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
+	return rc ? rc : EXIT_OK;
+}
+
 int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("revert");
@@ -55,7 +124,12 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 	if (argc - first > 1)
 		return np_usage_error(self, "expected at most one transaction ID (see 'numaplace history')");
 
+	if (o.session && o.dry_run)
+		return np_usage_error(self, "--session and --dry-run do not go together: a dry run shows one "
+				      "transaction against the values of now");
 	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait, .dry_run = o.dry_run };
+	if (o.session)
+		return revert_session(ctx, &o, &topts, first < argc ? argv[first] : NULL);
 	struct np_txn txn;
 	rc = np_txn_revert(ctx, &topts, first < argc ? argv[first] : NULL, o.force, &txn);
 	if (rc == -ESTALE && o.json) {

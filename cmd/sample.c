@@ -21,8 +21,9 @@ static void sleep_for(double seconds)
 int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 {
 	/* On a terminal, say why nothing happens for a while: a line on stderr,
-	 * counting down each second, erased at the end. */
-	bool progress = isatty(STDERR_FILENO);
+	 * counting down each second, erased at the end (with an escape, so not
+	 * on a dumb terminal). */
+	bool progress = np_term_escapes(STDERR_FILENO);
 	for (double left = seconds; left > 0;) {
 		if (progress)
 			fprintf(stderr, "\rsampling /proc/interrupts for %g s: %.0f s left \033[K", seconds, (double)(long)(left + 0.999));

@@ -14,11 +14,17 @@ int np_term_width(void)
 	return ws.ws_col;
 }
 
+bool np_term_escapes(int fd)
+{
+	const char *term = getenv("TERM");
+	return isatty(fd) && term && *term && strcmp(term, "dumb");
+}
+
 bool np_color_parse(const char *when, bool *on)
 {
 	if (!when || !strcmp(when, "auto")) {
 		const char *no = getenv("NO_COLOR");
-		*on = isatty(STDOUT_FILENO) && !(no && *no);
+		*on = np_term_escapes(STDOUT_FILENO) && !(no && *no);
 	} else if (!strcmp(when, "always")) {
 		*on = true;
 	} else if (!strcmp(when, "never")) {

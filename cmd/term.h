@@ -8,7 +8,10 @@
 
 /* Columns of the terminal on stdout; 0 (no limit) when stdout is not one. */
 int np_term_width(void);
-/* --color=WHEN: "auto" (a terminal and no NO_COLOR), "always", "never".
+/* Whether fd is a terminal that takes escape sequences: not a pipe or a
+ * file, and not TERM=dumb (an editor's shell buffer, a serial console). */
+bool np_term_escapes(int fd);
+/* --color=WHEN: "auto" (such a terminal and no NO_COLOR), "always", "never".
  * Returns false for an unknown WHEN. */
 bool np_color_parse(const char *when, bool *on);
 /* Prints text and a newline at most width columns wide (0: no limit), from

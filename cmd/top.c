@@ -14,6 +14,7 @@
 #include "../lib/findings.h"
 #include "../lib/machine.h"
 #include "cmd.h"
+#include "term.h"
 
 struct top_opts {
 	double delay;
@@ -52,6 +53,7 @@ struct view {
 	enum sort_key sort;
 	char filter[64];      /* "" for every device */
 	bool paused;
+	bool keys;            /* the screen: each setting says its key; --batch has no keys */
 };
 
 /* One frame as lines of text, at most width columns (0: no limit); the same
@@ -138,8 +140,9 @@ static void render(const struct view *v, struct np_irqs *irqs, int width, int he
 {
 	const struct np_machine *m = v->m;
 	char a[16], b[16];
-	line_add(out, width, "numaplace top: interrupts per second over %g s; sort %s (s), filter %s (f)%s",
-		 v->seconds, sort_names[v->sort], v->filter[0] ? v->filter : "none", v->paused ? "; PAUSED (p)" : "");
+	line_add(out, width, "numaplace top: interrupts per second over %g s; sort %s%s, filter %s%s%s", v->seconds,
+		 sort_names[v->sort], v->keys ? " (s)" : "", v->filter[0] ? v->filter : "none", v->keys ? " (f)" : "",
+		 v->paused ? "; PAUSED (p)" : "");
 	line_add(out, width, "%s", "");
 
 	/* Per node: what its CPUs handled, and the share that came from devices
@@ -370,6 +373,8 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 	long count = o.count;
 	if (!batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return np_usage_error(self, "the live view needs a terminal; use --batch for plain frames");
+	if (!batch && !np_term_escapes(STDOUT_FILENO))
+		return np_usage_error(self, "the live view needs a terminal that takes escapes, not TERM=dumb; use --batch for plain frames");
 	if (batch && count < 0)
 		count = 1;
 
@@ -377,7 +382,7 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
-	struct view v = { .m = &m, .seconds = delay };
+	struct view v = { .m = &m, .seconds = delay, .keys = !batch };
 	if (filter)
 		snprintf(v.filter, sizeof(v.filter), "%s", filter);
 	bool known = !filter;

@@ -35,7 +35,7 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 	if (o.json) {
 		struct np_jw jw;
 		np_json_begin(&jw, o.pretty);
-		if ((rc = np_topo_write(&jw, &topo)) == EXIT_OK && kube.path)
+		if ((rc = np_topo_write(self, &jw, &topo)) == EXIT_OK && kube.path)
 			np_kube_write(&jw, &kube);
 		if (rc == EXIT_OK)
 			rc = np_json_end(&jw);
@@ -43,7 +43,7 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 		np_topo_print_notes(&topo, stderr);
 		for (size_t i = 0; i < kube.nnotes; i++)
 			np_notef("note: %s\n", kube.notes[i]);
-		rc = np_topo_print(&topo, stdout, o.cpus);
+		rc = np_topo_print(self, &topo, stdout, o.cpus);
 		if (rc == EXIT_OK)
 			np_kube_print(&kube, stdout);
 	}

@@ -4,7 +4,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs top advise apply hold metrics verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise apply hold metrics trial verify revert enable disable history profile run snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -13,23 +13,24 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V --kubelet-state' ;;
-	report) echo '--json -j --pretty --all -a --color --interval -i --svg --help -h' ;;
-	topo) echo '--json -j --pretty --cpus -c --help -h' ;;
-	devices) echo '--all -a --matrix -m --near --class --output -o --noheadings -n --raw -r --pairs -P --json -j --pretty --help -h' ;;
-	irqs) echo '--json -j --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	report) echo '--json -J --pretty --all -a --color --interval -i --svg --help -h' ;;
+	topo) echo '--json -J --pretty --cpus -c --help -h' ;;
+	devices) echo '--all -a --matrix -m --near --class --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
+	irqs) echo '--json -J --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --sort -s --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --output -o --json -j --pretty --help -h' ;;
-	apply) echo '--dry-run -n --json -j --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
-	hold) echo '--interval -i --report-only --json -j --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --save --output -o --json -J --pretty --help -h' ;;
+	apply) echo '--dry-run -n --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
+	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
 	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
-	verify) echo '--json -j --pretty --profile-dir --help -h' ;;
-	revert) echo '--force -f --dry-run -n --state-dir --no-wait --json -j --pretty --help -h' ;;
-	enable) echo '--profile-dir --json -j --pretty --hold --help -h' ;;
-	disable) echo '--json -j --pretty --help -h' ;;
-	history) echo '--json -j --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --prune --keep --help -h' ;;
-	profile) echo '--profile-dir --json -j --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
-	run) echo '--near --print --json -j --pretty --help -h' ;;
-	snapshot) echo '--json -j --pretty --help -h' ;;
+	trial) echo '--runs --metric --lower-is-better --min-gain --warmup --timeout --settle --seed --keep-going --require-keep --profile-dir --state-dir --irqbalance --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
+	verify) echo '--json -J --pretty --profile-dir --help -h' ;;
+	revert) echo '--force -f --dry-run -n --session --state-dir --no-wait --json -J --pretty --help -h' ;;
+	enable) echo '--profile-dir --json -J --pretty --hold --help -h' ;;
+	disable) echo '--json -J --pretty --help -h' ;;
+	history) echo '--json -J --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --sort -s --prune --keep --help -h' ;;
+	profile) echo '--profile-dir --json -J --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
+	run) echo '--near --print --json -J --pretty --help -h' ;;
+	snapshot) echo '--json -J --pretty --help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
 	esac
@@ -47,10 +48,11 @@ _numaplace_argument()
 	report:--svg) echo file ;;
 	devices:--near) echo device ;;
 	devices:--class) echo class ;;
-	devices:--output | devices:-o) echo none ;;
+	devices:--output | devices:-o) echo columns ;;
 	irqs:--interval | irqs:-i) echo none ;;
 	irqs:--interrupts) echo file ;;
-	irqs:--output | irqs:-o) echo none ;;
+	irqs:--output | irqs:-o) echo columns ;;
+	irqs:--sort | irqs:-s) echo columns ;;
 	top:--delay | top:-d) echo none ;;
 	top:--iterations | top:-n) echo none ;;
 	top:--filter | top:-f) echo device ;;
@@ -62,6 +64,7 @@ _numaplace_argument()
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
 	advise:--interval | advise:-i) echo none ;;
+	advise:--save) echo file ;;
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
@@ -75,14 +78,26 @@ _numaplace_argument()
 	metrics:--profile) echo profile-name ;;
 	metrics:--profile-dir) echo dir ;;
 	metrics:--state-dir) echo dir ;;
+	trial:--runs) echo none ;;
+	trial:--metric) echo none ;;
+	trial:--min-gain) echo none ;;
+	trial:--warmup) echo none ;;
+	trial:--timeout) echo none ;;
+	trial:--settle) echo none ;;
+	trial:--seed) echo none ;;
+	trial:--profile-dir) echo dir ;;
+	trial:--state-dir) echo dir ;;
+	trial:--irqbalance) echo irqbalance ;;
+	trial:--output | trial:-o) echo columns ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
 	history:--state-dir) echo dir ;;
-	history:--output | history:-o) echo none ;;
+	history:--output | history:-o) echo columns ;;
+	history:--sort | history:-s) echo columns ;;
 	history:--keep) echo none ;;
 	profile:--profile-dir) echo dir ;;
-	profile:--output | profile:-o) echo none ;;
+	profile:--output | profile:-o) echo columns ;;
 	run:--near) echo device ;;
 	esac
 }
@@ -112,6 +127,7 @@ _numaplace_operands()
 	apply) echo profile-name one ;;
 	hold) echo profile-name one ;;
 	metrics) echo none one ;;
+	trial) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
 	enable) echo profile-name one ;;
@@ -132,8 +148,11 @@ _numaplace_values()
 	local f
 	case $1 in
 	device)
-		for f in bus/pci/devices class/net block; do
-			command ls -1 -- "$2/sys/$f" 2>/dev/null
+		command ls -1 -- "$2/sys/bus/pci/devices" 2>/dev/null
+		# Interfaces and disks of a device: not lo, loop0 or a bridge, which
+		# numaplace refuses.
+		for f in "$2"/sys/class/net/* "$2"/sys/block/*; do
+			[[ -e $f/device || -L $f/device ]] && echo "${f##*/}"
 		done
 		;;
 	pid)
@@ -143,6 +162,13 @@ _numaplace_values()
 		;;
 	command) echo "$_numaplace_commands" ;;
 	esac
+}
+
+# The column names of a command's table, one a line: "$@ -o help" (numaplace
+# [--root DIR] COMMAND [list]).
+_numaplace_columns()
+{
+	"$@" -o help 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
 # The profile names, one a line: "$@ list -n -o name" (numaplace [--root DIR]
@@ -238,6 +264,12 @@ _numaplace()
 		mapfile -t COMPREPLY < <(compgen -W "$(_numaplace_values "$kind" "$root")" -- "$cur") ;;
 	executable)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur") ;;
+	columns)	# a comma-separated list: the names after its last comma
+		local pre=''
+		[[ $cur == *,* ]] && pre=${cur%,*},
+		mapfile -t COMPREPLY < <(compgen -P "$pre" -W "$(_numaplace_columns "${words[0]}" \
+			${root:+"--root=$root"} "$cmd" ${operands[0]:+"${operands[0]}"})" -- "${cur##*,}")
+		compopt -o nospace 2>/dev/null ;;
 	dir)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;

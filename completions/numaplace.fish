@@ -24,13 +24,15 @@ function __numaplace_argument
         case 'devices:--class'
             echo class
         case 'devices:--output' 'devices:-o'
-            echo none
+            echo columns
         case 'irqs:--interval' 'irqs:-i'
             echo none
         case 'irqs:--interrupts'
             echo file
         case 'irqs:--output' 'irqs:-o'
-            echo none
+            echo columns
+        case 'irqs:--sort' 'irqs:-s'
+            echo columns
         case 'top:--delay' 'top:-d'
             echo none
         case 'top:--iterations' 'top:-n'
@@ -53,6 +55,8 @@ function __numaplace_argument
             echo none
         case 'advise:--interval' 'advise:-i'
             echo none
+        case 'advise:--save'
+            echo file
         case 'advise:--output' 'advise:-o'
             echo file
         case 'apply:--profile-dir'
@@ -79,6 +83,28 @@ function __numaplace_argument
             echo dir
         case 'metrics:--state-dir'
             echo dir
+        case 'trial:--runs'
+            echo none
+        case 'trial:--metric'
+            echo none
+        case 'trial:--min-gain'
+            echo none
+        case 'trial:--warmup'
+            echo none
+        case 'trial:--timeout'
+            echo none
+        case 'trial:--settle'
+            echo none
+        case 'trial:--seed'
+            echo none
+        case 'trial:--profile-dir'
+            echo dir
+        case 'trial:--state-dir'
+            echo dir
+        case 'trial:--irqbalance'
+            echo irqbalance
+        case 'trial:--output' 'trial:-o'
+            echo columns
         case 'verify:--profile-dir'
             echo dir
         case 'revert:--state-dir'
@@ -88,13 +114,15 @@ function __numaplace_argument
         case 'history:--state-dir'
             echo dir
         case 'history:--output' 'history:-o'
-            echo none
+            echo columns
+        case 'history:--sort' 'history:-s'
+            echo columns
         case 'history:--keep'
             echo none
         case 'profile:--profile-dir'
             echo dir
         case 'profile:--output' 'profile:-o'
-            echo none
+            echo columns
         case 'run:--near'
             echo device
     end
@@ -112,6 +140,7 @@ function __numaplace_commands
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
         metrics 'Print placement, drift and hold\'s work as Prometheus metrics.' \
+        trial 'Measure a profile on your own command, in pairs; keep it only if it wins.' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
@@ -236,6 +265,15 @@ function __numaplace_list --argument-names dir desc
     end
 end
 
+# The entries of directory $dir that have a device link, described as $desc.
+function __numaplace_list_of_device --argument-names dir desc
+    for f in $dir/*
+        if test -e $f/device; or test -L $f/device
+            printf '%s\t%s\n' (string replace -r -- '.*/' '' $f) $desc
+        end
+    end
+end
+
 # The profile names: 'numaplace profile list -n -o name'.
 function __numaplace_profiles
     set -l prog (commandline -opc)[1]
@@ -256,8 +294,20 @@ function __numaplace_values --argument-names kind
             __fish_complete_directories
         case device
             __numaplace_list "$root/sys/bus/pci/devices" 'PCI address'
-            __numaplace_list "$root/sys/class/net" interface
-            __numaplace_list "$root/sys/block" 'block device'
+            # Interfaces and disks of a device: not lo, loop0 or a bridge.
+            __numaplace_list_of_device "$root/sys/class/net" interface
+            __numaplace_list_of_device "$root/sys/block" 'block device'
+        case columns
+            # the names of the command's table (-o help), after the last comma
+            set -l prog (commandline -opc)[1]
+            set -l cmd (__numaplace_words command)
+            set -l args
+            test -n "$root"; and set args --root=$root
+            test "$cmd" = profile; and set cmd profile list
+            set -l pre (string match -r -- '^.*,' (commandline -ct))
+            for c in (command $prog $args $cmd -o help 2>/dev/null | string match -r -- '^  \S+' | string trim)
+                printf '%s%s\n' "$pre" $c
+            end
         case pid
             __numaplace_list "$root/proc" process | string match -r '^[0-9]+\t.*'
         case command
@@ -295,7 +345,7 @@ complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the 
 complete -c numaplace -n __numaplace_needs_command -l kubelet-state -r -F -d 'read pods\' exclusive CPUs from FILE instead of DIR/var/lib/kubelet/cpu_manager_state'
 
 # report
-complete -c numaplace -n '__numaplace_option report' -s j -l json -d 'print everything as one JSON document'
+complete -c numaplace -n '__numaplace_option report' -s J -l json -d 'print everything as one JSON document'
 complete -c numaplace -n '__numaplace_option report' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option report' -s a -l all -d 'also list findings under the volume threshold'
 complete -c numaplace -n '__numaplace_option report' -l color -x -d 'colour severities: auto (a terminal, no NO_COLOR), always, never'
@@ -304,7 +354,7 @@ complete -c numaplace -n '__numaplace_option report' -l svg -r -F -d 'also draw 
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
 # topo
-complete -c numaplace -n '__numaplace_option topo' -s j -l json -d 'print JSON instead of tables'
+complete -c numaplace -n '__numaplace_option topo' -s J -l json -d 'print JSON instead of tables'
 complete -c numaplace -n '__numaplace_option topo' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option topo' -s c -l cpus -d 'also list every CPU with its node, package, core and siblings'
 complete -c numaplace -n '__numaplace_option topo' -s h -l help -d 'show this help'
@@ -314,24 +364,25 @@ complete -c numaplace -n '__numaplace_option devices' -s a -l all -d 'list every
 complete -c numaplace -n '__numaplace_option devices' -s m -l matrix -d 'the PCIe link type between every two devices (X, PIX, PXB, PHB, NODE, SYS)'
 complete -c numaplace -n '__numaplace_option devices' -l near -x -a '(__numaplace_values device)' -d 'the other devices, nearest to DEVICE first (link type, then NUMA distance)'
 complete -c numaplace -n '__numaplace_option devices' -l class -x -a '(__numaplace_values class)' -d 'with --matrix or --near: gpu, net, nvme, storage, all, comma-separated (default gpu,net,storage)'
-complete -c numaplace -n '__numaplace_option devices' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option devices' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
 complete -c numaplace -n '__numaplace_option devices' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option devices' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option devices' -s P -l pairs -d 'one line per row of NAME="value" pairs'
-complete -c numaplace -n '__numaplace_option devices' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option devices' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option devices' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option devices' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand devices many' -a '(__numaplace_values device)'
 
 # irqs
-complete -c numaplace -n '__numaplace_option irqs' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option irqs' -s J -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option irqs' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between'
 complete -c numaplace -n '__numaplace_option irqs' -l interrupts -r -F -d 'read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)'
-complete -c numaplace -n '__numaplace_option irqs' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option irqs' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
 complete -c numaplace -n '__numaplace_option irqs' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option irqs' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option irqs' -s P -l pairs -d 'one line per row of NAME="value" pairs'
+complete -c numaplace -n '__numaplace_option irqs' -s s -l sort -x -a '(__numaplace_values columns)' -d 'sort the rows by COLUMN (counts and shares largest first)'
 complete -c numaplace -n '__numaplace_option irqs' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values device)'
 
@@ -351,19 +402,20 @@ complete -c numaplace -n '__numaplace_option advise' -l pod -x -d 'the applicati
 complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
 complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
-complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'also write the plan as a profile for \'numaplace apply\''
-complete -c numaplace -n '__numaplace_option advise' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option advise' -l save -r -F -d 'also write the plan as a profile for \'numaplace apply\''
+complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'deprecated: --save FILE (-o will name columns, as in the other commands)'
+complete -c numaplace -n '__numaplace_option advise' -s J -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
 
 # apply
 complete -c numaplace -n '__numaplace_option apply' -s n -l dry-run -d 'print the plan (file, current, new) and write nothing'
-complete -c numaplace -n '__numaplace_option apply' -s j -l json -d 'print JSON: {"changed": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option apply' -s J -l json -d 'print JSON: {"changed": true|false, "transaction": ID, "changes": [...]}'
 complete -c numaplace -n '__numaplace_option apply' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option apply' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option apply' -l no-wait -d 'fail at once when another apply or revert holds the lock'
-complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in /etc/default/irqbalance (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option apply' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in irqbalance\'s configuration file (default if irqbalance runs or is installed), warn, or ignore'
 complete -c numaplace -n '__numaplace_option apply' -l boot -d 'apply /etc/numaplace/boot.json (\'numaplace enable\'), waiting 30 s at most for the lock'
 complete -c numaplace -n '__numaplace_option apply' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values profile-name)'
@@ -371,10 +423,10 @@ complete -c numaplace -n '__numaplace_operand apply one' -a '(__numaplace_values
 # hold
 complete -c numaplace -n '__numaplace_option hold' -s i -l interval -x -d 'check every value against the profile this often (default 30)'
 complete -c numaplace -n '__numaplace_option hold' -l report-only -d 'log drift and device events, change nothing'
-complete -c numaplace -n '__numaplace_option hold' -s j -l json -d 'log one JSON object per line'
+complete -c numaplace -n '__numaplace_option hold' -s J -l json -d 'log one JSON object per line'
 complete -c numaplace -n '__numaplace_option hold' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option hold' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
-complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in /etc/default/irqbalance at the first apply (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in irqbalance\'s configuration file at the first apply and at each re-apply (default if irqbalance runs or is installed), warn, or ignore'
 complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
 complete -c numaplace -n '__numaplace_option hold' -l metrics -r -F -d 'write \'numaplace metrics\' to FILE after each pass, with hold\'s counters'
 complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
@@ -387,8 +439,31 @@ complete -c numaplace -n '__numaplace_option metrics' -l profile-dir -x -a '(__n
 complete -c numaplace -n '__numaplace_option metrics' -l state-dir -x -a '(__numaplace_values dir)' -d 'read transactions from DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option metrics' -s h -l help -d 'show this help'
 
+# trial
+complete -c numaplace -n '__numaplace_option trial' -l runs -x -d 'run CMD N times in each state, in N pairs (default 10, at least 6)'
+complete -c numaplace -n '__numaplace_option trial' -l metric -x -d 'the number in REGEX\'s first group on CMD\'s last matching output line (default: CMD\'s wall time)'
+complete -c numaplace -n '__numaplace_option trial' -l lower-is-better -d 'a lower --metric is better (as a latency)'
+complete -c numaplace -n '__numaplace_option trial' -l min-gain -x -d 'keep only when the whole interval is above PCT percent (default 0)'
+complete -c numaplace -n '__numaplace_option trial' -l warmup -x -d 'run CMD N times first, before any switch, and count none of them'
+complete -c numaplace -n '__numaplace_option trial' -l timeout -x -d 'stop a run of CMD after SECONDS: a failed run'
+complete -c numaplace -n '__numaplace_option trial' -l settle -x -d 'wait this long after each switch between the states'
+complete -c numaplace -n '__numaplace_option trial' -l seed -x -d 'draw the order of the pairs from SEED (a trial prints its own)'
+complete -c numaplace -n '__numaplace_option trial' -l keep-going -d 'go on when CMD fails (its pair is left out) instead of stopping'
+complete -c numaplace -n '__numaplace_option trial' -l require-keep -d 'exit 4 when the verdict is not keep'
+complete -c numaplace -n '__numaplace_option trial' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option trial' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions and CMD\'s output in DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option trial' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in irqbalance\'s configuration file while the profile is applied (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option trial' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option trial' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option trial' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option trial' -s P -l pairs -d 'one line per row of NAME="value" pairs'
+complete -c numaplace -n '__numaplace_option trial' -s J -l json -d 'print JSON: the runs, the medians, the interval and the verdict'
+complete -c numaplace -n '__numaplace_option trial' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option trial' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand trial one' -a '(__numaplace_values profile-name)'
+
 # verify
-complete -c numaplace -n '__numaplace_option verify' -s j -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
+complete -c numaplace -n '__numaplace_option verify' -s J -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'
 complete -c numaplace -n '__numaplace_option verify' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option verify' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option verify' -s h -l help -d 'show this help'
@@ -397,42 +472,44 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
 complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
+complete -c numaplace -n '__numaplace_option revert' -l session -d 'revert every transaction of ID\'s hold session (default: the latest\'s), newest first'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
-complete -c numaplace -n '__numaplace_option revert' -s j -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
+complete -c numaplace -n '__numaplace_option revert' -s J -l json -d 'print JSON: {"reverted": true|false, "transaction": ID, "changes": [...]}'
 complete -c numaplace -n '__numaplace_option revert' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option revert' -s h -l help -d 'show this help'
 
 # enable
 complete -c numaplace -n '__numaplace_option enable' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
-complete -c numaplace -n '__numaplace_option enable' -s j -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
+complete -c numaplace -n '__numaplace_option enable' -s J -l json -d 'print JSON: {"enabled": true, "changed": true|false, "profile": NAME, ...}'
 complete -c numaplace -n '__numaplace_option enable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option enable' -l hold -d 'keep it applied too: numaplace-hold.service (\'numaplace hold --boot\') instead of numaplace.service'
 complete -c numaplace -n '__numaplace_option enable' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand enable one' -a '(__numaplace_values profile-name)'
 
 # disable
-complete -c numaplace -n '__numaplace_option disable' -s j -l json -d 'print JSON: {"disabled": true|false, "file": PATH}'
+complete -c numaplace -n '__numaplace_option disable' -s J -l json -d 'print JSON: {"disabled": true|false, "file": PATH}'
 complete -c numaplace -n '__numaplace_option disable' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this help'
 
 # history
-complete -c numaplace -n '__numaplace_option history' -s j -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option history' -s J -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option history' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
-complete -c numaplace -n '__numaplace_option history' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option history' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
 complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
+complete -c numaplace -n '__numaplace_option history' -s s -l sort -x -a '(__numaplace_values columns)' -d 'sort the rows by COLUMN (counts and shares largest first)'
 complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
 complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile
 complete -c numaplace -n '__numaplace_option profile' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
-complete -c numaplace -n '__numaplace_option profile' -s j -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option profile' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option profile' -l pretty -d 'indent the JSON (the default on a terminal)'
-complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
 complete -c numaplace -n '__numaplace_option profile' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option profile' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option profile' -s P -l pairs -d 'one line per row of NAME="value" pairs'
@@ -442,13 +519,13 @@ complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_val
 # run
 complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
 complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
-complete -c numaplace -n '__numaplace_option run' -s j -l json -d 'with --print, print JSON: {"device": ADDR, "cpus": LIST, "memory_nodes": LIST}'
+complete -c numaplace -n '__numaplace_option run' -s J -l json -d 'with --print, print JSON: {"device": ADDR, "cpus": LIST, "memory_nodes": LIST}'
 complete -c numaplace -n '__numaplace_option run' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'
 
 # snapshot
-complete -c numaplace -n '__numaplace_option snapshot' -s j -l json -d 'print JSON: {"output": OUT, "files": N, ...}'
+complete -c numaplace -n '__numaplace_option snapshot' -s J -l json -d 'print JSON: {"output": OUT, "files": N, ...}'
 complete -c numaplace -n '__numaplace_option snapshot' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option snapshot' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand snapshot many' -F

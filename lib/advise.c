@@ -1168,15 +1168,6 @@ void np_plan_free(struct np_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-/* Whether queue is told by exactly one IRQ of the device. */
-static bool queue_is_unique(const struct np_machine *m, int dev, int queue)
-{
-	int n = 0;
-	for (size_t i = 0; i < m->irqs.n; i++)
-		n += m->irqs.v[i].dev == dev && m->irqs.v[i].queue == queue;
-	return n == 1;
-}
-
 int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
 		       const char *description, struct np_profile *out)
 {
@@ -1194,35 +1185,13 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 		const struct np_rec *r = &plan->v[i];
 		if (np_attrs[r->kind].command)
 			continue; /* advice only: ethtool, not a profile setting */
-		struct np_setting *s = &out->settings[out->nsettings++];
-		s->queue = -1;
-		s->irq = -1;
-		s->kind = r->kind;
-		switch (r->kind) {
-		case NP_ATTR_IRQ_AFFINITY:
-			s->device = strdup(m->pci.devs[r->dev].addr);
-			if (r->queue >= 0 && queue_is_unique(m, r->dev, r->queue))
-				s->queue = r->queue;
-			else
-				oom |= !(s->vector = strdup(r->vector));
-			oom |= !s->device || !(s->cpus = strdup(r->recommended));
-			break;
-		case NP_ATTR_RQ_AFFINITY:
-			oom |= !(s->block = strdup(r->block));
-			s->value = atoi(r->recommended);
-			break;
-		case NP_ATTR_RPS_CPUS:
-		case NP_ATTR_XPS_CPUS:
-			oom |= !(s->net = strdup(r->net)) || !(s->cpus = strdup(r->recommended));
-			s->queue = r->queue;
-			break;
-		default:
-			/* Machine-wide: the value alone. */
-			oom |= !(s->cpus = strdup(r->recommended));
-			break;
-		}
-		if (asprintf(&s->where, "settings[%zu]", i) < 0)
-			oom = true, s->where = NULL;
+		/* The setting's target class names the target stably (target.h). */
+		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
+		if (np_setting_make(m, r->kind, &t, r->recommended, i, &out->settings[out->nsettings]))
+			oom = true;
+		else
+			out->nsettings++;
 	}
 	if (oom) {
 		np_profile_free(out);

@@ -8,56 +8,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conffile.h"
+#include "target.h"
 
-static const char *const irq_keys[] = { "device", "queue", "vector", "irq", "cpus", NULL };
-static const char *const block_keys[] = { "block", "value", NULL };
-static const char *const queue_keys[] = { "net", "queue", "cpus", NULL };
-static const char *const cpus_keys[] = { "cpus", NULL };
+
 
 static const char *const irq_files[] = { "smp_affinity", "smp_affinity_list", NULL };
 static const char *const rq_files[] = { "queue/rq_affinity", NULL };
 static const char *const rps_files[] = { "rps_cpus", NULL };
 static const char *const xps_files[] = { "xps_cpus", NULL };
 static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
+#ifdef NUMAPLACE_TEST_ROW
+static const char *const rps_flow_files[] = { "rps_flow_cnt", NULL };
+#endif
+/* What distributions and irqbalance's own unit call its file. */
+static const char *const irqbalance_names[] = { "irqbalance", "irqbalance.env", NULL };
 
 const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 	[NP_ATTR_IRQ_AFFINITY] = {
 		.name = "irq_affinity", .value = NP_VALUE_CPULIST,
 		.path = "/proc/irq/{irq}/smp_affinity_list",
 		.subject = "{device} irq {irq} {vector}",
-		.keys = irq_keys, .dir = NP_DIR_IRQ, .snapshot = irq_files,
+		.target = &np_target_irq, .dir = NP_DIR_IRQ, .snapshot = irq_files,
 	},
 	[NP_ATTR_RQ_AFFINITY] = {
 		/* The kernel takes any number and ignores all but these. */
 		.name = "rq_affinity", .value = NP_VALUE_INT, .min = 0, .max = 2,
 		.path = "/sys/block/{block}/queue/rq_affinity",
 		.subject = "{block} rq_affinity",
-		.keys = block_keys, .dir = NP_DIR_BLOCK, .snapshot = rq_files,
+		.target = &np_target_block, .dir = NP_DIR_BLOCK, .snapshot = rq_files,
 	},
 	[NP_ATTR_RPS_CPUS] = {
 		.name = "rps_cpus", .value = NP_VALUE_CPUMASK, .empty_ok = true,
 		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_cpus",
 		.subject = "{net} rx-{queue} rps_cpus",
-		.keys = queue_keys, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_files,
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_files,
 	},
 	[NP_ATTR_XPS_CPUS] = {
 		.name = "xps_cpus", .value = NP_VALUE_CPUMASK, .empty_ok = true,
 		.path = "/sys/class/net/{net}/queues/tx-{queue}/xps_cpus",
 		.subject = "{net} tx-{queue} xps_cpus",
-		.keys = queue_keys, .dir = NP_DIR_NET_QUEUE, .snapshot = xps_files,
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = xps_files,
 	},
 	[NP_ATTR_DEFAULT_IRQ_AFFINITY] = {
 		/* The kernel refuses a mask without an online CPU. */
 		.name = "default_irq_affinity", .value = NP_VALUE_CPUMASK,
 		.path = "/proc/irq/default_smp_affinity",
 		.subject = "default_smp_affinity (new IRQs)",
-		.keys = cpus_keys, .dir = NP_DIR_ROOT, .snapshot = default_files,
+		.target = &np_target_machine, .dir = NP_DIR_ROOT, .snapshot = default_files,
 	},
 	[NP_ATTR_IRQBALANCE_CONFIG] = {
 		/* Written by apply itself (the bans), never named by a profile. */
 		.name = "irqbalance_config", .value = NP_VALUE_TEXT, .survives_reboot = true,
-		.path = NP_IRQBALANCE_CONFIG,
+		/* Debian's, the RHEL family's, OpenRC's or what the unit names
+		 * (lib/irqbalance.c finds which). */
+		.path = "/etc/{file}", .files = irqbalance_names,
 		.subject = "irqbalance",
 	},
 	[NP_ATTR_CHANNELS] = {
@@ -66,6 +70,16 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.subject = "{net} channels",
 		.command = "ethtool -L {net} combined",
 	},
+#ifdef NUMAPLACE_TEST_ROW
+	/* Only in the test build of tests/unit/newrow.c: a kind of an existing
+	 * target shape, added as this row and nothing else. */
+	[NP_ATTR_TEST_RPS_FLOW_CNT] = {
+		.name = "rps_flow_cnt", .value = NP_VALUE_INT, .min = 0, .max = 1048576,
+		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_flow_cnt",
+		.subject = "{net} rx-{queue} rps_flow_cnt",
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_flow_files,
+	},
+#endif
 };
 
 static const char *const value_kind_names[] = {
@@ -81,10 +95,15 @@ const char *np_attr_name(enum np_attr attr)
 	return (unsigned)attr < NP_ATTR_COUNT ? np_attrs[attr].name : "unknown";
 }
 
+const char *np_attr_value_key(enum np_attr attr)
+{
+	return (unsigned)attr < NP_ATTR_COUNT && np_attrs[attr].value == NP_VALUE_INT ? "value" : "cpus";
+}
+
 int np_attr_by_name(const char *name, bool settable)
 {
 	for (int i = 0; name && i < NP_ATTR_COUNT; i++)
-		if (!strcmp(name, np_attrs[i].name) && (!settable || np_attrs[i].keys))
+		if (!strcmp(name, np_attrs[i].name) && (!settable || np_attrs[i].target))
 			return i;
 	return -1;
 }
@@ -107,9 +126,9 @@ int np_value_kind_parse(const char *name, enum np_value_kind *out)
 
 /* ---- patterns ---- */
 
-enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_BAD };
+enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_FILE, F_BAD };
 
-static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector" };
+static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector", "file" };
 
 /* The field named at p ("{irq}..."), its length in *len. */
 static enum field field_at(const char *p, size_t *len)
@@ -135,9 +154,33 @@ static bool safe_name(const char *s, size_t len)
 	return true;
 }
 
+/* A relative path of safe names, the last one of names: "default/irqbalance",
+ * never "../x", "a//b" or "passwd". */
+static bool safe_file(const char *s, size_t len, const char *const *names)
+{
+	size_t last = 0;
+	if (!len || !names)
+		return false;
+	for (size_t i = 0; i < len;) {
+		size_t n = strcspn(s + i, "/");
+		if (n > len - i)
+			n = len - i;
+		if (!safe_name(s + i, n))
+			return false;
+		last = i;
+		i += n + 1;
+		if (i == len)
+			return false; /* a trailing slash */
+	}
+	for (size_t i = 0; names[i]; i++)
+		if (strlen(names[i]) == len - last && !strncmp(s + last, names[i], len - last))
+			return true;
+	return false;
+}
+
 /* Expands pattern with t's fields into *out. path: every field must be
  * there and safe (-EINVAL); otherwise a missing one reads "?". */
-static int expand(const char *pattern, const struct np_target *t, bool path, char **out)
+static int expand(const char *pattern, const char *const *files, const struct np_target *t, bool path, char **out)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -154,11 +197,12 @@ static int expand(const char *pattern, const struct np_target *t, bool path, cha
 		p += len;
 		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : -1;
 		const char *s = fd == F_NET ? t->net : fd == F_BLOCK ? t->block
-			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : NULL;
+			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : fd == F_FILE ? t->file : NULL;
 		bool numeric = fd == F_IRQ || fd == F_QUEUE;
+		bool safe = s && (fd == F_FILE ? safe_file(s, strlen(s), files) : safe_name(s, strlen(s)));
 		if (numeric && num >= 0)
 			fprintf(f, "%d", num);
-		else if (!numeric && s && (!path || safe_name(s, strlen(s))))
+		else if (!numeric && s && (!path || safe))
 			fputs(s, f);
 		else if (path)
 			rc = -EINVAL;
@@ -177,7 +221,7 @@ static int expand(const char *pattern, const struct np_target *t, bool path, cha
 char *np_attr_path(enum np_attr attr, const struct np_target *t)
 {
 	char *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].path || expand(np_attrs[attr].path, t, true, &out))
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].path || expand(np_attrs[attr].path, np_attrs[attr].files, t, true, &out))
 		return NULL;
 	return out;
 }
@@ -185,7 +229,7 @@ char *np_attr_path(enum np_attr attr, const struct np_target *t)
 char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *value)
 {
 	char *head, *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].command || expand(np_attrs[attr].command, t, false, &head))
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].command || expand(np_attrs[attr].command, NULL, t, false, &head))
 		return NULL;
 	if (asprintf(&out, "%s %s", head, value) < 0)
 		out = NULL;
@@ -196,7 +240,7 @@ char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *
 char *np_attr_subject(enum np_attr attr, const struct np_target *t)
 {
 	char *out;
-	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].subject, t, false, &out))
+	if ((unsigned)attr >= NP_ATTR_COUNT || expand(np_attrs[attr].subject, NULL, t, false, &out))
 		return NULL;
 	return out;
 }
@@ -219,7 +263,7 @@ static bool parse_number(const char *s, size_t len, int *out)
 }
 
 /* Matches path against pattern; fields into t (names malloc'd) when given. */
-static bool match(const char *pattern, const char *path, struct np_target *t)
+static bool match(const char *pattern, const char *const *files, const char *path, struct np_target *t)
 {
 	const char *p = pattern, *s = path;
 	while (*p) {
@@ -232,8 +276,9 @@ static bool match(const char *pattern, const char *path, struct np_target *t)
 		}
 		p += len;
 		/* A field runs to the next '/' (or the pattern's next literal
-		 * character, for "rx-{queue}" and the like, which is never a digit). */
-		size_t n = strcspn(s, "/");
+		 * character, for "rx-{queue}" and the like, which is never a digit);
+		 * a file, which ends its pattern, to the end. */
+		size_t n = fd == F_FILE ? strlen(s) : strcspn(s, "/");
 		if (*p && *p != '/') {
 			const char *lit = strchr(s, *p);
 			if (!lit || (size_t)(lit - s) > n)
@@ -263,6 +308,10 @@ static bool match(const char *pattern, const char *path, struct np_target *t)
 					t->block = copy;
 			}
 			break;
+		case F_FILE:
+			if (!safe_file(s, n, files) || (t && !(t->file = strndup(s, n))))
+				return false;
+			break;
 		default:
 			return false; /* subject-only fields never appear in paths */
 		}
@@ -275,7 +324,8 @@ void np_target_free(struct np_target *t)
 {
 	free((char *)t->net);
 	free((char *)t->block);
-	t->net = t->block = NULL;
+	free((char *)t->file);
+	t->net = t->block = t->file = NULL;
 }
 
 int np_attr_match(const char *path, struct np_target *t)
@@ -284,7 +334,7 @@ int np_attr_match(const char *path, struct np_target *t)
 		return -1;
 	for (int i = 0; i < NP_ATTR_COUNT; i++) {
 		struct np_target found = NP_TARGET_NONE;
-		if (np_attrs[i].path && match(np_attrs[i].path, path, &found)) {
+		if (np_attrs[i].path && match(np_attrs[i].path, np_attrs[i].files, path, &found)) {
 			if (t)
 				*t = found;
 			else
@@ -376,7 +426,7 @@ int np_change_make(struct np_change *c, enum np_attr attr, const struct np_targe
 	c->target = NP_TARGET_NONE;
 	if ((unsigned)attr >= NP_ATTR_COUNT)
 		return -EINVAL;
-	int rc = expand(np_attrs[attr].path, t, true, &c->path);
+	int rc = expand(np_attrs[attr].path, np_attrs[attr].files, t, true, &c->path);
 	if (rc)
 		return rc;
 	c->subject = np_attr_subject(attr, t);

@@ -12,9 +12,9 @@
  * value; its section in man/numaplace-profile.5 (and its line in the
  * DESCRIPTION of numaplace.8). Profiles, resolve, apply, verify, revert,
  * the journal and snapshot follow from the row, as long as the kind belongs
- * to a target numaplace knows (an IRQ, a network queue, a block device, the
- * machine); a new sort of target (per CPU, per node) also needs its keys
- * read in profile.c and looked up in resolve.c. */
+ * to a target class numaplace has (target.h: an IRQ, a network queue, a
+ * block device, the machine); a new sort of target (per CPU, per node) is
+ * one more class there. */
 #ifndef NUMAPLACE_ATTR_H
 #define NUMAPLACE_ATTR_H
 
@@ -28,8 +28,11 @@ enum np_attr {
 	NP_ATTR_RPS_CPUS,             /* /sys/class/net/IF/queues/rx-N/rps_cpus */
 	NP_ATTR_XPS_CPUS,             /* /sys/class/net/IF/queues/tx-N/xps_cpus */
 	NP_ATTR_DEFAULT_IRQ_AFFINITY, /* /proc/irq/default_smp_affinity */
-	NP_ATTR_IRQBALANCE_CONFIG,    /* /etc/default/irqbalance (the bans), not in profiles */
+	NP_ATTR_IRQBALANCE_CONFIG,    /* irqbalance's file under /etc (the bans), not in profiles */
 	NP_ATTR_CHANNELS,             /* a NIC's queue count: advice only (ethtool -L), never written */
+#ifdef NUMAPLACE_TEST_ROW
+	NP_ATTR_TEST_RPS_FLOW_CNT,    /* a test build's kind added as one row (tests/unit/newrow.c) */
+#endif
 	NP_ATTR_COUNT
 };
 
@@ -51,8 +54,11 @@ struct np_target {
 	const char *block;  /* block device */
 	const char *device; /* subject only: PCI address */
 	const char *vector; /* subject only: the IRQ's action name */
+	const char *file;   /* a configuration file, relative to /etc ("default/irqbalance") */
 };
 #define NP_TARGET_NONE ((struct np_target){ .irq = -1, .queue = -1 })
+
+struct np_target_class; /* target.h */
 
 /* Where snapshot finds a kind's files: relative to which directory. */
 enum np_attr_dir {
@@ -77,7 +83,11 @@ struct np_attr_desc {
 	 * say {device} and {vector}. */
 	const char *path;
 	const char *subject;
-	const char *const *keys;      /* profile setting keys besides "kind"; NULL: not settable */
+	const char *const *files;     /* {file}: the names its last component may have */
+	/* What its value belongs to, and how a profile names that (target.h):
+	 * a setting's keys are "kind", the class's, then np_attr_value_key's.
+	 * NULL: no profile sets it. */
+	const struct np_target_class *target;
 	enum np_attr_dir dir;
 	const char *const *snapshot;  /* what snapshot copies, relative to dir */
 };
@@ -85,6 +95,8 @@ struct np_attr_desc {
 extern const struct np_attr_desc np_attrs[NP_ATTR_COUNT];
 
 const char *np_attr_name(enum np_attr attr);
+/* The profile key of attr's value: "cpus" for a CPU set, "value" for a number. */
+const char *np_attr_value_key(enum np_attr attr);
 /* The kind called name, or -1. settable: only kinds that profiles may set. */
 int np_attr_by_name(const char *name, bool settable);
 /* The machine path of attr for t (malloc'd); NULL when a field the path

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Configuration files under the machine's /etc: the boot profile and
- * irqbalance's settings. Paths are machine paths ("/etc/default/irqbalance");
+ * irqbalance's settings (lib/irqbconf.c finds which file). Paths are machine
+ * paths ("/etc/default/irqbalance");
  * the context's root is prefixed, as for /sys and /proc. Files are read whole,
  * byte for byte, and replaced atomically, so that a crash leaves the old file
  * or the new one, never a torn one. */
@@ -15,9 +16,6 @@
 
 /* The profile numaplace.service applies at boot ('numaplace enable'). */
 #define NP_BOOT_PROFILE NUMAPLACE_CONFDIR "/boot.json"
-/* Debian's irqbalance settings: the systemd unit's EnvironmentFile and what
- * the init script sources. IRQBALANCE_ARGS holds the daemon's arguments. */
-#define NP_IRQBALANCE_CONFIG "/etc/default/irqbalance"
 
 /* The whole file, trailing newlines included; *out is malloc'd. A symbolic
  * link is refused (-ELOOP), as the write would refuse it; so is a file with a

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpudesc.h"
+#include "quote.h"
 
 /* One row per kind: how much an interrupt at stake weighs. An interrupt on an
  * isolated CPU stalls the latency-critical work kept there; a remote one
@@ -115,11 +116,16 @@ static char *dev_who(const struct np_machine *m, const struct np_pci_dev *d)
 	return out;
 }
 
+/* A command line to be run as shown (eval'd even): the name quoted for the
+ * shell, or the PCI address for a name whose bytes do not show. */
 static char *fix_for(const struct np_pci_dev *d)
 {
 	const char *name = d->nnet ? d->net[0].name : d->nblock ? d->block[0].name : d->addr;
-	char *out;
-	return asprintf(&out, "numaplace advise --device %s", name) < 0 ? NULL : out;
+	char *quoted = np_shell_quote(np_printable(name) ? name : d->addr), *out;
+	if (!quoted || asprintf(&out, "numaplace advise --device %s", quoted) < 0)
+		out = NULL;
+	free(quoted);
+	return out;
 }
 
 /* The IRQs of one device (or class) that a finding is about, summed. */

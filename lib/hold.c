@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ static char *device_of(const struct np_machine *m, const struct np_change *c)
 static char *culprit(struct np_ctx *ctx, const struct np_machine *m, const struct np_change *const *changes,
 		     size_t n)
 {
-	char buf[1024];
+	char buf[PATH_MAX + 1024];
 	const struct np_change *c = changes[0];
 	for (size_t i = 0; i < n; i++)
 		if (changes[i]->attr == NP_ATTR_IRQ_AFFINITY) {
@@ -116,16 +117,19 @@ static char *culprit(struct np_ctx *ctx, const struct np_machine *m, const struc
 		int *added = NULL;
 		size_t nadded = 0;
 		bool banned = false;
-		if (!np_read_text(ctx, &text, "%s", NP_IRQBALANCE_CONFIG) &&
-		    !np_irqbalance_ban_text(ctx, text, &c->target.irq, 1, &out, &added, &nadded))
+		struct np_irqb_conf conf;
+		if (np_irqbalance_conf_find(ctx, &conf))
+			return NULL;
+		if (!np_read_text(ctx, &text, "%s", conf.path) &&
+		    !np_irqbalance_ban_text(ctx, text, conf.var, &c->target.irq, 1, &out, &added, &nadded))
 			banned = out == NULL;
 		free(text);
 		free(out);
 		free(added);
 		if (m->irqbalance && !banned)
 			snprintf(buf, sizeof(buf), "irqbalance is running and IRQ %d is not banned: ban it "
-				 "(--irqbalance=ban, or --banirq=%d in " NP_IRQBALANCE_CONFIG ") or stop irqbalance",
-				 c->target.irq, c->target.irq);
+				 "(--irqbalance=ban, or --banirq=%d in %s of %s) or stop irqbalance",
+				 c->target.irq, c->target.irq, conf.var, conf.path);
 		else if (m->irqbalance)
 			snprintf(buf, sizeof(buf), "irqbalance is running with IRQ %d banned, so its driver or another "
 				 "tool rewrites it (was irqbalance restarted since the ban?)", c->target.irq);
@@ -161,6 +165,8 @@ void np_hold_result_free(struct np_hold_result *r)
 		free(r->gave_up[i].culprit);
 	}
 	free(r->gave_up);
+	free(r->finished);
+	np_irqban_free(&r->ban);
 	np_txn_free(&r->txn);
 	memset(r, 0, sizeof(*r));
 }
@@ -340,6 +346,23 @@ fail:
 	return rc == -ENOMEM ? np_fail(ctx, rc, "%s", strerror(ENOMEM)) : rc;
 }
 
+/* The irqbalance decision for the IRQs the profile places on what this pass
+ * checked (scope), as the first apply made it: a device re-probed with new
+ * IRQ numbers has them banned in the transaction that places them. Whether
+ * irqbalance runs is looked up only when the file is missing (it decides
+ * whether to warn), not at every pass. */
+static int plan_ban(struct np_ctx *ctx, struct np_hold *h, struct np_machine *m, const struct np_change *scope,
+		    size_t nscope, struct np_hold_result *r)
+{
+	int rc = np_irqban_plan(ctx, m->irqbalance_known && m->irqbalance, scope, nscope, h->irqbalance, &r->ban);
+	if (rc || r->ban.ban || r->ban.banned || !r->ban.nirqs || m->irqbalance_known)
+		return rc;
+	np_irqban_free(&r->ban);
+	if ((rc = np_machine_find_irqbalance(ctx, m)))
+		return rc;
+	return np_irqban_plan(ctx, m->irqbalance, scope, nscope, h->irqbalance, &r->ban);
+}
+
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
 		 const char *cause, long long now_ms, struct np_hold_result *r)
 {
@@ -351,6 +374,18 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	if (h->unfinished && !h->report_only) {
+		/* Forced: the values are hold's own, and the profile's come next. */
+		rc = np_txn_revert(ctx, &h->txn, h->unfinished, true, NULL);
+		if (rc && rc != -ESTALE) {
+			char detail[sizeof(ctx->err)];
+			snprintf(detail, sizeof(detail), "%s", ctx->err);
+			return np_fail(ctx, rc, "transaction %s, left pending by an earlier re-apply, cannot be "
+				       "finished yet: %s", h->unfinished, detail);
+		}
+		r->finished = h->unfinished;
+		h->unfinished = NULL;
+	}
 	/* Neither names nor processes: a pass shows no name, and only a
 	 * culprit needs to know whether irqbalance runs (record_devices). A
 	 * device event leaves CPUs and nodes as they were; the check of every
@@ -370,9 +405,13 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	if ((rc = resolve_tolerant(ctx, m, p, &res, r)))
 		return rc;
 	const struct np_pci_dev *d = device ? owner(m, device) : NULL;
-	fix = calloc(res.n + 1, sizeof(*fix));
+	struct np_change *scope = NULL; /* the changes this pass checks, shallow */
+	size_t nscope = 0;
+	/* Room for the irqbalance ban after the drifted values. */
+	fix = calloc(res.n + 2, sizeof(*fix));
 	fix_drift = calloc(res.n + 1, sizeof(*fix_drift));
-	if (!fix || !fix_drift) {
+	scope = calloc(res.n + 1, sizeof(*scope));
+	if (!fix || !fix_drift || !scope) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -381,6 +420,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		if (device && !concerns(c, device, d))
 			continue;
 		r->checked++;
+		scope[nscope++] = *c;
 		char *cur = NULL;
 		int match = np_value_matches_current(ctx, c->path, np_attrs[c->attr].value, c->new_value, &cur);
 		if (match < 0) {
@@ -407,11 +447,24 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 			fix[nfix++] = *c; /* shallow: res owns the strings (see below) */
 		}
 	}
-	if (h->report_only || !nfix)
+	if (h->report_only)
+		goto out;
+	if ((rc = plan_ban(ctx, h, m, scope, nscope, r)))
+		goto out;
+	size_t nvalues = nfix;
+	if (r->ban.ban)
+		fix[nfix++] = r->ban.change; /* shallow: r->ban keeps it */
+	if (!nfix)
 		goto out;
 	struct np_txn_opts opts = h->txn;
 	opts.cause = cause;
+	opts.session = h->session;
 	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
+	if (rc && r->txn.id && r->txn.state == NP_TXN_PENDING && !h->unfinished)
+		h->unfinished = strdup(r->txn.id); /* NULL (ENOMEM): the next apply says it is pending */
+	if (r->ban.ban)
+		r->ban.change.old_value = fix[nvalues].old_value;
+	nfix = nvalues;
 	/* The apply fills in each change's old_value: hand those to res to free. */
 	for (size_t i = 0, j = 0; i < nfix; i++) {
 		while (strcmp(res.changes[j].path, fix[i].path))
@@ -420,6 +473,10 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	}
 	if (rc)
 		goto out;
+	if (r->txn.nchanges && !h->session && !(h->session = strdup(r->txn.id))) {
+		rc = -ENOMEM;
+		goto nomem;
+	}
 	/* What was written: a value back in place by the time of the apply was not. */
 	written = calloc(nfix + 1, sizeof(*written));
 	devices = calloc(nfix + 1, sizeof(*devices));
@@ -443,6 +500,7 @@ nomem:
 	if (rc == -ENOMEM)
 		np_fail(ctx, rc, "%s", strerror(ENOMEM));
 out:
+	free(scope);
 	free(fix);
 	free(fix_drift);
 	free(written);

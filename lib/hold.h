@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "irqbalance.h"
 #include "machine.h"
 #include "profile.h"
 #include "txn.h"
@@ -35,7 +36,19 @@ struct np_hold {
 	struct np_hold_device *devices;
 	size_t ndevices;
 	struct np_txn_opts txn;
+	/* The id of this hold's first transaction (malloc'd; NULL until one
+	 * wrote something): every re-apply names it as its session, so that
+	 * the whole hold undoes as one (revert --session). */
+	char *session;
+	/* A re-apply's transaction left pending (malloc'd; NULL when none): its
+	 * journal could not be rewritten (a full state directory). The next
+	 * pass reverts it first, for no transaction may follow a pending one;
+	 * until that succeeds every pass fails saying so, and holding goes on. */
+	char *unfinished;
 	bool report_only;
+	/* As at the first apply, at each re-apply: the IRQs it places are
+	 * banned in the same transaction (a re-probed device has new numbers). */
+	enum np_irqb_mode irqbalance;
 	/* The machine of the last pass: a pass over one device reads its
 	 * devices and IRQs again and keeps the topology; a pass over all
 	 * loads it whole. */
@@ -66,7 +79,9 @@ struct np_hold_result {
 	struct np_hold_giveup *gave_up;
 	size_t ngave_up;
 	struct np_txn txn;    /* the re-apply; nchanges 0 when nothing was written */
+	struct np_irqban ban; /* the irqbalance decision for the IRQs the pass placed */
 	long long retry_ms;   /* > 0: a drifted device is rate limited; pass again after this */
+	char *finished;       /* np_hold.unfinished, reverted by this pass; else NULL */
 };
 
 /* One pass. device: an interface, block device or PCI address whose
@@ -79,6 +94,7 @@ struct np_hold_result {
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
 		 const char *cause, long long now_ms, struct np_hold_result *r);
 void np_hold_result_free(struct np_hold_result *r);
+/* Frees what hold remembers of the devices; the session stays (SIGHUP). */
 void np_hold_free(struct np_hold *h);
 
 #endif

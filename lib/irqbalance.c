@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conffile.h"
 #include "sysfs.h"
 
 #define ARGS_VAR "IRQBALANCE_ARGS"
+#define OPTS_VAR "IRQBALANCE_OPTS"
 #define MARK_TAIL " (added by 'numaplace apply'; 'numaplace revert' removes them)"
 
 /* ---- sets of IRQ numbers ---- */
@@ -106,16 +108,16 @@ static const char *skip_blanks(const char *p, const char *end)
 	return p;
 }
 
-/* Where the value of an active "IRQBALANCE_ARGS=" line starts, or NULL. */
-static const char *assignment_value(const char *line, const char *end)
+/* Where the value of an active "VAR=" line starts, or NULL. */
+static const char *assignment_value(const char *line, const char *end, const char *var)
 {
 	const char *p = skip_blanks(line, end);
 	if (end - p > 7 && !strncmp(p, "export", 6) && blank(p[6]))
 		p = skip_blanks(p + 6, end);
-	size_t len = strlen(ARGS_VAR "=");
-	if ((size_t)(end - p) < len || strncmp(p, ARGS_VAR "=", len))
+	size_t len = strlen(var);
+	if ((size_t)(end - p) <= len || strncmp(p, var, len) || p[len] != '=')
 		return NULL;
-	return p + len;
+	return p + len + 1;
 }
 
 /* Characters that mean the same unquoted and inside double quotes, in the
@@ -130,7 +132,7 @@ struct value {
 	const char *close;       /* the closing quote, or NULL when unquoted */
 };
 
-static int parse_value(struct np_ctx *ctx, const char *p, const char *end, struct value *v)
+static int parse_value(struct np_ctx *ctx, const char *var, const char *p, const char *end, struct value *v)
 {
 	const char *q;
 	memset(v, 0, sizeof(*v));
@@ -140,13 +142,13 @@ static int parse_value(struct np_ctx *ctx, const char *p, const char *end, struc
 			/* The shell expands these inside double quotes, systemd does
 			 * not: the daemon's arguments would depend on who starts it. */
 			if (quote == '"' && (*q == '$' || *q == '`'))
-				return np_fail(ctx, -EINVAL, ARGS_VAR " holds '%c', which the shell expands and "
-					       "systemd does not", *q);
+				return np_fail(ctx, -EINVAL, "%s holds '%c', which the shell expands and "
+					       "systemd does not", var, *q);
 			if (quote == '"' && *q == '\\')
 				q++;
 		}
 		if (q >= end)
-			return np_fail(ctx, -EINVAL, ARGS_VAR " goes on past its line (no closing %c)", quote);
+			return np_fail(ctx, -EINVAL, "%s goes on past its line (no closing %c)", var, quote);
 		v->start = p + 1;
 		v->end = q;
 		v->close = q;
@@ -155,16 +157,16 @@ static int parse_value(struct np_ctx *ctx, const char *p, const char *end, struc
 		for (q = p; q < end && !blank(*q); q++)
 			if (!plain_char(*q))
 				return np_fail(ctx, -EINVAL,
-					       ARGS_VAR " is unquoted and holds '%c', which would need quoting", *q);
+					       "%s is unquoted and holds '%c', which would need quoting", var, *q);
 		v->start = p;
 		v->end = q;
 	}
 	if (skip_blanks(q, end) != end)
-		return np_fail(ctx, -EINVAL, "text follows the value of " ARGS_VAR " on its line");
+		return np_fail(ctx, -EINVAL, "text follows the value of %s on its line", var);
 	return 0;
 }
 
-/* The lines a ban edit owns in a text: the last IRQBALANCE_ARGS assignment
+/* The lines a ban edit owns in a text: the last assignment of the variable
  * (the one the shell and systemd keep) and numaplace's mark line right
  * above it. Everything else in the file is the user's. */
 struct ban_block {
@@ -181,13 +183,13 @@ static bool is_mark(const char *line, const char *end)
 	return (size_t)(end - line) >= len && !strncmp(line, NP_IRQBALANCE_MARK, len);
 }
 
-static void find_block(const char *text, struct ban_block *b)
+static void find_block(const char *text, const char *var, struct ban_block *b)
 {
 	const char *last = NULL, *last_end = NULL;
 	memset(b, 0, sizeof(*b));
 	for (const char *p = text; *p;) {
 		const char *e = strchrnul(p, '\n');
-		const char *value = assignment_value(p, e);
+		const char *value = assignment_value(p, e, var);
 		if (value) {
 			b->mark = last && is_mark(last, last_end);
 			b->start = b->mark ? last : p;
@@ -199,6 +201,23 @@ static void find_block(const char *text, struct ban_block *b)
 		last_end = e;
 		p = *e ? e + 1 : e;
 	}
+}
+
+/* The variable a ban edit changed in text: the one assigned right under its
+ * last NP_IRQBALANCE_MARK line (so a journal needs no word of which file
+ * layout it was), IRQBALANCE_ARGS when none says otherwise. */
+static const char *edited_var(const char *text)
+{
+	const char *var = ARGS_VAR;
+	for (const char *p = text; *p;) {
+		const char *e = strchrnul(p, '\n');
+		if (is_mark(p, e) && *e) {
+			const char *next = e + 1, *next_end = strchrnul(next, '\n');
+			var = assignment_value(next, next_end, OPTS_VAR) ? OPTS_VAR : ARGS_VAR;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return var;
 }
 
 static bool same_block(const struct ban_block *a, const struct ban_block *b)
@@ -268,7 +287,7 @@ static void print_bans(FILE *f, const struct irqset *s, bool space)
 		fprintf(f, "%s--banirq=%d", space || i ? " " : "", s->v[i]);
 }
 
-int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs, size_t n,
+int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const char *var, const int *irqs, size_t n,
 			   char **out, int **added, size_t *nadded)
 {
 	struct irqset banned = { 0 }, add = { 0 }, marked = { 0 };
@@ -281,9 +300,9 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 	*out = NULL;
 	*added = NULL;
 	*nadded = 0;
-	find_block(text, &b);
+	find_block(text, var, &b);
 	const char *val = b.value, *line = b.args, *line_end = b.end;
-	if (val && (rc = parse_value(ctx, val, line_end, &v)))
+	if (val && (rc = parse_value(ctx, var, val, line_end, &v)))
 		goto out;
 	if (val && (rc = banned_in(&v, &banned)))
 		goto nomem;
@@ -313,7 +332,7 @@ int np_irqbalance_ban_text(struct np_ctx *ctx, const char *text, const int *irqs
 		if (len)
 			fputc('\n', f);
 		print_mark(f, &marked);
-		fputs(ARGS_VAR "=\"", f);
+		fprintf(f, "%s=\"", var);
 		print_bans(f, &add, false);
 		fputs("\"\n", f);
 	} else {
@@ -360,9 +379,10 @@ int np_irqbalance_unban_text(struct np_ctx *ctx, const char *current, const char
 	size_t size = 0;
 
 	*out = NULL;
-	find_block(current, &bc);
-	find_block(old, &bo);
-	find_block(new, &bn);
+	const char *var = edited_var(new);
+	find_block(current, var, &bc);
+	find_block(old, var, &bo);
+	find_block(new, var, &bn);
 	if (same_block(&bc, &bo)) {
 		*state = NP_BANS_OLD;
 		return 0;
@@ -458,11 +478,12 @@ bool np_irqbalance_edit_ok(const char *old, const char *new)
 	enum np_ban_state state;
 	char *back;
 
-	find_block(old, &bo);
-	find_block(new, &bn);
-	if (!bn.start || !mark_ok(&bn) || parse_value(&ctx, bn.value, bn.end, &vn))
+	const char *var = edited_var(new);
+	find_block(old, var, &bo);
+	find_block(new, var, &bn);
+	if (!bn.start || !mark_ok(&bn) || parse_value(&ctx, var, bn.value, bn.end, &vn))
 		return false;
-	if (bo.start && parse_value(&ctx, bo.value, bo.end, &vo))
+	if (bo.start && parse_value(&ctx, var, bo.value, bo.end, &vo))
 		return false;
 	if (!adds_only_bans(bo.start ? &vo : NULL, &vn))
 		return false;
@@ -473,22 +494,25 @@ bool np_irqbalance_edit_ok(const char *old, const char *new)
 	return same;
 }
 
-int np_irqbalance_ban_change(struct np_ctx *ctx, const int *irqs, size_t n, struct np_change *out,
-			     int **added, size_t *nadded)
+int np_irqbalance_ban_change(struct np_ctx *ctx, const struct np_irqb_conf *conf, const int *irqs, size_t n,
+			     struct np_change *out, int **added, size_t *nadded)
 {
 	char *text, *edited, *subject = NULL, full[PATH_MAX], detail[sizeof(ctx->err)];
 	size_t subject_len;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	out->target = NP_TARGET_NONE;
 	*added = NULL;
 	*nadded = 0;
-	if ((rc = np_conf_read(ctx, NP_IRQBALANCE_CONFIG, &text)))
+	if (strncmp(conf->path, "/etc/", 5))
+		return np_fail(ctx, -EINVAL, "'%s' is not a file under /etc numaplace may edit", conf->path);
+	if ((rc = np_conf_read(ctx, conf->path, &text)))
 		return rc;
-	rc = np_irqbalance_ban_text(ctx, text, irqs, n, &edited, added, nadded);
+	rc = np_irqbalance_ban_text(ctx, text, conf->var, irqs, n, &edited, added, nadded);
 	if (rc) {
 		free(text);
-		if (rc == -ENOMEM || np_sysfs_path(ctx, full, "%s", NP_IRQBALANCE_CONFIG))
+		if (rc == -ENOMEM || np_sysfs_path(ctx, full, "%s", conf->path))
 			return rc;
 		memcpy(detail, ctx->err, sizeof(detail));
 		return np_fail(ctx, rc, "'%s': %s", full, detail);
@@ -505,15 +529,17 @@ int np_irqbalance_ban_change(struct np_ctx *ctx, const int *irqs, size_t n, stru
 		if (fclose(f))
 			subject = NULL;
 	}
-	struct np_target none = NP_TARGET_NONE;
-	if (!subject || (rc = np_change_make(out, NP_ATTR_IRQBALANCE_CONFIG, &none, edited))) {
+	struct np_target file = NP_TARGET_NONE;
+	file.file = conf->path + strlen("/etc/");
+	if (!subject || (rc = np_change_make(out, NP_ATTR_IRQBALANCE_CONFIG, &file, edited))) {
 		free(text);
 		free(edited);
 		free(subject);
 		free(*added);
 		*added = NULL;
 		*nadded = 0;
-		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		return rc == -EINVAL ? np_fail(ctx, rc, "'%s' is not a file under /etc numaplace may edit", conf->path)
+				     : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
 	/* The row's subject says which file; this one says what changed in it. */
 	free(out->subject);

@@ -16,6 +16,7 @@
 
 #include "cpuset.h"
 #include "pci.h"
+#include "target.h"
 
 /* A profile is a hand-edited file; anything bigger is a mistake (or an
  * attempt to make root allocate), not a profile. */
@@ -139,20 +140,26 @@ static int key_index(const char *const *keys, const char *key)
 	return -1;
 }
 
-/* A setting's keys come from its kind's row in the attr table: "kind", then
- * the row's keys (attr < 0: every settable kind's, each once). */
-static void setting_keys(int attr, const char **keys)
+/* A setting's keys: "kind", its kind's target class's, then its value's
+ * (attr < 0: every settable kind's, each once). *nclass: how many the
+ * class has (attr >= 0). */
+static void setting_keys(int attr, const char **keys, size_t *nclass)
 {
 	size_t n = 0;
 	keys[n++] = "kind";
 	for (int a = 0; a < NP_ATTR_COUNT; a++) {
-		if ((attr >= 0 && a != attr) || !np_attrs[a].keys)
+		if ((attr >= 0 && a != attr) || !np_attrs[a].target)
 			continue;
-		for (const char *const *k = np_attrs[a].keys; *k && n < MAX_SETTING_KEYS - 1; k++) {
+		for (const char *const *k = np_attrs[a].target->keys; *k && n < MAX_SETTING_KEYS - 2; k++) {
 			keys[n] = NULL;
 			if (key_index(keys, *k) < 0)
 				keys[n++] = *k;
 		}
+		if (nclass)
+			*nclass = n - 1;
+		keys[n] = NULL;
+		if (key_index(keys, np_attr_value_key((enum np_attr)a)) < 0)
+			keys[n++] = np_attr_value_key((enum np_attr)a);
 	}
 	keys[n] = NULL;
 }
@@ -162,7 +169,7 @@ static void settable_kinds(const char **names)
 {
 	size_t n = 0;
 	for (int a = 0; a < NP_ATTR_COUNT; a++)
-		if (np_attrs[a].keys)
+		if (np_attrs[a].target)
 			names[n++] = np_attrs[a].name;
 	names[n] = NULL;
 }
@@ -356,12 +363,98 @@ static int parse_app(struct parser *ps, const cJSON *v)
 	return bad(ps, "app", "empty, expected %s", expected);
 }
 
+/* ---- what a target class reads a setting's keys through (target.h) ---- */
+
+struct np_setting_reader {
+	struct parser *ps;
+	const char *where; /* "settings[3]" */
+};
+
+int np_reader_fail(struct np_setting_reader *r, const char *key, const char *fmt, ...)
+{
+	char path[MAX_PATH_TEXT], what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (key)
+		subpath(path, r->where, key);
+	return bad(r->ps, key ? path : r->where, "%s", what);
+}
+
+int np_reader_missing(struct np_setting_reader *r, const char *key, const char *expected)
+{
+	return missing(r->ps, r->where, key, expected);
+}
+
+int np_reader_int(struct np_setting_reader *r, const cJSON *v, const char *key, int min, int max,
+		  const char *expected, int *out)
+{
+	char path[MAX_PATH_TEXT];
+	subpath(path, r->where, key);
+	return get_int(r->ps, v, path, min, max, expected, out);
+}
+
+int np_reader_name(struct np_setting_reader *r, const cJSON *v, const char *key, const char *expected,
+		   bool inner_spaces, char **out)
+{
+	char path[MAX_PATH_TEXT];
+	subpath(path, r->where, key);
+	return check_name(r->ps, v, path, expected, inner_spaces, out);
+}
+
+int np_reader_device(struct np_setting_reader *r, const cJSON *v, const char *key, char **out)
+{
+	char path[MAX_PATH_TEXT];
+	subpath(path, r->where, key);
+	return get_device(r->ps, v, path, out);
+}
+
+/* "0, 1 or 2", or "a number from 1 to 4096". */
+static void int_expected(char *buf, size_t size, int min, int max)
+{
+	size_t n = 0;
+	if (max - min > 3) {
+		snprintf(buf, size, "a number from %d to %d", min, max);
+		return;
+	}
+	buf[0] = '\0';
+	for (int v = min; v <= max && n < size; v++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%d", v == min ? "" : v == max ? " or " : ", ", v);
+}
+
+/* The value of a setting of attr, under its key: the kind's value, not its target, decides. */
+static int parse_value(struct parser *ps, const cJSON *v, enum np_attr attr, struct np_setting *s)
+{
+	const struct np_attr_desc *d = &np_attrs[attr];
+	const char *key = np_attr_value_key(attr);
+	char path[MAX_PATH_TEXT], expected[96];
+	if (d->value == NP_VALUE_INT) {
+		int value = 0;
+		int_expected(expected, sizeof(expected), d->min, d->max);
+		if (!v)
+			return missing(ps, s->where, key, expected);
+		subpath(path, s->where, key);
+		int rc = get_int(ps, v, path, d->min, d->max, expected, &value);
+		if (rc)
+			return rc;
+		return asprintf(&s->value, "%d", value) < 0 ? (s->value = NULL, no_memory(ps)) : 0;
+	}
+	if (!v)
+		return missing(ps, s->where, key,
+			       d->empty_ok ? "a CPU list such as \"0-3,8\", or \"\" for none" : "a CPU list such as \"0-3,8\"");
+	subpath(path, s->where, key);
+	/* An empty mask is how RPS and XPS are turned off. */
+	return get_cpus(ps, v, path, d->empty_ok, &s->value);
+}
+
 static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s)
 {
-	char path[MAX_PATH_TEXT], kp[MAX_PATH_TEXT], kinds[128];
+	char kp[MAX_PATH_TEXT], kinds[128];
 	const char *names[NP_ATTR_COUNT + 1], *keys[MAX_SETTING_KEYS], *any_keys[MAX_SETTING_KEYS];
 	const cJSON *f[MAX_SETTING_KEYS];
 	const char *kind;
+	size_t nclass = 0;
 	int rc;
 
 	settable_kinds(names);
@@ -383,84 +476,16 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 	s->kind = (enum np_attr)attr;
 	char form[48];
 	snprintf(form, sizeof(form), "%s settings", kind);
-	setting_keys(attr, keys);
-	setting_keys(-1, any_keys);
+	setting_keys(attr, keys, &nclass);
+	setting_keys(-1, any_keys, NULL);
 	if ((rc = members(ps, v, s->where, keys, any_keys, form, f)))
 		return rc;
 
-	/* f[] follows the row's keys, after "kind". */
-	switch (s->kind) {
-	case NP_ATTR_IRQ_AFFINITY:
-		/* f: kind, device, queue, vector, irq, cpus */
-		if (f[1] && f[4])
-			return bad(ps, s->where, "both \"device\" and \"irq\", expected \"device\" with \"queue\" or \"vector\", or \"irq\" alone as the fallback");
-		if (f[4]) {
-			if (f[2] || f[3])
-				return bad(ps, s->where, "\"irq\" with \"%s\", expected \"irq\" alone (or \"device\" with it)",
-					   f[2] ? "queue" : "vector");
-			subpath(path, s->where, "irq");
-			if ((rc = get_int(ps, f[4], path, 0, INT_MAX, "an IRQ number", &s->irq)))
-				return rc;
-		} else if (!f[1]) {
-			return missing(ps, s->where, "device", "a device (PCI address, interface or block device) with \"queue\" or \"vector\", or \"irq\" as the fallback");
-		} else {
-			subpath(path, s->where, "device");
-			if ((rc = get_device(ps, f[1], path, &s->device)))
-				return rc;
-			if (f[2] && f[3])
-				return bad(ps, s->where, "both \"queue\" and \"vector\", expected one of them");
-			if (!f[2] && !f[3])
-				return missing(ps, s->where, "queue", "\"queue\" (an index) or \"vector\" (an IRQ action name) with \"device\"");
-			if (f[2]) {
-				subpath(path, s->where, "queue");
-				if ((rc = get_int(ps, f[2], path, 0, MAX_INDEX, "a queue index from 0 to 65535", &s->queue)))
-					return rc;
-			} else {
-				subpath(path, s->where, "vector");
-				if ((rc = check_name(ps, f[3], path, "an IRQ action name such as \"eth0-TxRx-3\"", true, &s->vector)))
-					return rc;
-			}
-		}
-		if (!f[5])
-			return missing(ps, s->where, "cpus", "a CPU list such as \"0-3,8\"");
-		subpath(path, s->where, "cpus");
-		return get_cpus(ps, f[5], path, false, &s->cpus);
-
-	case NP_ATTR_RQ_AFFINITY:
-		if (!f[1])
-			return missing(ps, s->where, "block", "a block device such as \"sda\"");
-		subpath(path, s->where, "block");
-		if ((rc = get_name(ps, f[1], path, "a block device such as \"sda\"", &s->block)))
-			return rc;
-		if (!f[2])
-			return missing(ps, s->where, "value", "0, 1 or 2");
-		subpath(path, s->where, "value");
-		return get_int(ps, f[2], path, np_attrs[attr].min, np_attrs[attr].max, "0, 1 or 2", &s->value);
-
-	case NP_ATTR_RPS_CPUS:
-	case NP_ATTR_XPS_CPUS:
-		if (!f[1])
-			return missing(ps, s->where, "net", "an interface such as \"eth0\"");
-		subpath(path, s->where, "net");
-		if ((rc = get_name(ps, f[1], path, "an interface such as \"eth0\"", &s->net)))
-			return rc;
-		if (!f[2])
-			return missing(ps, s->where, "queue", "a queue index from 0 to 65535");
-		subpath(path, s->where, "queue");
-		if ((rc = get_int(ps, f[2], path, 0, MAX_INDEX, "a queue index from 0 to 65535", &s->queue)))
-			return rc;
-		if (!f[3])
-			return missing(ps, s->where, "cpus", "a CPU list such as \"0-3,8\", or \"\" for none");
-		subpath(path, s->where, "cpus");
-		/* An empty mask is how RPS and XPS are turned off. */
-		return get_cpus(ps, f[3], path, np_attrs[attr].empty_ok, &s->cpus);
-	default:
-		/* Machine-wide kinds: {"kind": ..., "cpus": LIST}. */
-		if (!f[1])
-			return missing(ps, s->where, "cpus", "a CPU list such as \"0-3,8\"");
-		subpath(path, s->where, "cpus");
-		return get_cpus(ps, f[1], path, np_attrs[attr].empty_ok, &s->cpus);
-	}
+	/* f[] follows the keys: "kind", the class's, the value's. */
+	struct np_setting_reader r = { ps, s->where };
+	if ((rc = np_attrs[attr].target->parse(&r, f + 1, &s->target)))
+		return rc;
+	return parse_value(ps, f[1 + nclass], s->kind, s);
 }
 
 /* Exactly n hex digits at s (the terminator fails the test). */
@@ -733,7 +758,7 @@ static int parse_root(struct parser *ps, const cJSON *root)
 		size_t i = 0;
 		for (const cJSON *e = f[4]->child; e; e = e->next, i++) {
 			struct np_setting *st = &p->settings[i];
-			st->queue = st->irq = st->value = -1;
+			st->target = NP_TARGET_NONE;
 			if (asprintf(&st->where, "settings[%zu]", i) < 0) {
 				st->where = NULL;
 				return no_memory(ps);
@@ -901,139 +926,37 @@ int np_profile_find(struct np_ctx *ctx, const char *name, const char *const *dir
 	return np_fail(ctx, -ENOENT, "profile '%s' not found, expected %s.json in one of: %s", name, name, searched);
 }
 
-static bool add(cJSON *obj, const char *key, cJSON *item)
+void np_setting_free(struct np_setting *s)
 {
-	if (!item)
-		return false;
-	if (!cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
-		return false;
-	}
-	return true;
+	np_target_free_all(&s->target);
+	free(s->value);
+	free(s->where);
+	memset(s, 0, sizeof(*s));
+	s->target = NP_TARGET_NONE;
 }
 
-static bool add_str(cJSON *obj, const char *key, const char *s)
+int np_setting_make(const struct np_machine *m, enum np_attr attr, const struct np_target *t, const char *value,
+		    size_t index, struct np_setting *out)
 {
-	return !s || add(obj, key, cJSON_CreateString(s));
-}
-
-static bool add_int(cJSON *obj, const char *key, int v)
-{
-	return v < 0 || add(obj, key, cJSON_CreateNumber(v));
-}
-
-static cJSON *setting_json(const struct np_setting *s)
-{
-	cJSON *o = cJSON_CreateObject();
-	bool ok = o && add_str(o, "kind", np_attr_name(s->kind));
-	switch (s->kind) {
-	case NP_ATTR_IRQ_AFFINITY:
-		ok = ok && add_str(o, "device", s->device) && add_int(o, "queue", s->queue) &&
-		     add_str(o, "vector", s->vector) && add_int(o, "irq", s->irq) &&
-		     add_str(o, "cpus", s->cpus);
-		break;
-	case NP_ATTR_RQ_AFFINITY:
-		ok = ok && add_str(o, "block", s->block) && add_int(o, "value", s->value);
-		break;
-	case NP_ATTR_RPS_CPUS:
-	case NP_ATTR_XPS_CPUS:
-		ok = ok && add_str(o, "net", s->net) && add_int(o, "queue", s->queue) &&
-		     add_str(o, "cpus", s->cpus);
-		break;
-	default:
-		ok = ok && add_str(o, "cpus", s->cpus);
-		break;
+	memset(out, 0, sizeof(*out));
+	out->kind = attr;
+	out->target = NP_TARGET_NONE;
+	if ((unsigned)attr >= NP_ATTR_COUNT || !np_attrs[attr].target)
+		return -EINVAL;
+	int rc = np_attrs[attr].target->identify(m, t, &out->target);
+	if (!rc && (!(out->value = strdup(value)) || asprintf(&out->where, "settings[%zu]", index) < 0)) {
+		out->where = NULL;
+		rc = -ENOMEM;
 	}
-	if (!ok) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
-}
-
-static cJSON *rule_json(const struct np_rule *r)
-{
-	static const char *const irqs[] = { [NP_IRQS_LOCAL] = "local", [NP_IRQS_APP] = "app", [NP_IRQS_SPREAD] = "spread" };
-	cJSON *o = cJSON_CreateObject(), *m = cJSON_CreateObject();
-	bool ok = m && add_str(m, "class", r->match_class) && add_str(m, "driver", r->match_driver) &&
-		  add_str(m, "ids", r->match_ids) && add_str(m, "net", r->match_net) &&
-		  add_str(m, "pci", r->match_pci);
-	if (!ok || !o)
-		cJSON_Delete(m);
-	/* add() owns m from here, also when it fails. */
-	ok = ok && o && add(o, "match", m);
-	switch (r->irqs) {
-	case NP_IRQS_KEEP:
-		break;
-	case NP_IRQS_CPUS:
-		ok = ok && add_str(o, "irqs", r->irq_cpus ? r->irq_cpus : "");
-		break;
-	default:
-		ok = ok && add_str(o, "irqs", irqs[r->irqs]);
-	}
-	ok = ok && add_int(o, "rq_affinity", r->rq_affinity);
-	if (r->rps != NP_RPS_KEEP)
-		ok = ok && add_str(o, "rps", r->rps == NP_RPS_OFF ? "off" : "app");
-	if (r->xps_follow_irq)
-		ok = ok && add_str(o, "xps", "follow-irq");
-	if (!ok) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
-}
-
-char *np_profile_to_text(const struct np_profile *p)
-{
-	cJSON *root = cJSON_CreateObject(), *app = NULL, *list;
-	char *text = NULL;
-	bool ok = root && add_str(root, "format", NP_PROFILE_FORMAT) && add_str(root, "name", p->name) &&
-		  add_str(root, "description", p->description);
-	if (ok && (p->app_cpus || p->app_node >= 0)) {
-		ok = (app = cJSON_CreateObject()) && add_str(app, "cpus", p->app_cpus) &&
-		     add_int(app, "node", p->app_cpus ? -1 : p->app_node);
-		if (!ok)
-			cJSON_Delete(app);
-		ok = ok && add(root, "app", app);
-	}
-	if (ok && p->nsettings) {
-		ok = add(root, "settings", list = cJSON_CreateArray());
-		for (size_t i = 0; ok && i < p->nsettings; i++) {
-			cJSON *s = setting_json(&p->settings[i]);
-			ok = s && cJSON_AddItemToArray(list, s);
-			if (!ok)
-				cJSON_Delete(s);
-		}
-	}
-	if (ok && p->nrules) {
-		ok = add(root, "rules", list = cJSON_CreateArray());
-		for (size_t i = 0; ok && i < p->nrules; i++) {
-			cJSON *r = rule_json(&p->rules[i]);
-			ok = r && cJSON_AddItemToArray(list, r);
-			if (!ok)
-				cJSON_Delete(r);
-		}
-	}
-	char *json = ok ? cJSON_Print(root) : NULL;
-	cJSON_Delete(root);
-	/* A file ends with a newline; cJSON does not add one. */
-	if (json && asprintf(&text, "%s\n", json) < 0)
-		text = NULL;
-	cJSON_free(json);
-	return text;
+	if (rc)
+		np_setting_free(out);
+	return rc;
 }
 
 void np_profile_free(struct np_profile *p)
 {
-	for (size_t i = 0; i < p->nsettings; i++) {
-		struct np_setting *s = &p->settings[i];
-		free(s->device);
-		free(s->vector);
-		free(s->net);
-		free(s->block);
-		free(s->cpus);
-		free(s->where);
-	}
+	for (size_t i = 0; i < p->nsettings; i++)
+		np_setting_free(&p->settings[i]);
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct np_rule *r = &p->rules[i];
 		free(r->match_class);

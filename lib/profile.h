@@ -23,17 +23,15 @@
  * "block": "sda", "value": 2}; {"kind": "rps_cpus" | "xps_cpus", "net":
  * "eth0", "queue": 0, "cpus": "1"} ("" turns RPS off);
  * {"kind": "default_irq_affinity", "cpus": "0-3"}. The kinds and their keys
- * are the settable rows of the attr table (attr.h). */
+ * are the settable rows of the attr table (attr.h) and their target classes. */
 struct np_setting {
 	enum np_attr kind;
-	char *device;   /* irq_affinity: PCI address, interface or block device */
-	int queue;      /* -1 when not given */
-	char *vector;   /* irq_affinity: action name, or NULL */
-	int irq;        /* irq_affinity fallback: IRQ number, or -1 */
-	char *net;      /* rps_cpus, xps_cpus */
-	char *block;    /* rq_affinity */
-	char *cpus;     /* CPU list text (every CPU-set kind) */
-	int value;      /* rq_affinity: 0, 1 or 2 */
+	/* What it is for, as its kind's target class names it (target.h): an
+	 * IRQ by device and queue or vector (or number), a network queue by
+	 * interface and index, a block device, or nothing for the machine.
+	 * Every string is the setting's own. */
+	struct np_target target;
+	char *value;    /* as a profile writes it: a canonical CPU list, or a number */
 	char *where;    /* field path for messages: "settings[3]" */
 };
 
@@ -79,6 +77,15 @@ int np_profile_load(struct np_ctx *ctx, const char *path, struct np_profile *out
 /* Finds a profile by NAME (NAME.json in each dir, in order) or takes it as a
  * path when it contains '/' or ends in ".json". dirs is NULL-terminated. */
 int np_profile_find(struct np_ctx *ctx, const char *name, const char *const *dirs, char **path);
+struct np_machine;
+/* The setting of attr to value for a target found on m (a change, an
+ * advisor's record): its class keeps what names the target stably (an IRQ
+ * by device and queue, or vector when the queue number is not unique).
+ * where is "settings[index]". 0 or -ENOMEM. */
+int np_setting_make(const struct np_machine *m, enum np_attr attr, const struct np_target *t, const char *value,
+		    size_t index, struct np_setting *out);
+void np_setting_free(struct np_setting *s);
+
 /* The profile as JSON text in the canonical form (what advise -o writes). */
 char *np_profile_to_text(const struct np_profile *p);
 void np_profile_free(struct np_profile *p);

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "advise.h"
 #include "sysfs.h"
+#include "target.h"
 
 void np_resolved_free(struct np_resolved *r)
 {
@@ -60,17 +60,6 @@ static char *cpus_value(const struct np_machine *m, enum np_attr attr, const str
 	return np_attr_format_cpus(attr, set, (unsigned)m->topo.max_cpu + 1);
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	char *s;
-	va_list ap;
-	va_start(ap, f);
-	int n = vasprintf(&s, f, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
 int np_profile_app_cpus(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 			struct np_cpuset *out)
 {
@@ -91,8 +80,8 @@ int np_profile_app_cpus(struct np_ctx *ctx, const struct np_machine *m, const st
 static int online_cpus(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 		       const struct np_setting *s, struct np_cpuset *set, bool allow_empty)
 {
-	if (np_cpuset_parse_list(set, s->cpus ? s->cpus : "") || (!allow_empty && np_cpuset_empty(set)))
-		return np_fail(ctx, -EINVAL, "%s: %s.cpus: '%s' is not a CPU list", p->file, s->where, s->cpus);
+	if (np_cpuset_parse_list(set, s->value ? s->value : "") || (!allow_empty && np_cpuset_empty(set)))
+		return np_fail(ctx, -EINVAL, "%s: %s.cpus: '%s' is not a CPU list", p->file, s->where, s->value);
 	struct np_cpuset offline = NP_CPUSET_INIT;
 	int rc = np_cpuset_copy(&offline, set);
 	np_cpuset_andnot(&offline, &m->topo.online);
@@ -107,134 +96,57 @@ static int online_cpus(struct np_ctx *ctx, const struct np_machine *m, const str
 	return rc;
 }
 
-/* The device a setting names: a PCI address, an interface or a block device. */
-static int find_device(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-		       const struct np_setting *s)
+/* The value a setting writes, in its kind's file form: its kind's value
+ * decides, whatever its target. */
+static int setting_value(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
+			 const struct np_setting *s, char **out)
 {
-	char addr[NP_PCI_ADDR_LEN];
-	if (np_pci_parse_addr(s->device, addr)) {
-		const struct np_pci_dev *d = np_pci_find(&m->pci, addr);
-		if (d)
-			return (int)(d - m->pci.devs);
-	} else {
-		for (size_t i = 0; i < m->pci.ndevs; i++) {
-			const struct np_pci_dev *d = &m->pci.devs[i];
-			for (size_t k = 0; k < d->nnet; k++)
-				if (!strcmp(d->net[k].name, s->device))
-					return (int)i;
-			for (size_t k = 0; k < d->nblock; k++)
-				if (!strcmp(d->block[k].name, s->device))
-					return (int)i;
-		}
+	const struct np_attr_desc *d = &np_attrs[s->kind];
+	*out = NULL;
+	if (d->value == NP_VALUE_INT) {
+		if (!np_attr_value_ok(s->kind, s->value))
+			return np_fail(ctx, -EINVAL, "%s: %s.value: %s, expected %d to %d", p->file, s->where,
+				       s->value ? s->value : "none", d->min, d->max);
+		*out = np_value_normalize(d->value, s->value);
+		return *out ? 0 : -ENOMEM;
 	}
-	return np_fail(ctx, -EINVAL, "%s: %s.device: no PCI function, interface or block device '%s' on this machine",
-		       p->file, s->where, s->device);
-}
-
-static int irq_change(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-		      const struct np_setting *s, const struct np_irq *irq, const struct np_cpuset *cpus,
-		      struct np_resolved *out)
-{
-	const char *dev = irq->dev >= 0 ? m->pci.devs[irq->dev].addr : "no device";
-	if (irq->managed != NP_MANAGED_NO)
-		return np_fail(ctx, -EINVAL,
-			       "%s: %s: irq %d (%s) of %s is managed%s: the kernel owns its affinity and refuses changes",
-			       p->file, s->where, irq->irq, irq->name, dev,
-			       irq->managed == NP_MANAGED_INFERRED ? " (its driver uses managed vectors)" : "");
-	struct np_target t = { .irq = irq->irq, .queue = -1, .device = dev, .vector = irq->name };
-	return add_change(ctx, p, out, NP_ATTR_IRQ_AFFINITY, &t, cpus_value(m, NP_ATTR_IRQ_AFFINITY, cpus));
-}
-
-static int resolve_irq_setting(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-			       const struct np_setting *s, struct np_resolved *out)
-{
 	struct np_cpuset cpus = NP_CPUSET_INIT;
-	int rc = online_cpus(ctx, m, p, s, &cpus, false), found = 0;
-	if (rc == 0 && !s->device) {
-		/* The explicit fallback: an IRQ number, valid for this boot only. */
-		struct np_irq *irq = np_irqs_find((struct np_irqs *)&m->irqs, s->irq);
-		rc = irq ? irq_change(ctx, m, p, s, irq, &cpus, out)
-			 : np_fail(ctx, -EINVAL, "%s: %s.irq: no IRQ %d on this machine", p->file, s->where, s->irq);
-		np_cpuset_free(&cpus);
-		return rc;
-	}
-	int dev = rc == 0 ? find_device(ctx, m, p, s) : rc;
-	if (dev < 0) {
-		np_cpuset_free(&cpus);
-		return dev;
-	}
-	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
-		const struct np_irq *irq = &m->irqs.v[i];
-		if (irq->dev != dev || (s->vector ? strcmp(irq->name, s->vector) != 0 : irq->queue != s->queue))
-			continue;
-		found++;
-		rc = irq_change(ctx, m, p, s, irq, &cpus, out);
-	}
-	if (rc == 0 && !found) {
-		if (s->vector)
-			rc = np_fail(ctx, -EINVAL, "%s: %s.vector: %s has no IRQ named '%s'", p->file, s->where,
-				     m->pci.devs[dev].addr, s->vector);
-		else
-			rc = np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no IRQ for queue %d", p->file, s->where,
-				     m->pci.devs[dev].addr, s->queue);
-	}
+	int rc = online_cpus(ctx, m, p, s, &cpus, d->empty_ok);
+	if (!rc && !(*out = cpus_value(m, s->kind, &cpus)))
+		rc = -ENOMEM;
 	np_cpuset_free(&cpus);
 	return rc;
 }
 
-/* Names reach paths: refuse anything that could leave the attribute's
- * directory, even though the profile parser already did. */
-static bool safe_name(const char *name)
+/* The targets a setting names on the machine, as its class finds them. */
+struct found {
+	struct np_target *v; /* shallow: the machine's and the setting's strings */
+	size_t n;
+};
+
+static int collect(void *arg, const struct np_target *t)
 {
-	return name && *name && !strchr(name, '/') && !strstr(name, "..");
+	struct found *f = arg;
+	struct np_target *more = realloc(f->v, (f->n + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	f->v = more;
+	f->v[f->n++] = *t;
+	return 0;
 }
 
 static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 			   const struct np_setting *s, struct np_resolved *out)
 {
-	enum np_attr attr = s->kind;
-	const char *name = np_attr_name(attr);
-	struct np_target t = { .irq = -1, .queue = s->queue, .net = s->net, .block = s->block };
-	struct np_cpuset cpus = NP_CPUSET_INIT;
-	char *path = NULL;
-	int rc = 0;
-
-	switch (attr) {
-	case NP_ATTR_IRQ_AFFINITY:
-		return resolve_irq_setting(ctx, m, p, s, out);
-	case NP_ATTR_RQ_AFFINITY:
-		t.queue = -1;
-		if (!safe_name(s->block) || !(path = np_attr_path(attr, &t)) || !np_sysfs_exists(ctx, "%s", path))
-			rc = np_fail(ctx, -EINVAL, "%s: %s.block: no block device '%s' with %s on this machine",
-				     p->file, s->where, s->block, name);
-		else if (s->value < np_attrs[attr].min || s->value > np_attrs[attr].max)
-			rc = np_fail(ctx, -EINVAL, "%s: %s.value: %d, expected 0, 1 or 2", p->file, s->where, s->value);
-		else
-			rc = add_change(ctx, p, out, attr, &t, fmt("%d", s->value));
-		break;
-	case NP_ATTR_RPS_CPUS:
-	case NP_ATTR_XPS_CPUS:
-		if (!safe_name(s->net) || !np_sysfs_exists(ctx, "/sys/class/net/%s", s->net))
-			rc = np_fail(ctx, -EINVAL, "%s: %s.net: no interface '%s' on this machine", p->file, s->where,
-				     s->net);
-		else if (s->queue < 0 || !(path = np_attr_path(attr, &t)) || !np_sysfs_exists(ctx, "%s", path))
-			rc = np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no %s queue %d with %s", p->file, s->where,
-				     s->net, attr == NP_ATTR_RPS_CPUS ? "receive" : "transmit", s->queue, name);
-		else if (!(rc = online_cpus(ctx, m, p, s, &cpus, np_attrs[attr].empty_ok)))
-			rc = add_change(ctx, p, out, attr, &t, cpus_value(m, attr, &cpus));
-		break;
-	default:
-		/* Machine-wide kinds: a file every kernel with the feature has. */
-		t = NP_TARGET_NONE;
-		if (!(path = np_attr_path(attr, &t)) || !np_sysfs_exists(ctx, "%s", path))
-			rc = np_fail(ctx, -EINVAL, "%s: %s.kind: this machine has no %s ('%s')", p->file, s->where,
-				     name, path ? path : np_attrs[attr].path);
-		else if (!(rc = online_cpus(ctx, m, p, s, &cpus, np_attrs[attr].empty_ok)))
-			rc = add_change(ctx, p, out, attr, &t, cpus_value(m, attr, &cpus));
-		break;
-	}
-	free(path);
-	np_cpuset_free(&cpus);
+	struct found f = { 0 };
+	char *value = NULL;
+	int rc = np_attrs[s->kind].target->resolve(ctx, m, p, s, collect, &f);
+	if (!rc)
+		rc = setting_value(ctx, m, p, s, &value);
+	for (size_t i = 0; rc == 0 && i < f.n; i++)
+		rc = add_change(ctx, p, out, s->kind, &f.v[i], strdup(value));
+	free(value);
+	free(f.v);
 	return rc;
 }
 

@@ -12,8 +12,11 @@
 #include "context.h"
 
 #define NP_STATE_DIR "/var/lib/numaplace"
-/* Test-only: exit(3) right after this many writes, as a crash would. */
+/* Test builds only: exit(3) right after this many writes, as a crash
+ * would. np_txn_fault_after says how many (0: never); the library's is a
+ * weak 0 that tests/testing.c, linked into test binaries only, overrides. */
 #define NP_FAULT_ENV "NUMAPLACE_FAULT_AFTER_WRITES"
+long np_txn_fault_after(void);
 
 enum np_txn_state {
 	NP_TXN_PENDING,     /* journal written, writes may be partly done: crash or kill */
@@ -31,6 +34,10 @@ struct np_txn {
 	char *cause;        /* what made it, as hold says ("add net eth4",
 			     * "interval check"); NULL for apply and revert, and
 			     * in journals from before the field */
+	char *session;      /* a re-apply of hold: the id of its session's first
+			     * transaction (which has none); NULL otherwise */
+	char *trial;        /* numaplace trial's evidence when a trial kept
+			     * it (one line); NULL otherwise */
 	char *boot_id;
 	long long time;     /* seconds since the epoch */
 	enum np_txn_state state;
@@ -46,6 +53,9 @@ struct np_txn_opts {
 				  * seconds; 0 waits as long as it takes */
 	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
 	const char *cause;       /* np_txn_apply: kept in the journal as the transaction's cause */
+	const char *session;     /* np_txn_apply: kept in the journal as the transaction's session
+				  * (hold: the id of its first transaction) */
+	const char *trial;       /* np_txn_apply: the trial's evidence, kept in the journal */
 };
 
 /* Whether the current value at path equals value once both are normalized.
@@ -64,14 +74,21 @@ int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value
  * rolled back. Changes whose value already matches are dropped first; when
  * none is left nothing is written and *txn_out->nchanges is 0 (no journal).
  * On success txn_out holds the applied transaction (free with np_txn_free).
- * Errors: -errno with ctx->err naming the file and the kernel's error text. */
+ * A journal that cannot be rewritten once the values are written (a full
+ * state directory) has the values put back too. Errors: -errno with
+ * ctx->err naming the file and the kernel's error text, and saying exactly
+ * what was left; when a transaction is left pending (its revert must come
+ * before any other apply) txn_out->id names it, state NP_TXN_PENDING. */
 int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
 		 struct np_change *changes, size_t nchanges, struct np_txn *txn_out);
 
 /* Restores the old values of transaction id (NULL: the latest one that is
  * applied or pending) through the same write/read-back/rollback machinery.
  * A value changed by someone else since the apply is refused unless force
- * (-EBUSY, listing it in ctx->err); a transaction from an earlier boot is
+ * (-EBUSY, listing it in ctx->err); a value already at its old value is not
+ * (it is left as it is), nor, in a hold session, a value that a later
+ * transaction of the same session found there (a driver's reset it re-applied
+ * over), so that its transactions revert in any order; a transaction from an earlier boot is
  * marked stale and nothing is written (-ESTALE), but for its files that
  * survive a reboot (np_attrs[].survives_reboot: configuration files), which
  * are restored as by a revert, drift checked, before it is marked stale.
@@ -82,6 +99,13 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * write, each new_value replaced by the value it would overwrite now. */
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out);
+
+/* The transactions of id's hold session (id: any of them; NULL: the session
+ * of the latest applied or pending transaction) that are still applied or
+ * pending, newest first: the order in which reverting them undoes the
+ * session. A transaction of no session is a session of one. */
+int np_txn_session(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, char ***ids,
+		   size_t *count);
 
 /* Every transaction in the state directory, oldest first; a journal that
  * cannot be read is listed as NP_TXN_UNREADABLE, the others as they are. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
@@ -28,43 +29,57 @@ static int net_from_devpath(const char *devpath, struct np_event *ev)
 	return ev->device[0] != '\0';
 }
 
+/* Whether the segment kv (len bytes, no NUL among them) starts with key. */
+static bool has_key(const char *kv, size_t len, const char *key)
+{
+	size_t klen = strlen(key);
+	return len >= klen && !memcmp(kv, key, klen);
+}
+
 int np_uevent_parse(const char *buf, size_t len, struct np_event *ev)
 {
 	const char *action = NULL, *devpath = NULL, *subsystem = NULL, *name = NULL, *slot = NULL;
 	memset(ev, 0, sizeof(*ev));
-	/* Kernel messages start "ACTION@DEVPATH"; udev's own ("libudev") are not read. */
-	if (!len || !memchr(buf, '@', strnlen(buf, len)))
+	/* The kernel ends every segment, the last one too, with a NUL: a
+	 * datagram that does not is not the kernel's, and is never read past. */
+	if (!len || buf[len - 1] != '\0')
 		return 0;
-	for (size_t off = strnlen(buf, len) + 1; off < len; off += strnlen(buf + off, len - off) + 1) {
+	/* Kernel messages start "ACTION@DEVPATH"; udev's own ("libudev") are not read. */
+	size_t head = strlen(buf);
+	if (!memchr(buf, '@', head))
+		return 0;
+	for (size_t off = head + 1; off < len;) {
 		const char *kv = buf + off;
-		if (!strncmp(kv, "ACTION=", 7))
+		size_t klen = strlen(kv); /* ends at the latest at buf[len - 1] */
+		if (has_key(kv, klen, "ACTION="))
 			action = kv + 7;
-		else if (!strncmp(kv, "DEVPATH=", 8))
+		else if (has_key(kv, klen, "DEVPATH="))
 			devpath = kv + 8;
-		else if (!strncmp(kv, "SUBSYSTEM=", 10))
+		else if (has_key(kv, klen, "SUBSYSTEM="))
 			subsystem = kv + 10;
-		else if (!strncmp(kv, "INTERFACE=", 10) || !strncmp(kv, "DEVNAME=", 8))
+		else if (has_key(kv, klen, "INTERFACE=") || has_key(kv, klen, "DEVNAME="))
 			name = strchr(kv, '=') + 1;
-		else if (!strncmp(kv, "PCI_SLOT_NAME=", 14))
+		else if (has_key(kv, klen, "PCI_SLOT_NAME="))
 			slot = kv + 14;
+		off += klen + 1;
 	}
-	if (buf[len - 1] != '\0' || !action || !devpath || !subsystem)
+	if (!action || !devpath || !subsystem)
 		return 0;
 	copy(ev->action, sizeof(ev->action), action, strlen(action));
 	if (!strcmp(subsystem, "net") || !strcmp(subsystem, "queues")) {
 		strcpy(ev->subsystem, "net");
 		if (name && !strcmp(subsystem, "net")) {
 			copy(ev->device, sizeof(ev->device), name, strlen(name));
-			return 1;
+			return ev->device[0] != '\0';
 		}
 		return net_from_devpath(devpath, ev);
 	}
-	if (!strcmp(subsystem, "block") && name) {
+	if (!strcmp(subsystem, "block") && name && *name) {
 		strcpy(ev->subsystem, "block");
 		copy(ev->device, sizeof(ev->device), name, strlen(name));
 		return 1;
 	}
-	if (!strcmp(subsystem, "pci") && slot) {
+	if (!strcmp(subsystem, "pci") && slot && *slot) {
 		strcpy(ev->subsystem, "pci");
 		copy(ev->device, sizeof(ev->device), slot, strlen(slot));
 		return 1;
@@ -72,29 +87,68 @@ int np_uevent_parse(const char *buf, size_t len, struct np_event *ev)
 	return 0;
 }
 
+/* Walks the datagram with sizes checked as sizes, never through the
+ * NLMSG_OK/RTA_OK macros on a length that a malformed message can make
+ * negative: each header must fit in what is left, each length must cover
+ * its header and stay inside its parent, and the aligned step to the next
+ * one must too (else the walk ends). Headers are copied out, so the buffer
+ * needs no alignment. */
 size_t np_rtnl_parse(const void *buf, size_t len, struct np_event *evs, size_t max)
 {
-	size_t n = 0;
-	int left = (int)len;
-	for (const struct nlmsghdr *nh = buf; n < max && NLMSG_OK(nh, (unsigned)left); nh = NLMSG_NEXT(nh, left)) {
-		if (nh->nlmsg_type != RTM_NEWLINK && nh->nlmsg_type != RTM_DELLINK)
-			continue;
-		if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
-			continue;
-		const struct ifinfomsg *ifi = NLMSG_DATA(nh);
-		int alen = (int)(nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi)));
-		for (const struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-			if (a->rta_type != IFLA_IFNAME)
-				continue;
-			struct np_event *ev = &evs[n];
-			memset(ev, 0, sizeof(*ev));
-			strcpy(ev->action, nh->nlmsg_type == RTM_NEWLINK ? "link" : "dellink");
-			strcpy(ev->subsystem, "net");
-			copy(ev->device, sizeof(ev->device), RTA_DATA(a), strnlen(RTA_DATA(a), RTA_PAYLOAD(a)));
-			n += ev->device[0] != '\0';
+	const unsigned char *p = buf;
+	size_t n = 0, off = 0;
+	while (n < max && len - off >= sizeof(struct nlmsghdr)) {
+		struct nlmsghdr nh;
+		memcpy(&nh, p + off, sizeof(nh));
+		size_t msglen = nh.nlmsg_len;
+		if (msglen < sizeof(nh) || msglen > len - off)
 			break;
+		size_t body = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg));
+		if ((nh.nlmsg_type == RTM_NEWLINK || nh.nlmsg_type == RTM_DELLINK) && msglen >= body) {
+			for (size_t a = body; msglen - a >= sizeof(struct rtattr);) {
+				struct rtattr rta;
+				memcpy(&rta, p + off + a, sizeof(rta));
+				size_t alen = rta.rta_len;
+				if (alen < sizeof(rta) || alen > msglen - a)
+					break;
+				if (rta.rta_type == IFLA_IFNAME) {
+					const char *name = (const char *)p + off + a + RTA_LENGTH(0);
+					struct np_event *ev = &evs[n];
+					memset(ev, 0, sizeof(*ev));
+					strcpy(ev->action, nh.nlmsg_type == RTM_NEWLINK ? "link" : "dellink");
+					strcpy(ev->subsystem, "net");
+					copy(ev->device, sizeof(ev->device), name, strnlen(name, alen - RTA_LENGTH(0)));
+					n += ev->device[0] != '\0';
+					break;
+				}
+				if (RTA_ALIGN(alen) >= msglen - a)
+					break;
+				a += RTA_ALIGN(alen);
+			}
 		}
+		if (NLMSG_ALIGN(msglen) >= len - off)
+			break;
+		off += NLMSG_ALIGN(msglen);
 	}
+	return n;
+}
+
+ssize_t np_netlink_recv(int fd, void *buf, size_t size, bool *from_kernel)
+{
+	struct sockaddr_nl sa;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr msg = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+	do
+		n = recvmsg(fd, &msg, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* Only the kernel speaks with port id 0: anything else is a process
+	 * forging events (udev and sd-netlink drop them the same way). A
+	 * datagram cut to our buffer is not read either. */
+	*from_kernel = msg.msg_namelen >= sizeof(sa) && sa.nl_family == AF_NETLINK && sa.nl_pid == 0 &&
+		       !(msg.msg_flags & MSG_TRUNC);
 	return n;
 }
 

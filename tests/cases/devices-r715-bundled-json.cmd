@@ -1,1 +1,1 @@
---root "$FIXTURES/r715" devices -aj 0000:22:00.0
+--root "$FIXTURES/r715" devices -aJ 0000:22:00.0

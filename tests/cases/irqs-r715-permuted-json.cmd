@@ -1,1 +1,1 @@
---root "$FIXTURES/r715" irqs 0000:23:00.0 -j
+--root "$FIXTURES/r715" irqs 0000:23:00.0 -J

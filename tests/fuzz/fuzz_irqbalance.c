@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../lib/irqbalance.h"
+#include "../../lib/txn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -97,7 +98,7 @@ static void journal_accepts(const char *old, const char *new)
 	cJSON_AddNumberToObject(j, "time", 1);
 	cJSON_AddStringToObject(j, "state", "applied");
 	cJSON_AddItemToArray(changes, c);
-	cJSON_AddStringToObject(c, "path", NP_IRQBALANCE_CONFIG);
+	cJSON_AddStringToObject(c, "path", "/etc/default/irqbalance");
 	cJSON_AddStringToObject(c, "attr", "irqbalance_config");
 	cJSON_AddStringToObject(c, "subject", "irqbalance");
 	cJSON_AddStringToObject(c, "old", old);
@@ -155,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			irqs[n++] = p[0] | p[1] << 8;
 	}
 
-	int rc = np_irqbalance_ban_text(&ctx, text, irqs, n, &banned, &added, &nadded);
+	int rc = np_irqbalance_ban_text(&ctx, text, "IRQBALANCE_ARGS", irqs, n, &banned, &added, &nadded);
 	if (rc) {
 		if ((rc != -EINVAL && rc != -ENOMEM) || !ctx.err[0] || banned || added || nadded)
 			abort();
@@ -176,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	/* Twice: nothing more to ban. */
-	if (np_irqbalance_ban_text(&ctx, banned, irqs, n, &twice, &added2, &nadded2) || twice || nadded2)
+	if (np_irqbalance_ban_text(&ctx, banned, "IRQBALANCE_ARGS", irqs, n, &twice, &added2, &nadded2) || twice || nadded2)
 		abort();
 	same_user_lines(text, banned);
 	journal_accepts(text, banned);

@@ -62,6 +62,11 @@ test_ansible_persist_and_irqbalance() {
 		die "the role did not notify the irqbalance restart"
 }
 
+test_ansible_trial() {
+	ansible_setup
+	play trial
+}
+
 test_ansible_facts() {
 	ansible_setup
 	play facts
@@ -80,4 +85,61 @@ test_ansible_doc_and_syntax() {
 	# The collection builds as ansible-galaxy publishes it.
 	ansible-galaxy collection build --output-path "$A" "$TOP/ansible" >/dev/null
 	[ -f "$A/numaplace-numaplace-"*.tar.gz ] || die "no collection tarball"
+}
+
+# The examples a user copies: the playbook under "Use" in ansible/README.md and
+# the modules' EXAMPLES (ansible-doc), run as written, pointed at the fixture
+# copy only by hosts: localhost and module_defaults (root:, state_dir:, the
+# binary, the checkout's profiles). Their irqbalance restart must be skipped:
+# the fixture's irqbalance is not this host's.
+test_ansible_readme_examples_run() {
+	ansible_setup
+	# No irqbalance in this copy: a restart the examples asked for would be this host's.
+	local comm running
+	for comm in "$ROOT"/proc/[0-9]*/comm; do
+		[ "$(cat "$comm")" != irqbalance ] || rm -rf "${comm%/comm}"
+	done
+	running=$("$NUMAPLACE" --root "$ROOT" apply --dry-run --json "$TOP/profiles/network-local.json" | jq '.irqbalance.running')
+	expect_eq false "$running" "irqbalance running in the fixture (the example would restart this host's)"
+	ROOT=$ROOT STATE=$ROOT/var/lib/numaplace NP=$NUMAPLACE PROFILES=$TOP/profiles OUT=$A/examples.yml python3 - \
+		"$TOP/ansible/README.md" "$TOP/ansible/plugins/modules/profile.py" "$TOP/ansible/plugins/modules/facts.py" <<'PY' ||
+import os, re, sys, yaml
+defaults = {
+    'numaplace.numaplace.profile': {'root': os.environ['ROOT'], 'state_dir': os.environ['STATE'],
+                                    'executable': os.environ['NP'], 'profile_dirs': [os.environ['PROFILES']]},
+    'numaplace.numaplace.facts': {'root': os.environ['ROOT'], 'executable': os.environ['NP']},
+}
+def local(play):
+    play.update(hosts='localhost', connection='local', gather_facts=False, become=False,
+                module_defaults=defaults)
+    return play
+plays = []
+readme = open(sys.argv[1]).read()
+for block in re.findall(r'```yaml\n(.*?)```', readme, re.S):
+    doc = yaml.safe_load(block)
+    if isinstance(doc, list) and doc and 'hosts' in doc[0]:
+        plays += [local(p) for p in doc]
+if not plays:
+    sys.exit('no playbook in ' + sys.argv[1])
+for module in sys.argv[2:]:
+    src = open(module).read()
+    tasks = yaml.safe_load(re.search(r"EXAMPLES = r'''\n(.*?)'''", src, re.S).group(1))
+    plays.append(local({'name': 'EXAMPLES of ' + os.path.basename(module), 'tasks': tasks}))
+yaml.safe_dump(plays, open(os.environ['OUT'], 'w'), sort_keys=False)
+PY
+		die "cannot extract the examples"
+	ansible-playbook -i localhost, "$A/examples.yml" >"$A/examples.log" 2>&1 || {
+		tail -n 40 "$A/examples.log"
+		die "the README and EXAMPLES playbooks failed"
+	}
+	grep -q '^PLAY RECAP' "$A/examples.log" || die "no recap"
+	grep -Eq 'localhost +: ok=[0-9]+ +changed=[1-9][0-9]* +unreachable=0 +failed=0' "$A/examples.log" ||
+		die "nothing changed or something failed: $(grep -A2 'PLAY RECAP' "$A/examples.log")"
+	# The README's apply, made and persisted: a transaction of network-local, its boot profile.
+	"$NUMAPLACE" --root "$ROOT" history --json --state-dir "$ROOT/var/lib/numaplace" |
+		jq -e '[.transactions[].profile] | index("network-local")' >/dev/null || die "no network-local transaction"
+	[ -f "$ROOT/etc/numaplace/boot.json" ] || die "persist: true made no boot profile"
+	# Both irqbalance restarts skipped.
+	expect_eq 2 "$(grep -A1 -E 'TASK \[(irqbalance reads its bans only when it starts|Restart irqbalance so that it reads the new bans)\]' "$A/examples.log" |
+		grep -c '^skipping')" "irqbalance restarts skipped"
 }

@@ -22,7 +22,7 @@ np() { "$NUMAPLACE" --root "$ROOT" "$@"; }
 
 test_round_trip_is_byte_identical() {
 	copy_root
-	np advise -o "$WORK/p.json" >/dev/null
+	np advise --save "$WORK/p.json" >/dev/null
 	np profile validate "$WORK/p.json" >/dev/null
 	local out
 	out=$(np apply --json "$WORK/p.json")
@@ -46,7 +46,7 @@ nth_target() {
 
 test_write_failure_in_the_middle_rolls_back() {
 	copy_root
-	np advise -o "$WORK/p.json" >/dev/null
+	np advise --save "$WORK/p.json" >/dev/null
 	local path status=0 err
 	path=$ROOT$(nth_target 5)
 	# Readable but not writable: O_NOFOLLOW makes the write fail (ELOOP)
@@ -62,7 +62,7 @@ test_write_failure_in_the_middle_rolls_back() {
 
 test_unreadable_target_stops_before_any_write() {
 	copy_root
-	np advise -o "$WORK/p.json" >/dev/null
+	np advise --save "$WORK/p.json" >/dev/null
 	local path status=0
 	path=$ROOT$(nth_target 3)
 	# A directory where the file was: even reading the old value fails.
@@ -75,7 +75,7 @@ test_unreadable_target_stops_before_any_write() {
 
 test_crash_in_the_middle_then_revert() {
 	copy_root
-	np advise -o "$WORK/p.json" >/dev/null
+	np advise --save "$WORK/p.json" >/dev/null
 	local status=0
 	NUMAPLACE_FAULT_AFTER_WRITES=4 np apply "$WORK/p.json" >/dev/null 2>&1 || status=$?
 	expect_eq 3 "$status" "the fault point exits like a crash"
@@ -89,10 +89,22 @@ test_crash_in_the_middle_then_revert() {
 	same_tree
 }
 
+# The fault hook is a test build's (tests/testing.c): the release binary,
+# which runs as root, never reads it.
+test_release_binary_ignores_the_fault_hook() {
+	copy_root
+	np advise -o "$WORK/p.json" >/dev/null
+	local status=0
+	NUMAPLACE_FAULT_AFTER_WRITES=1 "$TOP/numaplace" --root "$ROOT" apply "$WORK/p.json" >/dev/null 2>&1 || status=$?
+	expect_eq 0 "$status" "the release binary's apply with the fault hook set"
+	[[ $(np history) == *applied* && $(np history) != *pending* ]] || die "the apply did not finish: $(np history)"
+	! grep -q NUMAPLACE_FAULT_AFTER_WRITES "$TOP/numaplace" || die "the release binary names the fault hook"
+}
+
 test_concurrent_applies_do_not_interleave() {
 	copy_root
-	np advise -o "$WORK/a.json" >/dev/null
-	np advise --policy spread -o "$WORK/b.json" >/dev/null
+	np advise --save "$WORK/a.json" >/dev/null
+	np advise --policy spread --save "$WORK/b.json" >/dev/null
 	np apply "$WORK/a.json" >/dev/null &
 	np apply "$WORK/b.json" >/dev/null &
 	wait

@@ -103,8 +103,7 @@ test_bash_completes_commands() {
 	# what follows the last ':' of a PCI address.
 	local root=$WORK/completion-root
 	rm -rf "$root"
-	mkdir -p "$root"/sys/bus/pci/devices/{0000:00:1f.2,0000:03:00.0} "$root"/sys/class/net/ens1f0 \
-		"$root"/sys/block/nvme0n1
+	device_root "$root"
 	expect_completions "numaplace --root $root devices " 0000:00:1f.2 0000:03:00.0 ens1f0 nvme0n1
 	expect_completions "numaplace --root=$root irqs en" ens1f0
 	expect_completions "numaplace --root $root devices 0000:0" 00:1f.2 03:00.0
@@ -115,11 +114,34 @@ test_bash_completes_commands() {
 	expect_completions "numaplace --root $root run --near 0000:00:1" 1f.2
 }
 
+# A machine root with two PCI functions, an interface and a block device of
+# one of them (a device link each), and lo and loop0, which have none and
+# which numaplace refuses: never offered.
+device_root() {
+	local root=$1
+	rm -rf "$root"
+	mkdir -p "$root"/sys/bus/pci/devices/{0000:00:1f.2,0000:03:00.0} "$root"/sys/class/net/{ens1f0,lo} \
+		"$root"/sys/block/{nvme0n1,loop0}
+	ln -s ../../../bus/pci/devices/0000:03:00.0 "$root/sys/class/net/ens1f0/device"
+	ln -s ../../bus/pci/devices/0000:00:1f.2 "$root/sys/block/nvme0n1/device"
+}
+
+# -o and --sort complete the command's column names, after a comma too.
+test_bash_completes_columns() {
+	completion_root
+	expect_completions "numaplace irqs -o ir" irq
+	expect_completions "numaplace irqs -o irq,aff" irq,affinity irq,affinity_nodes
+	expect_completions "numaplace history --sort st" state
+	expect_completions "numaplace profile list -o desc" description
+	expect_completions "numaplace --root $CROOT irqs --output=remote_" remote_share
+}
+
 # The r715 fixture's PCI devices, when it has them.
 test_bash_completes_devices_of_fixture_root() {
 	local root=$FIXTURES/r715 want=() dir
-	for dir in sys/bus/pci/devices sys/class/net sys/block; do
-		[ -d "$root/$dir" ] && mapfile -t -O ${#want[@]} want < <(ls "$root/$dir")
+	mapfile -t want < <(ls "$root/sys/bus/pci/devices")
+	for dir in "$root"/sys/class/net/* "$root"/sys/block/*; do
+		[ -e "$dir/device" ] && want+=("${dir##*/}")
 	done
 	[ -n "$(ls -A "$root/sys/bus/pci/devices" 2>/dev/null)" ] ||
 		skip_test "tests/fixtures/r715 has no PCI devices (sys/bus/pci/devices) yet"
@@ -154,8 +176,7 @@ test_zsh_and_fish_parse() {
 completion_root() {
 	CROOT=$WORK/completion-shells-root
 	rm -rf "$CROOT"
-	mkdir -p "$CROOT"/sys/bus/pci/devices/{0000:00:1f.2,0000:03:00.0} "$CROOT"/sys/class/net/ens1f0 \
-		"$CROOT"/sys/block/nvme0n1
+	device_root "$CROOT"
 	# The scripts run 'numaplace profile list --json' for the profile names.
 	mkdir -p "$WORK/completion-bin"
 	ln -sf "$NUMAPLACE" "$WORK/completion-bin/numaplace"
@@ -203,6 +224,9 @@ shell_completes_values() {
 	expect_in "$sh" "numaplace --root $r run --near en" ens1f0
 	expect_in "$sh" "numaplace --root $r advise --device nv" nvme0n1
 	expect_in "$sh" "numaplace --root $r irqs nvme0n1 " 0000:00:1f.2 0000:03:00.0 ens1f0 nvme0n1
+	# Column names, for -o and --sort.
+	expect_in "$sh" "numaplace history --sort st" state
+	expect_offered_in "$sh" "numaplace irqs -o " irq name affinity remote_share
 	# Profile names, from the profiles in --profile-dir and the shipped ones.
 	local names=() file
 	for file in "$TOP"/profiles/*.json; do

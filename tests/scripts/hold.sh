@@ -108,6 +108,65 @@ test_hold_interval_check_reapplies_drift_and_revert_restores() {
 	diff -r --no-dereference "$WORK/hold/orig/sys" "$ROOT/sys" >/dev/null || die "sys/ differs from the original after both reverts"
 }
 
+# A hold session of three transactions: the first apply, a re-apply of
+# eth4 after its driver reset it to its default (the first apply's old
+# value), and a re-apply of eth5 after a reset to another value. Before,
+# reverting the first after the re-apply refused ("it is '0000', expected
+# '0004'") and every hold needed --force.
+hold_session() {
+	hold_root
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	cp "$WORK/hold/orig/sys/class/net/eth4/queues/rx-0/rps_cpus" "$Q/eth4/queues/rx-0/rps_cpus"
+	event add net eth4
+	wait_log "re-applied 1 value" 50
+	echo 0001 >"$Q/eth5/queues/rx-1/rps_cpus"
+	event add net eth5
+	wait_log "re-applied 1 value" 50 2
+	stop_hold
+	HOLD_IDS=$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[].id')
+	expect_eq 3 "$(wc -l <<<"$HOLD_IDS")" "transactions of the session"
+}
+
+expect_tree_original() {
+	diff -r --no-dereference "$WORK/hold/orig/sys" "$ROOT/sys" >/dev/null || die "sys/ differs from the original $1"
+}
+
+test_hold_session_undone_by_plain_reverts_newest_first() {
+	hold_session
+	local i
+	for i in 1 2 3; do
+		np revert --state-dir "$WORK/hold/state" >"$WORK/hold/out" 2>&1 || { cat "$WORK/hold/out"; die "plain revert $i refused"; }
+	done
+	expect_tree_original "after three plain reverts"
+}
+
+test_hold_session_undone_by_plain_reverts_oldest_first() {
+	hold_session
+	local id
+	for id in $HOLD_IDS; do
+		np revert --state-dir "$WORK/hold/state" "$id" >"$WORK/hold/out" 2>&1 || { cat "$WORK/hold/out"; die "revert $id refused"; }
+		[ "$id" = "${HOLD_IDS%%$'\n'*}" ] && expect_tree_original "after reverting the first transaction"
+	done
+	expect_tree_original "after reverting each, oldest first"
+}
+
+test_hold_revert_session_in_one_step() {
+	hold_session
+	np revert --state-dir "$WORK/hold/state" --session "${HOLD_IDS##*$'\n'}" >"$WORK/hold/out" 2>&1 ||
+		{ cat "$WORK/hold/out"; die "revert --session failed"; }
+	expect_eq 3 "$(grep -c '^reverted transaction' "$WORK/hold/out")" "transactions reverted by --session"
+	expect_tree_original "after revert --session"
+	expect_eq "reverted reverted reverted" \
+		"$(np history --state-dir "$WORK/hold/state" --json | jq -r '[.transactions[].state] | join(" ")')" \
+		"the session's states"
+	# The first transaction names no session; the re-applies name it.
+	local first
+	first=${HOLD_IDS%%$'\n'*}
+	expect_eq "null $first $first" \
+		"$(for id in $HOLD_IDS; do jq -r '.session' "$WORK/hold/state/txn/$id.json"; done | tr '\n' ' ' | sed 's/ $//')" \
+		"the journals' session"
+}
+
 # The profile of hold_root, with eth4's rx-1 on CPU 2 too: two files of one
 # device (0000:23:00.0).
 two_eth4_files() {
@@ -319,6 +378,24 @@ test_hold_fight_over_an_irq_names_irqbalance() {
 	stop_hold
 }
 
+# A flood of events: at most 20 event lines a second, and the rest counted
+# in one line (before, one line each: 100k events wrote 4.2 MB in 10 s).
+test_hold_event_log_is_rate_limited() {
+	hold_root
+	start_hold --interval 3600 --report-only "$WORK/hold/p.json"
+	local i lines=""
+	for ((i = 0; i < 1000; i++)); do lines+="change net eth4"$'\n'; done
+	printf '%s' "$lines" >"$WORK/hold/ev"
+	wait_log "not logged" 30
+	sleep 1.2
+	stop_hold
+	local logged folded
+	logged=$(grep -c "event: change net eth4" "$HOLD_LOG")
+	folded=$(sed -n 's/.*: \([0-9]*\) more device events\{0,1\} within a second not logged.*/\1/p' "$HOLD_LOG" | awk '{ s += $1 } END { print s + 0 }')
+	[ "$logged" -le 60 ] || die "$logged event lines logged for a flood of 1000"
+	expect_eq 1000 "$((logged + folded))" "events logged plus events counted as not logged"
+}
+
 test_hold_burst_of_events_is_one_pass() {
 	hold_root
 	# Report only: every pass over eth4 logs its drift, so the lines count passes.
@@ -347,4 +424,45 @@ test_hold_boot_holds_the_enabled_profile() {
 	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 held from boot.json"
 	stop_hold
 	[[ $(np disable) == *"numaplace-hold.service"* ]] || die "disable does not say the hold unit stops too"
+}
+
+# A NIC re-probed with new IRQ numbers (its driver reloaded): the event's
+# re-apply places the new IRQ and bans it in irqbalance's file in the same
+# transaction, as the first apply banned the old one.
+test_hold_rebans_the_new_irqs_of_a_reprobed_device() {
+	hold_root
+	local conf=$ROOT/etc/default/irqbalance
+	mkdir -p "${conf%/*}"
+	printf '%s\n' 'IRQBALANCE_ARGS="--hintpolicy=exact"' >"$conf"
+	cat >"$WORK/hold/p.json" <<-EOF2
+	{"format": "numaplace-profile/1", "name": "hold-irq", "settings": [
+	 {"kind": "irq_affinity", "device": "eth4", "queue": 0, "cpus": "2"}]}
+	EOF2
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	expect_eq 2 "$(cat "$ROOT/proc/irq/40/smp_affinity_list")" "IRQ 40 after the first apply"
+	expect_eq "--hintpolicy=exact --banirq=40" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
+		"IRQBALANCE_ARGS after the first apply"
+	# The driver re-requests its vectors: eth4-TxRx-0 is IRQ 140 now, on every CPU.
+	local pci=$ROOT/sys/bus/pci/devices/0000:23:00.0
+	mv "$ROOT/proc/irq/40" "$ROOT/proc/irq/140"
+	echo 0-15 >"$ROOT/proc/irq/140/smp_affinity_list"
+	echo ffff >"$ROOT/proc/irq/140/smp_affinity"
+	mv "$pci/msi_irqs/40" "$pci/msi_irqs/140"
+	sed -i 's/^  40:/ 140:/' "$ROOT/proc/interrupts"
+	event add net eth4
+	wait_log "re-applied" 50
+	expect_eq 2 "$(cat "$ROOT/proc/irq/140/smp_affinity_list")" "IRQ 140 after the event"
+	expect_eq "--hintpolicy=exact --banirq=40 --banirq=140" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
+		"IRQBALANCE_ARGS after the re-apply"
+	grep -q -- "--banirq=140 added to /etc/default/irqbalance (add net eth4)" "$HOLD_LOG" ||
+		die "hold does not log the ban: $(cat "$HOLD_LOG")"
+	stop_hold
+	# One transaction: the placement and its ban, undone together.
+	local id
+	id=$(np history --state-dir "$WORK/hold/state" --json | jq -r '.transactions[-1].id')
+	expect_eq "irq_affinity irqbalance_config" \
+		"$(jq -r '[.changes[].attr] | join(" ")' "$WORK/hold/state/txn/$id.json")" "the re-apply's changes"
+	np revert --state-dir "$WORK/hold/state" >/dev/null
+	expect_eq "--hintpolicy=exact --banirq=40" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
+		"IRQBALANCE_ARGS after reverting the re-apply"
 }

@@ -119,16 +119,66 @@ test_warn_leaves_the_file_alone_and_warns() {
 	[[ $err != *WARNING* ]] || die "ignore still warns: $err"
 }
 
-test_ban_without_the_file_falls_back_to_warn() {
+# Asked to ban where no irqbalance file exists (no unit names one, none of
+# the distributions' layouts): an error, and nothing written.
+test_ban_without_any_file_exits_1_and_writes_nothing() {
 	irqb_root
 	rm "$CONF"
 	local err status=0
 	err=$(npi apply --irqbalance=ban --state-dir "$STATE" "$WORK/irqb-megasas.json" 2>&1 >/dev/null) || status=$?
-	expect_eq 0 "$status" "apply without irqbalance's file"
+	expect_eq 1 "$status" "apply --irqbalance=ban without irqbalance's file"
 	[ ! -e "$CONF" ] || die "apply created $CONF"
-	[[ $err == *"configuration file '$CONF' is missing"* ]] || die "no word of the missing file: $err"
+	[[ $err == *"cannot ban IRQs: irqbalance's configuration file '$CONF' (the Debian layout) is missing"* ]] ||
+		die "no word of the missing file: $err"
+	expect_eq 0-15 "$(cat "$ROOT/proc/irq/34/smp_affinity_list")" "irq 34 after the refused apply"
+	[ -z "$(ls "$STATE/txn" 2>/dev/null)" ] || die "a journal was written: $(ls "$STATE/txn")"
+	# Without --irqbalance=ban, irqbalance running: applied, with the warning.
+	status=0
+	err=$(npi apply --state-dir "$STATE" "$WORK/irqb-megasas.json" 2>&1 >/dev/null) || status=$?
+	expect_eq 0 "$status" "apply without irqbalance's file, default mode"
+	[[ $err == *"configuration file '$CONF' (the Debian layout) is missing"* ]] || die "no word of the missing file: $err"
 	[[ $err == *"WARNING: irqbalance is running"* ]] || die "no warning: $err"
 	expect_eq 4-7 "$(cat "$ROOT/proc/irq/34/smp_affinity_list")" "irq 34 after apply"
+}
+
+# The RHEL family (RHEL, Fedora, OpenShift): the unit reads
+# /etc/sysconfig/irqbalance. The ban goes there, /etc/default is not made,
+# and the revert gives the file back byte for byte.
+test_rhel_layout_bans_in_sysconfig_and_reverts_byte_exact() {
+	irqb_root
+	rm -r "$ROOT/etc/default"
+	local conf=$ROOT/etc/sysconfig/irqbalance unit=$ROOT/usr/lib/systemd/system/irqbalance.service
+	mkdir -p "$ROOT/etc/sysconfig" "${unit%/*}"
+	# As Fedora's package ships them (no final newline on the last line, a
+	# commented default the edit must leave alone).
+	printf '%s\n' '# irqbalance is a daemon process that distributes interrupts across' \
+		'#IRQBALANCE_BANNED_CPULIST=' '' '#IRQBALANCE_ARGS=' >"$conf"
+	printf 'IRQBALANCE_ONESHOT=' >>"$conf"
+	printf '%s\n' '[Unit]' 'Description=irqbalance daemon' '[Service]' \
+		'EnvironmentFile=-/usr/lib/irqbalance/defaults.env' 'EnvironmentFile=-/etc/sysconfig/irqbalance' \
+		'ExecStart=/usr/sbin/irqbalance --foreground $IRQBALANCE_ARGS' >"$unit"
+	cp -p "$conf" "$WORK/irqb-rhel.orig"
+	local out
+	out=$(npi apply --irqbalance=ban --state-dir "$STATE" "$WORK/irqb-megasas.json" 2>"$WORK/irqb.err") ||
+		die "apply failed: $(cat "$WORK/irqb.err")"
+	expect_eq 4-7 "$(cat "$ROOT/proc/irq/34/smp_affinity_list")" "irq 34 after apply"
+	expect_eq "--banirq=34" "$(irqb_args "$conf")" "IRQBALANCE_ARGS in /etc/sysconfig/irqbalance"
+	[[ $out == *"--banirq=34 added to /etc/sysconfig/irqbalance"* ]] || die "apply does not name the file: $out"
+	[ ! -e "$ROOT/etc/default/irqbalance" ] || die "apply wrote /etc/default/irqbalance"
+	local json
+	json=$(npi apply --json --dry-run --state-dir "$STATE" "$WORK/irqb-megasas.json")
+	expect_eq "/etc/sysconfig/irqbalance|banirq|banned_already" \
+		"$(jq -r '.irqbalance | "\(.file)|\(.method)|\(.action)"' <<<"$json")" "apply --json's irqbalance"
+	# Someone else's edit since stays; numaplace's tokens go.
+	echo 'IRQBALANCE_BANNED_CPULIST=0' >>"$conf"
+	npi revert --state-dir "$STATE" >/dev/null 2>"$WORK/irqb.err" || die "revert: $(cat "$WORK/irqb.err")"
+	expect_eq "$(cat "$WORK/irqb-rhel.orig"; echo; echo 'IRQBALANCE_BANNED_CPULIST=0')" "$(cat "$conf")" \
+		"the file after revert, with the line added since"
+	# And with nothing added since: byte for byte.
+	cp -p "$WORK/irqb-rhel.orig" "$conf"
+	npi apply --irqbalance=ban --state-dir "$STATE" "$WORK/irqb-megasas.json" >/dev/null 2>&1 || die "apply failed"
+	npi revert --state-dir "$STATE" >/dev/null 2>&1 || die "revert failed"
+	cmp "$WORK/irqb-rhel.orig" "$conf" || die "not byte-exact after revert: $(od -c "$conf" | tail -3)"
 }
 
 test_a_line_it_cannot_edit_is_left_alone_with_a_warning() {

@@ -34,7 +34,7 @@ test_top_batch_frames() {
 	wait $pid || die "top --batch failed: $(cat "$WORK/top-batch.out")"
 	local want
 	want=$(printf '%s\n' \
-		"numaplace top: interrupts per second over 1 s; sort rate (s), filter none (f)" "" \
+		"numaplace top: interrupts per second over 1 s; sort rate, filter none" "" \
 		"NODE        IRQ/S   REMOTE/S" \
 		"0            4000       4000" \
 		"1               0          0" \
@@ -44,7 +44,7 @@ test_top_batch_frames() {
 		"sda              0000:22:00.0    3       4000    100%" "" \
 		"  IRQ NAME                     DEVICE            IRQ/S  RAN ON" \
 		"$(printf '%5d %-24s %-12s %10s  %s' "$irq" megasas sda 4000 "CPU 0, node 0")" "" \
-		"numaplace top: interrupts per second over 1 s; sort rate (s), filter none (f)" "" \
+		"numaplace top: interrupts per second over 1 s; sort rate, filter none" "" \
 		"NODE        IRQ/S   REMOTE/S" \
 		"0               0          0" \
 		"1               0          0" \

@@ -29,14 +29,15 @@ unfinished() {
 
 # Reverts until nothing is applied or pending: a plain revert must do it,
 # never --force nor a hand edit. kill_first: that revert is killed too.
+# $3: how many reverts it may take (default 3).
 recover() {
 	local i
 	[ "${2:-}" = kill_first ] && unfinished && kill_at_random "$TOP/numaplace" --root "$T/t" revert
-	for i in 1 2 3; do
+	for ((i = 0; i < ${3:-3}; i++)); do
 		unfinished || return 0
 		tnp revert >/dev/null 2>"$T/err" || die "trial $1: revert after the kill failed: $(cat "$T/err")"
 	done
-	die "trial $1: still something to revert after three reverts: $(tnp history 2>&1)"
+	die "trial $1: still something to revert after ${3:-3} reverts: $(tnp history 2>&1)"
 }
 
 same_tree() {
@@ -47,7 +48,9 @@ same_tree() {
 	done
 }
 
-test_kill_apply_and_revert_at_random() {
+# The machine of the torture tests at $T/orig (and a copy at $T/t), and a
+# plan at $T/plan.json that changes hundreds of its values.
+torture_tree() {
 	command -v jq >/dev/null || skip_test "jq not installed"
 	[ -x "$TOP/build/gen-root" ] || die "build/gen-root is not built (make check builds it)"
 	T=$(mktemp -d "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "$WORK")/numaplace-torture.XXXXXX")
@@ -59,10 +62,14 @@ test_kill_apply_and_revert_at_random() {
 	cp -a "$T/orig" "$T/t"
 	# Every value of the advice changed to one the machine does not have, so
 	# that each setting is a write.
-	tnp advise --policy spread -o "$T/advice.json" >/dev/null 2>&1 || die "advise failed"
+	tnp advise --policy spread --save "$T/advice.json" >/dev/null 2>&1 || die "advise failed"
 	jq '.settings |= [to_entries[] | .key as $k | .value + {cpus:
 		(if .value.kind == "irq_affinity" then ($k * 7 % 32 | tostring)
 		 else "\($k * 5 % 32),\(($k * 5 + 16) % 32)" end)}]' "$T/advice.json" >"$T/plan.json"
+}
+
+test_kill_apply_and_revert_at_random() {
+	torture_tree
 	local out start writes
 	start=$(date +%s%N)
 	out=$(tnp apply --irqbalance=ban "$T/plan.json" 2>&1) || die "reference apply failed: $out"
@@ -87,4 +94,44 @@ test_kill_apply_and_revert_at_random() {
 		same_tree "$trial"
 	done
 	echo "$TRIALS trials of a $writes-write plan, $KILLED killed while running (window $SPAN ms), $((SECONDS - t0)) s"
+}
+
+# hold killed while it re-applies what a "driver reset" put back (every value
+# of the plan at once, so that the re-apply is hundreds of writes), then only
+# plain reverts, newest first as 'revert' takes them: the tree must come back
+# byte for byte. Before issue 22, reverting the first apply after a re-apply
+# refused ("it is '...', expected '...'"): 40 of 40 such trials needed --force.
+test_kill_hold_reapply_then_plain_reverts() {
+	torture_tree
+	local trial t0=$SECONDS span start i
+	RANDOM=22
+	KILLED=0
+	start=$(date +%s%N)
+	tnp apply --irqbalance=ban "$T/plan.json" >/dev/null 2>&1 || die "reference apply failed"
+	span=$((($(date +%s%N) - start) / 1000000 + 5))
+	tnp revert >/dev/null 2>&1 || die "reference revert failed"
+	same_tree reference
+	for trial in $(seq 1 12); do
+		rm -rf "$T/t" && cp -a "$T/orig" "$T/t"
+		"$TOP/numaplace" --root "$T/t" hold --interval 1 --irqbalance=ban "$T/plan.json" 2>"$T/hold.log" &
+		local pid=$!
+		for ((i = 0; i < 600; i++)); do
+			grep -q "holding" "$T/hold.log" && break
+			kill -0 "$pid" 2>/dev/null || die "trial $trial: hold exited: $(cat "$T/hold.log")"
+			sleep 0.05
+		done
+		grep -q "holding" "$T/hold.log" || die "trial $trial: hold did not start: $(cat "$T/hold.log")"
+		# The driver reset: every value the plan sets back to the machine's.
+		(cd "$T/orig" && find sys proc -type f \( -name smp_affinity_list -o -name '[rx]ps_cpus' \) \
+			-exec cp --remove-destination {} "$T/t/{}" \;)
+		# The interval check re-applies them within a second: kill it somewhere in there.
+		SPAN=$((1000 + span))
+		local ms=$((RANDOM % (SPAN + 1)))
+		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+		kill -9 "$pid" 2>/dev/null && KILLED=$((KILLED + 1))
+		wait "$pid" 2>/dev/null || true
+		recover "$trial" "" 12
+		same_tree "$trial"
+	done
+	echo "12 hold trials, $KILLED killed while holding (re-apply window $span ms), $((SECONDS - t0)) s"
 }

@@ -17,7 +17,7 @@
 static struct np_target sample(void)
 {
 	return (struct np_target){ .irq = 45, .queue = 3, .net = "eth0", .block = "sda",
-				   .device = "0000:23:00.0", .vector = "eth0-TxRx-3" };
+				   .device = "0000:23:00.0", .vector = "eth0-TxRx-3", .file = "default/irqbalance" };
 }
 
 static void assert_path(enum np_attr attr, const struct np_target *t, const char *want)
@@ -47,7 +47,7 @@ static void test_table_is_whole(void **state)
 		assert_true(!d->survives_reboot || d->value == NP_VALUE_TEXT);
 		/* Advice only: a command for the user instead of a path, and never in a profile. */
 		assert_true(!d->path != !d->command);
-		assert_true(!d->command || (!d->keys && d->dir == NP_DIR_NONE));
+		assert_true(!d->command || (!d->target && d->dir == NP_DIR_NONE));
 		assert_true(!d->path || d->path[0] == '/');
 	}
 	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
@@ -70,7 +70,16 @@ static void test_paths(void **state)
 	assert_path(NP_ATTR_XPS_CPUS, &t, "/sys/class/net/eth0/queues/tx-3/xps_cpus");
 	assert_path(NP_ATTR_DEFAULT_IRQ_AFFINITY, &t, "/proc/irq/default_smp_affinity");
 	assert_path(NP_ATTR_DEFAULT_IRQ_AFFINITY, &NP_TARGET_NONE, "/proc/irq/default_smp_affinity");
-	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &NP_TARGET_NONE, "/etc/default/irqbalance");
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &(struct np_target){ .irq = -1, .queue = -1, .file = "default/irqbalance" },
+		    "/etc/default/irqbalance");
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &(struct np_target){ .irq = -1, .queue = -1, .file = "sysconfig/irqbalance" },
+		    "/etc/sysconfig/irqbalance");
+	/* Under /etc, and only under it. */
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &NP_TARGET_NONE, NULL);
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &(struct np_target){ .irq = -1, .queue = -1, .file = "../root/x" }, NULL);
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &(struct np_target){ .irq = -1, .queue = -1, .file = "a//b" }, NULL);
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &(struct np_target){ .irq = -1, .queue = -1, .file = "default/" }, NULL);
+	assert_path(NP_ATTR_IRQBALANCE_CONFIG, &(struct np_target){ .irq = -1, .queue = -1, .file = "passwd" }, NULL);
 
 	/* What a path needs must be there, and no name may leave its directory. */
 	assert_path(NP_ATTR_IRQ_AFFINITY, &NP_TARGET_NONE, NULL);
@@ -185,6 +194,13 @@ static void test_match(void **state)
 	assert_match("//proc/irq/45/smp_affinity_list", -1);
 	assert_match("/proc/irq/default_smp_affinity2", -1);
 	assert_match("/etc/default/irqbalance.dpkg-old", -1);
+	assert_match("/etc/irqbalance", NP_ATTR_IRQBALANCE_CONFIG);
+	assert_match("/etc/sysconfig/irqbalance", NP_ATTR_IRQBALANCE_CONFIG);
+	assert_match("/etc/conf.d/irqbalance", NP_ATTR_IRQBALANCE_CONFIG);
+	assert_match("/etc/irqbalance.env", NP_ATTR_IRQBALANCE_CONFIG);
+	assert_match("/etc/sysconfig/../shadow", -1);
+	assert_match("/etc/default/irqbalance/", -1);
+	assert_match("/etc/", -1);
 }
 
 static void assert_ok(enum np_attr attr, const char *value, bool want)

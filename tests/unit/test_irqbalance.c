@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The irqbalance ban (lib/irqbalance.c): which IRQs a profile places, and the
- * edit of /etc/default/irqbalance that bans them. */
+ * edit of irqbalance's file that bans them, which file that is on each
+ * distribution, and what irqbalance avoids. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +45,7 @@ static void check_ban(const char *text, const int *irqs, size_t n, const char *w
 	char *out = (char *)"unset", added_text[256] = "";
 	int *added = (int *)1;
 	size_t nadded = 99, len = 0;
-	int rc = np_irqbalance_ban_text(&ctx, text, irqs, n, &out, &added, &nadded);
+	int rc = np_irqbalance_ban_text(&ctx, text, "IRQBALANCE_ARGS", irqs, n, &out, &added, &nadded);
 	if (rc)
 		fail_msg("ban of '%s' failed: %d %s", text, rc, ctx.err);
 	for (size_t i = 0; i < nadded; i++)
@@ -68,7 +69,7 @@ static void check_refused(const char *text, const char *why)
 	char *out = (char *)"unset";
 	int *added = NULL;
 	size_t nadded = 0;
-	assert_int_equal(np_irqbalance_ban_text(&ctx, text, irq34, 1, &out, &added, &nadded), -EINVAL);
+	assert_int_equal(np_irqbalance_ban_text(&ctx, text, "IRQBALANCE_ARGS", irq34, 1, &out, &added, &nadded), -EINVAL);
 	assert_null(out);
 	assert_null(added);
 	if (!strstr(ctx.err, why))
@@ -249,9 +250,12 @@ static void test_ban_change_reads_the_root(void **state)
 	int *added;
 	size_t nadded;
 
+	struct np_irqb_conf conf;
 	assert_non_null(mkdtemp(root));
 	assert_int_equal(np_ctx_init(&rctx, root), 0);
-	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), -ENOENT);
+	assert_int_equal(np_irqbalance_conf_find(&rctx, &conf), 0);
+	assert_false(conf.exists);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, &conf, irqs, 1, &c, &added, &nadded), -ENOENT);
 	assert_null(c.path);
 	assert_non_null(strstr(rctx.err, "/etc/default/irqbalance"));
 
@@ -264,18 +268,16 @@ static void test_ban_change_reads_the_root(void **state)
 	assert_non_null(f);
 	fputs("IRQBALANCE_ARGS=\"-x\"\n", f);
 	assert_int_equal(fclose(f), 0);
-	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), 0);
-	assert_string_equal(c.path, NP_IRQBALANCE_CONFIG);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, &conf, irqs, 1, &c, &added, &nadded), 0);
+	assert_string_equal(c.path, "/etc/default/irqbalance");
+	assert_string_equal(c.target.file, "default/irqbalance");
 	assert_int_equal(c.attr, NP_ATTR_IRQBALANCE_CONFIG);
 	assert_string_equal(c.subject, "irqbalance: --banirq=34");
 	assert_string_equal(c.old_value, "IRQBALANCE_ARGS=\"-x\"\n");
 	assert_string_equal(c.new_value, MARK " 34" TAIL "IRQBALANCE_ARGS=\"-x --banirq=34\"\n");
 	assert_int_equal(nadded, 1);
 	assert_int_equal(added[0], 34);
-	free(c.path);
-	free(c.subject);
-	free(c.old_value);
-	free(c.new_value);
+	np_change_free(&c);
 	free(added);
 
 	/* Banned already: no change. */
@@ -283,7 +285,7 @@ static void test_ban_change_reads_the_root(void **state)
 	assert_non_null(f);
 	fputs("IRQBALANCE_ARGS=\"-i 34\"\n", f);
 	assert_int_equal(fclose(f), 0);
-	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), 0);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, &conf, irqs, 1, &c, &added, &nadded), 0);
 	assert_null(c.path);
 	assert_null(c.new_value);
 	assert_int_equal(nadded, 0);
@@ -293,12 +295,133 @@ static void test_ban_change_reads_the_root(void **state)
 	assert_non_null(f);
 	fputs("IRQBALANCE_ARGS=\"-x\" -y\n", f);
 	assert_int_equal(fclose(f), 0);
-	assert_int_equal(np_irqbalance_ban_change(&rctx, irqs, 1, &c, &added, &nadded), -EINVAL);
+	assert_int_equal(np_irqbalance_ban_change(&rctx, &conf, irqs, 1, &c, &added, &nadded), -EINVAL);
 	assert_non_null(strstr(rctx.err, path));
 	assert_non_null(strstr(rctx.err, "text follows the value"));
 
 	np_ctx_fini(&rctx);
 	assert_int_equal(tmproot_remove(root, NULL), 0);
+}
+
+/* Finds the file in a fresh root holding files (rel, content pairs, NULL-ended). */
+static void check_conf(const char *const *files, const char *want_path, const char *want_var, bool want_exists,
+		       const char *want_from)
+{
+	char root[64];
+	struct np_ctx rctx;
+	struct np_irqb_conf conf;
+	assert_int_equal(tmproot_create(root, sizeof(root), "/tmp/numaplace-irqbconf-XXXXXX", &rctx), 0);
+	for (size_t i = 0; files[i]; i += 2)
+		tmproot_put(root, files[i], files[i + 1]);
+	assert_int_equal(np_irqbalance_conf_find(&rctx, &conf), 0);
+	assert_string_equal(conf.path, want_path);
+	assert_string_equal(conf.var, want_var);
+	assert_int_equal(conf.exists, want_exists);
+	if (!strstr(conf.from, want_from))
+		fail_msg("found %s through '%s', not '%s'", conf.path, conf.from, want_from);
+	assert_int_equal(tmproot_remove(root, &rctx), 0);
+}
+
+static void test_conf_on_each_distribution(void **state)
+{
+	(void)state;
+	check_conf((const char *const[]){ NULL }, "/etc/default/irqbalance", "IRQBALANCE_ARGS", false, "Debian");
+	check_conf((const char *const[]){ "/etc/default/irqbalance", "", NULL }, "/etc/default/irqbalance",
+		   "IRQBALANCE_ARGS", true, "Debian");
+	check_conf((const char *const[]){ "/etc/sysconfig/irqbalance", "IRQBALANCE_ARGS=\n", NULL },
+		   "/etc/sysconfig/irqbalance", "IRQBALANCE_ARGS", true, "RHEL");
+	check_conf((const char *const[]){ "/etc/conf.d/irqbalance", "#IRQBALANCE_OPTS=\"\"\n", NULL },
+		   "/etc/conf.d/irqbalance", "IRQBALANCE_OPTS", true, "OpenRC");
+	/* The unit says, over any layout: the last of its files under /etc
+	 * (upstream's vendor defaults under /usr are never edited). */
+	check_conf((const char *const[]){
+			   "/usr/lib/systemd/system/irqbalance.service",
+			   "[Service]\nEnvironmentFile=-/usr/lib/irqbalance/defaults.env\n"
+			   "EnvironmentFile=-/etc/sysconfig/irqbalance\nExecStart=/usr/sbin/irqbalance $IRQBALANCE_ARGS\n",
+			   "/etc/default/irqbalance", "", "/etc/sysconfig/irqbalance", "", NULL },
+		   "/etc/sysconfig/irqbalance", "IRQBALANCE_ARGS", true,
+		   "EnvironmentFile= of /usr/lib/systemd/system/irqbalance.service");
+	/* A drop-in in /etc replaces the list (an empty assignment clears it). */
+	check_conf((const char *const[]){
+			   "/lib/systemd/system/irqbalance.service",
+			   "[Service]\nEnvironmentFile=-/etc/default/irqbalance\nExecStart=/usr/sbin/irqbalance $IRQBALANCE_OPTS\n",
+			   "/etc/systemd/system/irqbalance.service.d/10-site.conf",
+			   "[Service]\nEnvironmentFile=\nEnvironmentFile=/etc/irqbalance.env\n",
+			   "/etc/irqbalance.env", "", "/etc/default/irqbalance", "", NULL },
+		   "/etc/irqbalance.env", "IRQBALANCE_OPTS", true, "EnvironmentFile=");
+	/* Named by the unit and missing: the unit's file, not existing. */
+	check_conf((const char *const[]){ "/usr/lib/systemd/system/irqbalance.service",
+					  "EnvironmentFile=-/etc/sysconfig/irqbalance\n", NULL },
+		   "/etc/sysconfig/irqbalance", "IRQBALANCE_ARGS", false, "EnvironmentFile=");
+}
+
+/* OpenRC's variable: banned, checked as a journal's edit, and reverted byte for byte. */
+static void test_ban_of_irqbalance_opts(void **state)
+{
+	(void)state;
+	static const int irqs[] = { 7, 34 };
+	const char *text = "# irqbalance\nIRQBALANCE_OPTS=\"--hintpolicy=exact\"\nIRQBALANCE_ARGS=\"-x\"\n";
+	char *out, *back;
+	int *added;
+	size_t nadded;
+	enum np_ban_state st;
+	assert_int_equal(np_irqbalance_ban_text(&ctx, text, "IRQBALANCE_OPTS", irqs, 2, &out, &added, &nadded), 0);
+	assert_string_equal(out, "# irqbalance\n" MARK " 7 34" TAIL
+			    "IRQBALANCE_OPTS=\"--hintpolicy=exact --banirq=7 --banirq=34\"\nIRQBALANCE_ARGS=\"-x\"\n");
+	assert_true(np_irqbalance_edit_ok(text, out));
+	assert_int_equal(np_irqbalance_unban_text(&ctx, out, text, out, &st, &back), 0);
+	assert_int_equal(st, NP_BANS_NEW);
+	assert_string_equal(back, text);
+	free(back);
+	/* A line edited since stays. */
+	char *since;
+	assert_true(asprintf(&since, "%sIRQBALANCE_BANNED_CPULIST=0\n", out) > 0);
+	assert_int_equal(np_irqbalance_unban_text(&ctx, since, text, out, &st, &back), 0);
+	assert_string_equal(back, "# irqbalance\nIRQBALANCE_OPTS=\"--hintpolicy=exact\"\nIRQBALANCE_ARGS=\"-x\"\n"
+				  "IRQBALANCE_BANNED_CPULIST=0\n");
+	free(back);
+	free(since);
+	free(out);
+	free(added);
+}
+
+static void check_avoided(const char *text, const char *want, const char *want_why)
+{
+	struct np_cpuset iso = NP_CPUSET_INIT, nohz = NP_CPUSET_INIT, out = NP_CPUSET_INIT;
+	const char *why = NULL;
+	assert_int_equal(np_cpuset_parse_list(&iso, "2-3"), 0);
+	assert_int_equal(np_cpuset_parse_list(&nohz, "3-5"), 0);
+	assert_int_equal(np_irqbalance_avoided_cpus(&ctx, text, &iso, &nohz, &out, &why), 0);
+	char *list = np_cpuset_format_list(&out);
+	assert_string_equal(list, want);
+	assert_string_equal(why, want_why);
+	free(list);
+	np_cpuset_free(&iso);
+	np_cpuset_free(&nohz);
+	np_cpuset_free(&out);
+}
+
+static void test_avoided_cpus(void **state)
+{
+	(void)state;
+	check_avoided(NULL, "2-5", "isolated and nohz_full");
+	check_avoided("IRQBALANCE_ARGS=\n", "2-5", "isolated and nohz_full");
+	/* Even empty, the list replaces the default ban. */
+	check_avoided("IRQBALANCE_BANNED_CPULIST=\n", "", "IRQBALANCE_BANNED_CPULIST");
+	check_avoided("IRQBALANCE_BANNED_CPULIST=\"0,8-9\"\nIRQBALANCE_BANNED_CPUS=f\n", "0,8-9",
+		      "IRQBALANCE_BANNED_CPULIST");
+	check_avoided("#IRQBALANCE_BANNED_CPULIST=1\nIRQBALANCE_BANNED_CPUS=00000011\n", "0,4", "IRQBALANCE_BANNED_CPUS");
+	/* An empty mask does not. */
+	check_avoided("IRQBALANCE_BANNED_CPUS=\"\"\n", "2-5", "isolated and nohz_full");
+	/* The last assignment counts, as the shell reads it. */
+	check_avoided("IRQBALANCE_BANNED_CPULIST=1\nexport IRQBALANCE_BANNED_CPULIST=7\n", "7",
+		      "IRQBALANCE_BANNED_CPULIST");
+	struct np_cpuset out = NP_CPUSET_INIT;
+	const char *why;
+	assert_int_equal(np_irqbalance_avoided_cpus(&ctx, "IRQBALANCE_BANNED_CPULIST=x\n", NULL, NULL, &out, &why),
+			 -EINVAL);
+	assert_non_null(strstr(ctx.err, "IRQBALANCE_BANNED_CPULIST='x'"));
+	np_cpuset_free(&out);
 }
 
 int main(void)
@@ -312,6 +435,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unban_restores_only_the_ban_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_edit_ok_is_the_ban_edit_only, setup, teardown),
 		cmocka_unit_test(test_ban_change_reads_the_root),
+		cmocka_unit_test(test_conf_on_each_distribution),
+		cmocka_unit_test_setup_teardown(test_ban_of_irqbalance_opts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_avoided_cpus, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

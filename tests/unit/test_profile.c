@@ -92,14 +92,13 @@ static void assert_same_profile(const struct np_profile *a, const struct np_prof
 	for (size_t i = 0; i < a->nsettings; i++) {
 		const struct np_setting *x = &a->settings[i], *y = &b->settings[i];
 		assert_int_equal(x->kind, y->kind);
-		assert_str_or_null(x->device, y->device);
-		assert_int_equal(x->queue, y->queue);
-		assert_str_or_null(x->vector, y->vector);
-		assert_int_equal(x->irq, y->irq);
-		assert_str_or_null(x->net, y->net);
-		assert_str_or_null(x->block, y->block);
-		assert_str_or_null(x->cpus, y->cpus);
-		assert_int_equal(x->value, y->value);
+		assert_str_or_null(x->target.device, y->target.device);
+		assert_int_equal(x->target.queue, y->target.queue);
+		assert_str_or_null(x->target.vector, y->target.vector);
+		assert_int_equal(x->target.irq, y->target.irq);
+		assert_str_or_null(x->target.net, y->target.net);
+		assert_str_or_null(x->target.block, y->target.block);
+		assert_str_or_null(x->value, y->value);
 		assert_str_or_null(x->where, y->where);
 	}
 	assert_int_equal(a->nrules, b->nrules);
@@ -151,40 +150,39 @@ static void test_settings(void **state)
 
 	const struct np_setting *s = p.settings;
 	assert_int_equal(s[0].kind, NP_ATTR_IRQ_AFFINITY);
-	assert_string_equal(s[0].device, "0000:23:00.0"); /* short address made full */
-	assert_int_equal(s[0].queue, 3);
-	assert_null(s[0].vector);
-	assert_int_equal(s[0].irq, -1);
-	assert_string_equal(s[0].cpus, "1,3");
+	assert_string_equal(s[0].target.device, "0000:23:00.0"); /* short address made full */
+	assert_int_equal(s[0].target.queue, 3);
+	assert_null(s[0].target.vector);
+	assert_int_equal(s[0].target.irq, -1);
+	assert_string_equal(s[0].value, "1,3");
 	assert_string_equal(s[0].where, "settings[0]");
 
-	assert_string_equal(s[1].device, "eth0");
-	assert_string_equal(s[1].vector, "eth0-TxRx-0");
-	assert_int_equal(s[1].queue, -1);
-	assert_string_equal(s[1].cpus, "0-3"); /* canonical list */
+	assert_string_equal(s[1].target.device, "eth0");
+	assert_string_equal(s[1].target.vector, "eth0-TxRx-0");
+	assert_int_equal(s[1].target.queue, -1);
+	assert_string_equal(s[1].value, "0-3"); /* canonical list */
 
-	assert_null(s[2].device);
-	assert_int_equal(s[2].irq, 42);
-	assert_int_equal(s[2].queue, -1);
-	assert_string_equal(s[2].cpus, "8-15");
+	assert_null(s[2].target.device);
+	assert_int_equal(s[2].target.irq, 42);
+	assert_int_equal(s[2].target.queue, -1);
+	assert_string_equal(s[2].value, "8-15");
 
-	assert_string_equal(s[3].device, "0000:af:00.1");
-	assert_string_equal(s[7].vector, "PCIe PME, pciehp");
-	assert_string_equal(s[3].vector, "mlx5_comp3@pci:0000:af:00.1");
+	assert_string_equal(s[3].target.device, "0000:af:00.1");
+	assert_string_equal(s[7].target.vector, "PCIe PME, pciehp");
+	assert_string_equal(s[3].target.vector, "mlx5_comp3@pci:0000:af:00.1");
 
 	assert_int_equal(s[4].kind, NP_ATTR_RQ_AFFINITY);
-	assert_string_equal(s[4].block, "nvme0n1");
-	assert_int_equal(s[4].value, 2);
-	assert_null(s[4].cpus);
+	assert_string_equal(s[4].target.block, "nvme0n1");
+	assert_string_equal(s[4].value, "2");
 
 	assert_int_equal(s[5].kind, NP_ATTR_RPS_CPUS);
-	assert_string_equal(s[5].net, "eth0");
-	assert_int_equal(s[5].queue, 0);
-	assert_string_equal(s[5].cpus, ""); /* RPS off */
+	assert_string_equal(s[5].target.net, "eth0");
+	assert_int_equal(s[5].target.queue, 0);
+	assert_string_equal(s[5].value, ""); /* RPS off */
 
 	assert_int_equal(s[6].kind, NP_ATTR_XPS_CPUS);
-	assert_int_equal(s[6].queue, 1);
-	assert_string_equal(s[6].cpus, "2");
+	assert_int_equal(s[6].target.queue, 1);
+	assert_string_equal(s[6].value, "2");
 	assert_string_equal(s[6].where, "settings[6]");
 
 	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
@@ -270,7 +268,8 @@ static void test_canonical_text(void **state)
 	np_profile_free(&p);
 
 	/* A profile built in memory, as advise -o does, without a description. */
-	struct np_setting s = { .kind = NP_ATTR_RQ_AFFINITY, .block = "sdb", .value = 1, .queue = -1, .irq = -1 };
+	struct np_setting s = { .kind = NP_ATTR_RQ_AFFINITY, .target = { .irq = -1, .queue = -1, .block = "sdb" },
+				.value = "1" };
 	struct np_profile built = { .name = "advised", .app_node = -1, .settings = &s, .nsettings = 1 };
 	text = np_profile_to_text(&built);
 	assert_non_null(text);
@@ -278,8 +277,8 @@ static void test_canonical_text(void **state)
 				  "\t\"settings\":\t[{\n\t\t\t\"kind\":\t\"rq_affinity\",\n\t\t\t\"block\":\t\"sdb\",\n"
 				  "\t\t\t\"value\":\t1\n\t\t}]\n}\n");
 	parse_ok(text, &p);
-	assert_string_equal(p.settings[0].block, "sdb");
-	assert_int_equal(p.settings[0].value, 1);
+	assert_string_equal(p.settings[0].target.block, "sdb");
+	assert_string_equal(p.settings[0].value, "1");
 	np_profile_free(&p);
 	free(text);
 }

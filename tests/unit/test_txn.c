@@ -559,6 +559,23 @@ static void test_revert_restores(void **state)
 	free(id);
 }
 
+/* A value already back at its old value (a driver reset to its default)
+ * is no one's change to refuse: the revert leaves it and restores the
+ * rest. Before issue 22 this was drift ("it is '0-1', expected '1'"). */
+static void test_revert_value_already_old_is_not_drift(void **state)
+{
+	struct fixture *f = *state;
+	struct np_txn txn;
+
+	char *id = apply_standard(f);
+	put(f, IRQ45, "0-1");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, &txn), 0);
+	assert_tree_original(f);
+	np_txn_free(&txn);
+	assert_journal_state(f, id, "reverted");
+	free(id);
+}
+
 static void test_revert_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -1131,7 +1148,7 @@ static void test_text_only_for_the_config_file(void **state)
 	set_changes_conf(c);
 	c[NCHANGES].path = "/etc/passwd";
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES + 1, NULL), -EINVAL);
-	assert_err_has(&f->ctx, "'/etc/passwd' is not the path of irqbalance_config (/etc/default/irqbalance)");
+	assert_err_has(&f->ctx, "'/etc/passwd' is not the path of irqbalance_config (/etc/{file})");
 
 	set_changes_conf(c);
 	c[NCHANGES].path = RQ;
@@ -1333,11 +1350,10 @@ static void test_text_restored_by_a_stale_revert(void **state)
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
 	assert_journal_state(f, txn.id, "applied");
 	assert_raw(f, CONF, "# rewritten\n");
-	/* Put back by hand: still drift, as for any revert; forced, there is
-	 * nothing left to write and it is marked stale. */
+	/* Put back by hand: at its old value, which is no one's change to
+	 * refuse (issue 22): nothing left to write, and it is marked stale. */
 	put_raw(f, CONF, CONF_OLD, 0644);
-	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -EBUSY);
-	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, true, NULL), -ESTALE);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), -ESTALE);
 	assert_err_has(&f->ctx, "nothing to restore");
 	assert_journal_state(f, txn.id, "stale");
 	np_txn_free(&txn);
@@ -1487,6 +1503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_apply_mismatch_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_value_already_old_is_not_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_refuses_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_stale, setup, teardown),

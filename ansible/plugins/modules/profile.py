@@ -41,6 +41,8 @@ options:
     description:
       - For I(state=absent), the transaction to revert.
       - By default, the latest transaction of this profile still applied (C(numaplace history)).
+      - An id as C(numaplace history) shows it (letters, digits, C(-) and C(_), not starting with C(-));
+        anything else fails before numaplace runs.
     type: str
   persist:
     description:
@@ -63,6 +65,39 @@ options:
       - Without it such drift fails the task with numaplace's message.
     type: bool
     default: false
+  trial:
+    description:
+      - With I(state=present), prove the profile on the host's own workload before keeping it
+        (C(numaplace trial)) instead of applying it outright; the profile stays applied only
+        when the verdict is C(keep), so a fleet keeps it only where it wins.
+      - A host that matches the profile already is left alone (no trial runs).
+      - In check mode the trial does not run; the changes a keep would make are reported.
+    type: dict
+    suboptions:
+      command:
+        description:
+          - The benchmark, as a list of arguments (no shell; use C([sh, -c, "..."]) for one).
+        type: list
+        elements: str
+        required: true
+      runs:
+        description:
+          - Runs in each state, in pairs (C(--runs); numaplace's default 10, at least 6).
+        type: int
+      metric:
+        description:
+          - A regular expression whose first group captures the metric on the command's last
+            matching output line (C(--metric)). Without it, the command's wall time is measured.
+        type: str
+      lower_is_better:
+        description:
+          - A lower I(metric) is better (a latency).
+        type: bool
+        default: false
+      min_gain:
+        description:
+          - Keep only when the whole interval is above this gain, in percent (C(--min-gain)).
+        type: float
   root:
     description:
       - Read and write under this directory instead of / (numaplace C(--root)), a copy of a
@@ -99,9 +134,9 @@ seealso:
 '''
 
 EXAMPLES = r'''
-- name: Place the NIC and NVMe IRQs on their own node, at every boot too
+- name: Place each NIC's IRQs and queues on its own node, at every boot too
   numaplace.numaplace.profile:
-    profile: local-node
+    profile: network-local
     persist: true
   register: placed
 
@@ -122,6 +157,17 @@ EXAMPLES = r'''
           vector: megasas
           cpus: "4-7"
     irqbalance: ban
+
+- name: Keep the storage profile only where it makes this host's workload faster
+  numaplace.numaplace.profile:
+    profile: storage-forced-completion
+    trial:
+      # A stand-in: put your benchmark here. Without metric, its wall time is measured;
+      # with metric (a regular expression), the number in its first group on the last
+      # matching line of the output, such as 'iops=([0-9.]+)'.
+      command: [dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000]
+      runs: 6
+  register: tried
 
 - name: Undo it (reverts the latest transaction of megasas-node1)
   numaplace.numaplace.profile:
@@ -181,6 +227,18 @@ irqbalance_restart_needed:
   description: irqbalance's configuration changed (or would change) while it runs; restart it.
   type: bool
   returned: always
+trial:
+  description:
+    - With I(trial), what C(numaplace trial --json) printed - verdict (keep, revert or
+      inconclusive), estimate and interval (ratios profile/baseline minus 1), level, seed,
+      medians, runs - or null when no trial ran (the profile was in place, or check mode).
+  type: dict
+  returned: always
+verdict:
+  description: The trial's verdict, or null when no trial ran.
+  type: str
+  returned: always
+  sample: keep
 warnings:
   description: numaplace's notes and warnings.
   type: list
@@ -190,11 +248,16 @@ warnings:
 
 import json
 import os
+import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.numaplace.numaplace.plugins.module_utils.cli import (
     COMMON_ARGS, EXIT_OK, EXIT_FAILURE, Numaplace, NumaplaceError, fail)
+
+# A transaction id as numaplace names them (lib/txn: letters, digits, '-' and
+# '_', at most 96, not starting with '-').
+TRANSACTION_ID = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_-]{0,95}\Z')
 
 
 def profile_file(module):
@@ -233,6 +296,46 @@ def restart_needed(ib, check):
     return bool(ib.get('restart'))
 
 
+def trial_args(t):
+    args = []
+    if t.get('runs') is not None:
+        args += ['--runs', str(t['runs'])]
+    if t.get('metric'):
+        args += ['--metric', t['metric']]
+    if t.get('lower_is_better'):
+        args.append('--lower-is-better')
+    if t.get('min_gain') is not None:
+        args += ['--min-gain', repr(float(t['min_gain']))]
+    return args
+
+
+def tried(module, np, result, args, prof):
+    """state=present with trial: the changes a keep makes (from a dry run, before), then the
+    trial itself; the profile stays only when its verdict is keep. Returns whether the
+    profile is in place now."""
+    p = module.params
+    sd = ['--state-dir', p['state_dir']] if p['state_dir'] else []
+    rc, doc, notes = np.json('apply', ['--dry-run'] + args + sd + [prof])
+    changes = [dict(path=c['path'], subject=c['subject'], before=c['current'], after=c['new'])
+               for c in doc.get('changes', []) if c.get('change')]
+    result['warnings'] += notes
+    if not changes or module.check_mode:
+        # In place already (a trial would have no baseline), or check mode: no trial runs.
+        result['changes'] = changes
+        result['changed'] = bool(changes)
+        return not changes
+    trial = p['trial']
+    rc, doc, notes = np.json('trial', trial_args(trial) + args + sd + [prof, '--'] + list(trial['command']))
+    result['warnings'] += notes
+    result['trial'] = doc
+    result['verdict'] = doc.get('verdict')
+    if doc.get('verdict') == 'keep':
+        result['transaction'] = doc.get('transaction')
+        result['changes'] = changes
+        result['changed'] = True
+    return result['changed']
+
+
 def present(module, np, result):
     p = module.params
     prof = profile_file(module)
@@ -241,14 +344,26 @@ def present(module, np, result):
         args += ['--profile-dir', d]
     if p['irqbalance']:
         args.append('--irqbalance=' + p['irqbalance'])
+    if p['trial'] is not None:
+        kept = tried(module, np, result, args, prof)
+        if p['persist'] and kept and not module.check_mode:
+            dirs = []
+            for d in p['profile_dirs']:
+                dirs += ['--profile-dir', d]
+            rc, doc, notes = np.json('enable', dirs + [prof])
+            result['boot_enabled'] = True
+            result['warnings'] += notes
+        if module._diff:
+            result['diff'] = diff_of(result['changes'])
+        return
     if module.check_mode:
         # --dry-run takes no lock and creates no state directory: no --no-wait needed.
         sd = ['--state-dir', p['state_dir']] if p['state_dir'] else []
-        rc, doc, notes = np.json('apply', ['--dry-run'] + args + sd + [prof])
+        rc, doc, notes = np.json('apply', ['--dry-run'] + args + sd + ['--', prof])
         changes = [dict(path=c['path'], subject=c['subject'], before=c['current'], after=c['new'])
                    for c in doc.get('changes', []) if c.get('change')]
     else:
-        rc, doc, notes = np.json('apply', args + txn_args(p) + [prof])
+        rc, doc, notes = np.json('apply', args + txn_args(p) + ['--', prof])
         changes = [dict(path=c['path'], subject=c['subject'], before=c['old'], after=c['new'])
                    for c in doc.get('changes', [])]
         result['transaction'] = doc.get('transaction')
@@ -261,7 +376,7 @@ def present(module, np, result):
         dirs = []
         for d in p['profile_dirs']:
             dirs += ['--profile-dir', d]
-        rc, doc, notes = np.json('enable', dirs + [prof])
+        rc, doc, notes = np.json('enable', dirs + ['--', prof])
         result['boot_enabled'] = True
         result['changed'] |= bool(doc.get('changed', True))
         result['warnings'] += notes
@@ -277,7 +392,11 @@ def profile_name(module, np):
     for d in p['profile_dirs']:
         dirs += ['--profile-dir', d]
     # 'profile show' prints the profile's canonical text, which is JSON.
-    rc, out, err = np.run('profile', ['show'] + dirs + [p['profile']])
+    # A profile applied from content: has no file; history knows it by name.
+    by_name = p['state'] == 'absent' and '/' not in p['profile'] and not p['profile'].endswith('.json')
+    rc, out, err = np.run('profile', ['show'] + dirs + ['--', p['profile']], ok=(0, 2) if by_name else (0,))
+    if rc != 0:
+        return p['profile']
     try:
         return json.loads(out).get('name')
     except ValueError:
@@ -301,7 +420,7 @@ def drift_of(module, np):
     for d in p['profile_dirs']:
         args += ['--profile-dir', d]
     try:
-        rc, doc, notes = np.json('verify', args + [profile_file(module)], ok=(EXIT_OK, EXIT_FAILURE))
+        rc, doc, notes = np.json('verify', args + ['--', profile_file(module)], ok=(EXIT_OK, EXIT_FAILURE))
     except NumaplaceError:
         # A profile that no longer fits this host can still be reverted by its journal.
         return []
@@ -317,7 +436,7 @@ def absent(module, np, result):
         if module.check_mode:
             args = ['--dry-run'] + [a for a in args if a != '--no-wait']
         try:
-            rc, doc, notes = np.json('revert', args + [txn])
+            rc, doc, notes = np.json('revert', args + ['--', txn])
         except NumaplaceError as e:
             fail(module, e, transaction=txn, drift=result['drift'])
         result['warnings'] += notes
@@ -353,6 +472,13 @@ def main():
         state_dir=dict(type='path'),
         profile_dirs=dict(type='list', elements='path', default=[]),
         wait=dict(type='bool', default=True),
+        trial=dict(type='dict', options=dict(
+            command=dict(type='list', elements='str', required=True),
+            runs=dict(type='int'),
+            metric=dict(type='str'),
+            lower_is_better=dict(type='bool', default=False),
+            min_gain=dict(type='float'),
+        )),
         **COMMON_ARGS
     )
     module = AnsibleModule(
@@ -364,8 +490,13 @@ def main():
     p = module.params
     if p['state'] == 'absent' and not (p['transaction'] or p['profile'] or p['content'] or p['persist']):
         module.fail_json(msg='state=absent needs profile, content or transaction')
+    # Operands follow '--' on every command line; the id is checked too, so
+    # that a value such as '--force' is refused rather than taken for one.
+    if p['transaction'] is not None and not TRANSACTION_ID.match(p['transaction']):
+        module.fail_json(msg="transaction %r is not a transaction id (letters, digits, '-' and '_', "
+                             "not starting with '-'; see numaplace history)" % p['transaction'])
     result = dict(changed=False, transaction=None, changes=[], boot_enabled=None,
-                  irqbalance_restart_needed=False, warnings=[])
+                  irqbalance_restart_needed=False, warnings=[], trial=None, verdict=None)
     np = Numaplace(module)
     try:
         if p['state'] == 'present':

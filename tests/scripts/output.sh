@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The output layer as a user meets it: tables that fit a terminal, one meaning
+# per option letter (-o COLUMNS, -J, --sort), no escapes where a terminal
+# cannot take them.
+
+# Runs numaplace in a pseudo-terminal COLS columns wide (TERM as given, else
+# xterm); prints what it showed, CRs gone.
+in_pty() {
+	local cols=$1
+	shift
+	command -v script >/dev/null || skip_test "script (util-linux) not installed"
+	local cmd="stty cols $cols rows 50; exec"
+	for a in "$NUMAPLACE" "$@"; do cmd+=" $(printf '%q' "$a")"; done
+	TERM=${TERM_FOR_PTY:-xterm} script -qfec "$cmd" /dev/null </dev/null | tr -d '\r'
+}
+
+# The real 112-CPU layout: 268-character lines before, with NAME cut to "i40e".
+test_irqs_fit_120_columns_on_112_cpus() {
+	local out wide
+	out=$(in_pty 120 --root "$FIXTURES/wide112" irqs)
+	grep -q '^IRQ' <<<"$out" || die "no table in the pty: $out"
+	wide=$(awk 'length > 120' <<<"$out")
+	[ -z "$wide" ] || die "lines wider than 120 columns: $wide"
+	# Names whole, CPU lists compact: "all", the stride form.
+	grep -q ' ice-ens1f0-TxRx-11 ' <<<"$out" || die "queue names cut: $out"
+	grep -Eq '^ +30 nvme0q1 +0000:01:00.0 +1 0-26:2 ' <<<"$out" || die "no stride form: $(grep nvme0q1 <<<"$out")"
+	grep -Eq '^ +0 timer .* all ' <<<"$out" || die "affinity of every CPU is not 'all'"
+	# A pipe gets every character, and JSON the kernel's list form.
+	"$NUMAPLACE" --root "$FIXTURES/wide112" irqs 30 -o affinity -n | grep -qx '0-26:2' || die "pipe: no stride form"
+	expect_eq '"0,2,4,6,8,10,12,14,16,18,20,22,24,26"' \
+		"$("$NUMAPLACE" --root "$FIXTURES/wide112" irqs 30 -J | jq '.irqs[0].affinity')" "JSON keeps the list"
+}
+
+# profile list at 80 columns: the description wraps at word boundaries
+# rather than being cut to "Everything".
+test_profile_list_keeps_description_at_80() {
+	local out wide text
+	out=$(in_pty 80 profile list)
+	wide=$(awk 'length > 80' <<<"$out")
+	[ -z "$wide" ] || die "lines wider than 80 columns: $wide"
+	# The DESCRIPTION column's text, its lines joined: whole, and no word split.
+	text=$(awk 'NR == 1 { at = index($0, "DESCRIPTION"); next }
+		{ cell = substr($0, at); sub(/  +[^ ]+ *$/, "", cell); sub(/ +$/, "", cell); printf "%s ", cell }' <<<"$out")
+	[[ $text == *"Everything near the application's node; edit \"app\" first (node 0 is a placeholder)."* ]] ||
+		die "description not whole, or a word split: $text"
+}
+
+test_sort_by_any_column() {
+	local out
+	out=$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" irqs -s total -o irq,total -n | awk '{ print $2 }' | head -5)
+	expect_eq "$(sort -rn <<<"$out")" "$out" "--sort total is largest first"
+	out=$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" irqs --sort name -o name -n)
+	expect_eq "$(sort -V <<<"$out")" "$out" "--sort name is in version order"
+	# JSON rows in the same order as the table's.
+	expect_eq "$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" irqs -s total -o irq -n | head -3 | tr -d ' ' | paste -sd,)" \
+		"$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" irqs -s total -J | jq -r '[.irqs[:3][].irq] | join(",")')" \
+		"JSON sorted as the table"
+	local err status=0
+	err=$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" irqs -s nosuch 2>&1) || status=$?
+	expect_eq 2 "$status" "an unknown sort column is a usage error"
+	[[ $err == *"unknown column 'nosuch' for --sort"* ]] || die "unclear error: $err"
+	"$NUMAPLACE" history --state-dir "$WORK/no-state" --sort changes >/dev/null || die "history --sort"
+}
+
+test_json_letter_is_capital_j() {
+	"$NUMAPLACE" --root "$FIXTURES/r715" topo -J | jq -e '.schema == 1' >/dev/null || die "topo -J"
+	"$NUMAPLACE" --root "$FIXTURES/r715" irqs -J | jq -e '.irqs | length > 0' >/dev/null || die "irqs -J"
+	! "$NUMAPLACE" --root "$FIXTURES/r715" topo -j >/dev/null 2>&1 || die "-j still accepted"
+}
+
+# advise writes its plan with --save; -o FILE still works for one release, with a note.
+test_advise_save_and_deprecated_o() {
+	local err
+	rm -f "$WORK/saved.json" "$WORK/old.json"
+	"$NUMAPLACE" --root "$FIXTURES/r715" advise --save "$WORK/saved.json" >/dev/null 2>"$WORK/save.err"
+	"$NUMAPLACE" profile validate "$WORK/saved.json" >/dev/null || die "--save wrote no valid profile"
+	! grep -q deprecated "$WORK/save.err" || die "--save warned: $(cat "$WORK/save.err")"
+	err=$("$NUMAPLACE" --root "$FIXTURES/r715" advise -o "$WORK/old.json" 2>&1 >/dev/null)
+	[[ $err == *"-o/--output FILE is deprecated"*"--save $WORK/old.json"* ]] || die "no deprecation note: $err"
+	cmp -s "$WORK/saved.json" "$WORK/old.json" || die "-o and --save wrote different plans"
+}
+
+# TERM=dumb and pipes get no escape sequences, even with --interval's countdown.
+test_no_escapes_for_dumb_terminals() {
+	local esc=$'\033' out
+	out=$(TERM_FOR_PTY=dumb in_pty 120 --root "$FIXTURES/r715" report)
+	grep -q '^== Summary' <<<"$out" || die "no report: $out"
+	! grep -q "$esc" <<<"$out" || die "escapes for TERM=dumb: $(grep -c "$esc" <<<"$out") lines"
+	out=$(TERM_FOR_PTY=xterm in_pty 120 --root "$FIXTURES/r715" report)
+	grep -q "$esc\[" <<<"$out" || die "no colour on a real terminal"
+}
+
+# top's full screen is all escapes: a dumb terminal is told to use --batch,
+# whose frames name no keys.
+test_top_on_a_dumb_terminal() {
+	local out
+	out=$(TERM_FOR_PTY=dumb in_pty 80 --root "$FIXTURES/r715" top -n 1)
+	[[ $out == *"not TERM=dumb; use --batch"* ]] || die "top on TERM=dumb: $out"
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" top --batch -d 0.1 -n 1 | head -1)
+	expect_eq "numaplace top: interrupts per second over 0.1 s; sort rate, filter none" "$out" "batch header"
+}
