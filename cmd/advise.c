@@ -20,7 +20,7 @@ struct filters {
 };
 
 struct advise_opts {
-	const char *policy, *app_cpus, *exclude, *output, *channels;
+	const char *policy, *app_cpus, *exclude, *output, *channels, *pod;
 	int app_node, app_pid;
 	double interval;
 	struct filters devices;
@@ -60,6 +60,8 @@ const struct np_option advise_options[] = {
 			"the application runs on this node (for --policy app)", NULL, np_opt_int),
 	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, app_pid, int, "PID",
 			"the application is this process: its CPUs, and (for --policy app) its devices", "pid", np_opt_int),
+	NP_OPT_STRING(0, "pod", struct advise_opts, pod, "POD",
+		      "the application is this Kubernetes pod (UID, or UID/CONTAINER): its exclusive CPUs", NULL),
 	NP_OPT_CALLBACK('d', "device", struct advise_opts, devices, struct filters, "FILTER",
 			"plan only for matching devices (repeatable); with --policy app, the application's devices",
 			"device", add_filter),
@@ -416,6 +418,32 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	return rc;
 }
 
+/* --pod UID[/CONTAINER]: the exclusive CPUs of the pod's containers (or
+ * of the one named), from the kubelet's CPU manager state. */
+static int pod_cpus(const struct np_machine *m, const char *pod, struct np_cpuset *out)
+{
+	const struct np_kubelet *k = &m->kube;
+	const char *slash = strchr(pod, '/');
+	size_t uidlen = slash ? (size_t)(slash - pod) : strlen(pod);
+	int rc = 0, found = 0;
+	for (size_t i = 0; i < k->n && rc == 0; i++) {
+		const struct np_kube_container *c = &k->v[i];
+		if (strlen(c->pod_uid) != uidlen || strncmp(c->pod_uid, pod, uidlen) || (slash && strcmp(c->name, slash + 1)))
+			continue;
+		found++;
+		rc = np_cpuset_or(out, &c->cpus);
+	}
+	if (rc)
+		return np_error("%s", strerror(-rc));
+	if (!found && !k->path)
+		return np_error("--pod %s: no kubelet CPU manager state here (%s, or --kubelet-state FILE)", pod,
+				NP_KUBELET_STATE);
+	if (!found)
+		return np_error("--pod %s: no %s with exclusive CPUs in '%s'", pod, slash ? "such container" : "such pod",
+				k->path);
+	return EXIT_OK;
+}
+
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("advise");
@@ -434,7 +462,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 				  : !strcmp(policy, "app") ? NP_IRQS_APP
 				  : !strcmp(policy, "spread") ? NP_IRQS_SPREAD
 							    : NP_IRQS_KEEP;
-	int napp = (app_cpus != NULL) + (app_node >= 0) + (app_pid >= 0);
+	/* With --pod, --app-pid only names a process of the pod (its devices). */
+	int napp = (app_cpus != NULL) + (app_node >= 0) + (ao.pod != NULL) + (app_pid >= 0 && !ao.pod);
 	if (irqs == NP_IRQS_KEEP)
 		rc = np_usage_error(self, "--policy: '%s' is not one of local, app, spread", policy);
 	else if (first < argc)
@@ -444,9 +473,9 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	else if (ao.channels && irqs != NP_IRQS_SPREAD)
 		rc = np_usage_error(self, "--channels per-node goes with --policy spread (one queue on each node)");
 	else if (napp > 1)
-		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid");
+		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid, --pod");
 	else if (irqs == NP_IRQS_APP && napp == 0)
-		rc = np_usage_error(self, "--policy app needs --app-cpus, --app-node or --app-pid");
+		rc = np_usage_error(self, "--policy app needs --app-cpus, --app-node, --app-pid or --pod");
 	else if (irqs == NP_IRQS_APP && nfilters == 0 && app_pid < 0)
 		rc = np_usage_error(self, "--policy app moves only the application's devices: name them with --device "
 				    "FILTER (repeatable) or let --app-pid PID infer them");
@@ -472,7 +501,9 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 				    .channels_per_node = ao.channels != NULL };
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
 	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK) {
+	if (rc == EXIT_OK && ao.pod)
+		rc = pod_cpus(&m, ao.pod, &o.app_cpus);
+	else if (rc == EXIT_OK) {
 		int err = np_app_cpus(ctx, &m.topo, app_cpus, app_node, app_pid, &o.app_cpus);
 		/* A bad list or node is the user's; a process that cannot be read, the machine's. */
 		rc = !err ? EXIT_OK : err == -EINVAL && app_pid < 0 ? np_usage_error(self, "%s", ctx->err)
@@ -482,7 +513,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
 	/* Bound to a set of CPUs, not merely allowed everywhere: what makes
 	 * forcing completions on the submitters pay (Alan D. Brunelle, linux-kernel, 2008-04-15). */
-	o.app_pinned = app_cpus || app_node >= 0 || (app_pid >= 0 && !np_cpuset_subset(&m.topo.online, &o.app_cpus));
+	o.app_pinned = app_cpus || app_node >= 0 || ao.pod ||
+		       (app_pid >= 0 && !np_cpuset_subset(&m.topo.online, &o.app_cpus));
 	char **inferred = NULL;
 	size_t ninferred = 0;
 	if (rc == EXIT_OK && irqs == NP_IRQS_APP && nfilters == 0) {
@@ -502,10 +534,27 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	char hint[64];
 	snprintf(hint, sizeof(hint), "numaplace advise%s%s", irqs == NP_IRQS_LOCAL ? "" : " --policy ",
 		 irqs == NP_IRQS_LOCAL ? "" : policy);
+	/* Pods' exclusive CPUs are forbidden, as --exclude-cpus ones. */
+	char **kube_warnings = NULL;
+	size_t nkube = 0;
+	if (rc == EXIT_OK && np_kubelet_forbid(&m, &o, &kube_warnings, &nkube))
+		rc = np_error("planning: %s", strerror(ENOMEM));
 	if (rc == EXIT_OK && np_findings_collect(&m, &o, hint, &problems))
 		rc = np_error("planning: %s", strerror(ENOMEM));
 	plan = problems.plan;
 	memset(&problems.plan, 0, sizeof(problems.plan));
+	char **all = rc == EXIT_OK ? realloc(plan.warnings, (plan.nwarnings + nkube + 1) * sizeof(*all)) : NULL;
+	if (rc == EXIT_OK && !all)
+		rc = np_error("%s", strerror(ENOMEM));
+	for (size_t i = 0; i < nkube; i++) {
+		if (all)
+			all[plan.nwarnings++] = kube_warnings[i];
+		else
+			free(kube_warnings[i]);
+	}
+	if (all)
+		plan.warnings = all;
+	free(kube_warnings);
 	/* What --app-pid inferred leads the notes: the plan follows from it;
 	 * then what the volumes count. */
 	size_t nlead = ninferred + (ao.interval > 0);

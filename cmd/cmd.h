@@ -74,6 +74,7 @@ extern const struct np_command np_commands[];
 struct np_global_opts {
 	const char *root;
 	bool help, version;
+	const char *kubelet_state;
 };
 extern const struct np_option np_global_options[];
 extern const struct np_option *const np_help_option;
@@ -120,11 +121,12 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx);
 int cmd_disable(int argc, char **argv, struct np_ctx *ctx);
 int cmd_top(int argc, char **argv, struct np_ctx *ctx);
 int cmd_hold(int argc, char **argv, struct np_ctx *ctx);
+int cmd_metrics(int argc, char **argv, struct np_ctx *ctx);
 int cmd_trial(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[], top_options[], hold_options[],
-	trial_options[];
+	trial_options[], metrics_options[];
 
 /* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */

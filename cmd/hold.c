@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,6 +25,7 @@
 #include "../lib/sysfs.h"
 #include "../lib/uevent.h"
 #include "cmd.h"
+#include "metrics.h"
 #include "output.h"
 
 #define DEFAULT_INTERVAL 30
@@ -39,7 +41,7 @@ struct hold_opts {
 	int interval;
 	bool report_only, json, boot;
 	struct np_dirlist dirs;
-	const char *state_dir;
+	const char *state_dir, *metrics;
 	enum np_irqb_mode irqbalance;
 };
 
@@ -70,6 +72,8 @@ const struct np_option hold_options[] = {
 			"re-apply (default if irqbalance runs or is installed), warn, or ignore", NULL,
 			np_opt_irqbalance),
 	NP_OPT_BOOL(0, "boot", struct hold_opts, boot, "hold " NP_BOOT_PROFILE " ('numaplace enable --hold')"),
+	NP_OPT_STRING(0, "metrics", struct hold_opts, metrics, "FILE",
+		      "write 'numaplace metrics' to FILE after each pass, with hold's counters", "file"),
 	NP_OPT_END,
 };
 
@@ -80,6 +84,10 @@ struct holder {
 	struct np_dirlist dirs;
 	const char *name;        /* the PROFILE argument, re-read on SIGHUP */
 	bool json;
+	const char *metrics;     /* --metrics FILE, or NULL */
+	const char *state_dir;
+	struct np_metrics_hold *counts; /* per device re-applied or given up */
+	size_t ncounts;
 	/* Passes to make: after events settle, or once a rate limit allows. */
 	struct pending {
 		char device[64]; /* "" for every device */
@@ -152,6 +160,31 @@ static void pending_add(struct holder *hd, const char *device, const char *cause
 	p->due = due;
 }
 
+/* The counters of device, made on first use; NULL when out of memory. */
+static struct np_metrics_hold *count_of(struct holder *hd, const char *device)
+{
+	for (size_t i = 0; i < hd->ncounts; i++)
+		if (!strcmp(hd->counts[i].device, device))
+			return &hd->counts[i];
+	struct np_metrics_hold *more = realloc(hd->counts, (hd->ncounts + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	hd->counts = more;
+	more[hd->ncounts] = (struct np_metrics_hold){ .device = strdup(device) };
+	return more[hd->ncounts].device ? &more[hd->ncounts++] : NULL;
+}
+
+/* --metrics: what metrics says, with the held profile and hold's counters. */
+static void write_metrics(struct holder *hd)
+{
+	if (!hd->metrics)
+		return;
+	struct np_metrics_src src = { .profile = &hd->prof, .state_dir = hd->state_dir, .hold = hd->counts,
+				      .nhold = hd->ncounts };
+	if (np_metrics_write(hd->ctx, &src, hd->metrics))
+		hold_log(hd, "error", NULL, "cannot write the metrics, still holding: %s", hd->ctx->err);
+}
+
 /* One pass over device (NULL: all), logged; cause is the transaction's. */
 static void pass(struct holder *hd, const char *device, const char *cause)
 {
@@ -208,7 +241,22 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 			 "likely culprit: %s", r.gave_up[i].device, NP_HOLD_FIGHT_TRIES, r.gave_up[i].culprit);
 	if (r.retry_ms > 0)
 		pending_add(hd, device ? device : "", cause, now_ms() + r.retry_ms);
+	/* A device counts once a pass, however many of its values it re-applied. */
+	for (size_t i = 0; rc == 0 && r.txn.nchanges && i < r.ndrift; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = r.drift[j].what == NP_HOLD_FIX && !strcmp(r.drift[j].device, r.drift[i].device);
+		struct np_metrics_hold *c = r.drift[i].what == NP_HOLD_FIX && !seen ? count_of(hd, r.drift[i].device) : NULL;
+		if (c)
+			c->reapplies++;
+	}
+	for (size_t i = 0; i < r.ngave_up; i++) {
+		struct np_metrics_hold *c = count_of(hd, r.gave_up[i].device);
+		if (c)
+			c->giveups++;
+	}
 	np_hold_result_free(&r);
+	write_metrics(hd);
 }
 
 /* The first apply: all of the profile as one transaction, as apply does,
@@ -378,7 +426,58 @@ static void read_netlink(struct holder *hd, int fd, bool rtnl)
 		pending_add(hd, "", "check after lost events", now_ms());
 }
 
-enum { FD_SIGNAL, FD_UEVENT, FD_RTNL, FD_TEST, NFDS };
+/* The kubelet replaces its CPU manager state by rename: its directory is
+ * watched, and a change of the file (a pod started or gone) is a check of
+ * every device, whose rules then keep IRQs off the new exclusive CPUs. */
+struct kube_watch {
+	char dir[PATH_MAX]; /* the state file's path, cut at its last slash */
+	const char *base;   /* its name, in dir past the cut */
+};
+
+static int kube_watch_open(struct holder *hd, struct kube_watch *kw)
+{
+	const char *state = hd->ctx->kubelet_state;
+	if (state && !strchr(state, '/'))
+		snprintf(kw->dir, sizeof(kw->dir), "./%s", state);
+	else if (state)
+		snprintf(kw->dir, sizeof(kw->dir), "%s", state);
+	else if (np_sysfs_path(hd->ctx, kw->dir, "%s", NP_KUBELET_STATE))
+		return -1;
+	char *slash = strrchr(kw->dir, '/');
+	*slash = '\0';
+	kw->base = slash + 1;
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* No kubelet directory: not a Kubernetes node, nothing to watch. */
+	if (inotify_add_watch(fd, kw->dir[0] ? kw->dir : "/", IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM) < 0) {
+		close(fd);
+		return -1;
+	}
+	hold_log(hd, "watching", NULL, "watching %s/%s for pods' exclusive CPUs", kw->dir, kw->base);
+	return fd;
+}
+
+static void read_kube_watch(struct holder *hd, int fd, const struct kube_watch *kw)
+{
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	bool changed = false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			changed |= ev->len && !strcmp(ev->name, kw->base);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (!changed)
+		return;
+	hold_log(hd, "kubelet", (const char *const[]){ "path", kw->base, NULL },
+		 "event: the kubelet's CPU manager state changed");
+	pending_add(hd, "", "kubelet state changed", now_ms() + EVENT_SETTLE_MS);
+}
+
+enum { FD_SIGNAL, FD_UEVENT, FD_RTNL, FD_TEST, FD_KUBE, NFDS };
 
 static int hold_loop(struct holder *hd, const struct np_command *self, int interval)
 {
@@ -415,8 +514,11 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 		if (!fstat(fds[FD_TEST].fd, &sb) && S_ISFIFO(sb.st_mode))
 			test_keep = open(test, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	}
+	struct kube_watch kw;
+	fds[FD_KUBE].fd = kube_watch_open(hd, &kw);
 	hold_log(hd, "holding", NULL, "holding %s: checking every %d s%s", hd->prof.name, interval,
 	      hd->h.report_only ? ", report only" : "");
+	write_metrics(hd);
 	long long next = now_ms() + interval * 1000LL;
 	for (;;) {
 		long long now = now_ms(), due = next;
@@ -446,6 +548,8 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 			read_netlink(hd, fds[FD_UEVENT].fd, false);
 		if (fds[FD_RTNL].revents & POLLIN)
 			read_netlink(hd, fds[FD_RTNL].fd, true);
+		if (fds[FD_KUBE].revents & POLLIN)
+			read_kube_watch(hd, fds[FD_KUBE].fd, &kw);
 		if (fds[FD_TEST].revents & (POLLIN | POLLHUP)) {
 			if (read_lines(hd, fds[FD_TEST].fd, &lb) == 0 && test_keep < 0) {
 				close(fds[FD_TEST].fd); /* a plain file read to its end */
@@ -490,7 +594,8 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 		np_dirs_free(&o.dirs);
 		return rc;
 	}
-	struct holder hd = { .ctx = ctx, .dirs = o.dirs, .json = o.json };
+	struct holder hd = { .ctx = ctx, .dirs = o.dirs, .json = o.json, .metrics = o.metrics,
+			     .state_dir = o.state_dir };
 	hd.h.report_only = o.report_only;
 	hd.h.irqbalance = o.irqbalance;
 	hd.h.txn.state_dir = o.state_dir;
@@ -523,5 +628,8 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 	free(hd.h.session);
 	free(hd.h.unfinished);
 	np_dirs_free(&hd.dirs);
+	for (size_t i = 0; i < hd.ncounts; i++)
+		free(hd.counts[i].device);
+	free(hd.counts);
 	return rc;
 }

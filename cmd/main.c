@@ -48,6 +48,11 @@ const struct np_command np_commands[] = {
 		    "SIGINT exit 0 and leave the values applied.\n"
 		    "Exit status: 0 stopped by a signal (or --boot with no boot profile), 1 failure before holding,\n"
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)." },
+	{ .name = "metrics", .fn = cmd_metrics, .operands = "none", .options = metrics_options,
+	  .usage = "[--save FILE] [--profile PROFILE]",
+	  .summary = "Print placement, drift and hold's work as Prometheus metrics.",
+	  .epilog = "The text exposition format, no timestamps: for node_exporter's textfile collector\n"
+		    "(--save DIR/numaplace.prom) or any scraper." },
 	{ .name = "trial", .fn = cmd_trial, .operands = "profile-name", .options = trial_options,
 	  .usage = "[--runs N] [--metric REGEX [--lower-is-better]] [OPTIONS] PROFILE -- CMD [ARGS...]",
 	  .summary = "Measure a profile on your own command, in pairs; keep it only if it wins.",
@@ -100,6 +105,9 @@ const struct np_option np_global_options[] = {
 		      "instead of this machine; also $" NP_ROOT_ENV, "dir"),
 	NP_OPT_BOOL('h', "help", struct np_global_opts, help, "show this help"),
 	NP_OPT_BOOL('V', "version", struct np_global_opts, version, "show the version"),
+	NP_OPT_STRING(0, "kubelet-state", struct np_global_opts, kubelet_state, "FILE",
+		      "read pods' exclusive CPUs from FILE instead of\n"
+		      "DIR/var/lib/kubelet/cpu_manager_state", "file"),
 	NP_OPT_END,
 };
 const struct np_option *const np_help_option = &np_global_options[1];
@@ -116,7 +124,7 @@ void np_print_usage(FILE *out)
 {
 	fputs("Usage: numaplace [--root DIR] COMMAND [OPTIONS] [ARGS]\n\nGlobal options:\n", out);
 	for (const struct np_option *o = np_global_options; o->name; o++)
-		np_print_option(o, out, 14, false);
+		np_print_option(o, out, 22, false);
 	fputs("\nCommands:\n", out);
 	for (const struct np_command *c = np_commands; c->name; c++)
 		fprintf(out, "  %-11s %s\n", c->name, c->summary);
@@ -128,7 +136,7 @@ void np_print_usage(FILE *out)
 int main(int argc, char **argv)
 {
 	struct np_global_opts g = { 0 };
-	struct option longopts[4] = { 0 };
+	struct option longopts[5] = { 0 };
 	int n = 0, c;
 	for (const struct np_option *o = np_global_options; o->name; o++, n++)
 		longopts[n] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, n };
@@ -136,10 +144,11 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
 		const struct np_option *o = NULL;
 		for (int i = 0; i < n; i++)
-			if (c == i || c == np_global_options[i].short_name)
+			if (c == i || (np_global_options[i].short_name && c == np_global_options[i].short_name))
 				o = &np_global_options[i];
 		if (c == ':') {
-			fputs("numaplace: option '--root' needs a directory\n", stderr);
+			fprintf(stderr, "numaplace: option '--%s' needs %s\n", np_global_options[optopt].name,
+				optopt == 0 ? "a directory" : "a file");
 			return EXIT_USAGE;
 		}
 		if (!o) {
@@ -189,6 +198,7 @@ int main(int argc, char **argv)
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
+	ctx.kubelet_state = g.kubelet_state;
 	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)

@@ -21,6 +21,18 @@ int np_topo_print(const struct np_command *self, const struct np_topology *topo,
 /* What the topology could not read, one "numaplace: note:" line each. */
 void np_topo_print_notes(const struct np_topology *topo, FILE *out);
 
+/* Pods' exclusive CPUs: a paragraph after the topology (nothing without
+ * any), and the "kubelet" key (null without a state file). */
+struct np_kubelet;
+void np_kube_print(const struct np_kubelet *k, FILE *out);
+void np_kube_write(struct np_jw *jw, const struct np_kubelet *k);
+/* What a device is called in a line: its interface, block device or driver. */
+struct np_pci_dev;
+const char *np_device_label(const struct np_pci_dev *d);
+/* "interrupts_where": per device with IRQs, its interrupts by where they ran
+ * (np_device_where; m->kube split first), as metrics exports them. */
+void np_where_write(struct np_jw *jw, const struct np_machine *m);
+
 /* devices: the selected ones (a flag per PCI function). */
 /* Writes them as the array key. */
 void np_devices_write(struct np_jw *jw, const char *key, const struct np_machine *m, const bool *selected);

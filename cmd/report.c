@@ -302,6 +302,11 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	np_jw_cjson(&jw, "irqbalance", irqbalance);
 	cJSON_Delete(irqbalance);
 	findings_write(&jw, m, f);
+	np_kube_write(&jw, &m->kube);
+	if (o->interval > 0)
+		np_jw_null(&jw, "interrupts_where"); /* counted since boot only */
+	else
+		np_where_write(&jw, m);
 	return np_json_end(&jw);
 }
 
@@ -340,10 +345,21 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	char hint[64];
 	snprintf(hint, sizeof(hint), "numaplace advise%s%s", irqs == NP_IRQS_LOCAL ? "" : " --policy ",
 		 irqs == NP_IRQS_LOCAL ? "" : o.policy);
+	if (rc == EXIT_OK && o.json && !(o.interval > 0) && np_kubelet_split(ctx, &m.topo, &m.kube))
+		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && o.svg)
 		rc = np_report_svg(&m, selected, o.svg);
 	if (rc == EXIT_OK && np_advise_opts_for(&m, irqs, selected, &policy))
 		rc = np_error("%s", strerror(ENOMEM));
+	/* Pods' exclusive CPUs are forbidden as advise forbids them: one problem list.
+	 * The pile-up guard's warnings are advise's to say. */
+	char **kube_warnings = NULL;
+	size_t nkube = 0;
+	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, &kube_warnings, &nkube))
+		rc = np_error("%s", strerror(ENOMEM));
+	for (size_t i = 0; i < nkube; i++)
+		free(kube_warnings[i]);
+	free(kube_warnings);
 	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
 		rc = np_error("collecting findings: out of memory");
 	np_advise_opts_free(&policy);

@@ -39,7 +39,8 @@ int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 		return rc;
 	rc = np_irqs_delta(&m->irqs, &after, &m->topo);
 	np_irqs_free(&after);
-	return rc;
+	/* Interrupts on exclusive CPUs are counted apart: over the same seconds. */
+	return rc ? rc : np_kubelet_split_delta(ctx, &m->topo, &m->kube);
 }
 
 struct dev_rate {

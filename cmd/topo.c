@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "../lib/kubelet.h"
 #include "../lib/topology.h"
 #include "render.h"
 
@@ -24,17 +25,29 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
 
 	struct np_topology topo;
+	struct np_kubelet kube;
 	if (np_topology_load(ctx, &topo))
 		return np_error("%s", ctx->err);
+	if (np_kubelet_load(ctx, ctx->kubelet_state, &kube)) {
+		np_topology_free(&topo);
+		return np_error("%s", ctx->err);
+	}
 	if (o.json) {
 		struct np_jw jw;
 		np_json_begin(&jw, o.pretty);
-		if ((rc = np_topo_write(self, &jw, &topo)) == EXIT_OK)
+		if ((rc = np_topo_write(self, &jw, &topo)) == EXIT_OK && kube.path)
+			np_kube_write(&jw, &kube);
+		if (rc == EXIT_OK)
 			rc = np_json_end(&jw);
 	} else {
 		np_topo_print_notes(&topo, stderr);
+		for (size_t i = 0; i < kube.nnotes; i++)
+			np_notef("note: %s\n", kube.notes[i]);
 		rc = np_topo_print(self, &topo, stdout, o.cpus);
+		if (rc == EXIT_OK)
+			np_kube_print(&kube, stdout);
 	}
+	np_kubelet_free(&kube);
 	np_topology_free(&topo);
 	return rc;
 }

@@ -4,7 +4,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs top advise apply hold trial verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise apply hold metrics trial verify revert enable disable history profile run snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -12,15 +12,16 @@ _numaplace_options_end='run'
 _numaplace_options()
 {
 	case $1 in
-	'') echo '--root --help -h --version -V' ;;
+	'') echo '--root --help -h --version -V --kubelet-state' ;;
 	report) echo '--json -J --pretty --all -a --color --interval -i --policy -p --svg --help -h' ;;
 	topo) echo '--json -J --pretty --cpus -c --help -h' ;;
 	devices) echo '--all -a --matrix -m --near --class --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
 	irqs) echo '--json -J --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --sort -s --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --channels --save --output -o --table --json -J --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --channels --save --output -o --table --json -J --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
-	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --help -h' ;;
+	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
+	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
 	trial) echo '--runs --metric --lower-is-better --min-gain --warmup --timeout --settle --seed --keep-going --require-keep --profile-dir --state-dir --irqbalance --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
 	verify) echo '--json -J --pretty --profile-dir --help -h' ;;
 	revert) echo '--force -f --dry-run -n --session --state-dir --no-wait --json -J --pretty --help -h' ;;
@@ -41,6 +42,7 @@ _numaplace_argument()
 {
 	case $1:$2 in
 	:--root) echo dir ;;
+	:--kubelet-state) echo file ;;
 	report:--color) echo none ;;
 	report:--interval | report:-i) echo none ;;
 	report:--policy | report:-p) echo policy ;;
@@ -59,6 +61,7 @@ _numaplace_argument()
 	advise:--app-cpus) echo none ;;
 	advise:--app-node) echo none ;;
 	advise:--app-pid) echo pid ;;
+	advise:--pod) echo none ;;
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
 	advise:--interval | advise:-i) echo none ;;
@@ -72,6 +75,11 @@ _numaplace_argument()
 	hold:--profile-dir) echo dir ;;
 	hold:--state-dir) echo dir ;;
 	hold:--irqbalance) echo none ;;
+	hold:--metrics) echo file ;;
+	metrics:--save) echo file ;;
+	metrics:--profile) echo profile-name ;;
+	metrics:--profile-dir) echo dir ;;
+	metrics:--state-dir) echo dir ;;
 	trial:--runs) echo none ;;
 	trial:--metric) echo none ;;
 	trial:--min-gain) echo none ;;
@@ -121,6 +129,7 @@ _numaplace_operands()
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
 	hold) echo profile-name one ;;
+	metrics) echo none one ;;
 	trial) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;

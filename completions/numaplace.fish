@@ -11,6 +11,8 @@ function __numaplace_argument
     switch "$argv[1]:$argv[2]"
         case ':--root'
             echo dir
+        case ':--kubelet-state'
+            echo file
         case 'report:--color'
             echo none
         case 'report:--interval' 'report:-i'
@@ -47,6 +49,8 @@ function __numaplace_argument
             echo none
         case 'advise:--app-pid'
             echo pid
+        case 'advise:--pod'
+            echo none
         case 'advise:--device' 'advise:-d'
             echo device
         case 'advise:--exclude-cpus' 'advise:-x'
@@ -73,6 +77,16 @@ function __numaplace_argument
             echo dir
         case 'hold:--irqbalance'
             echo none
+        case 'hold:--metrics'
+            echo file
+        case 'metrics:--save'
+            echo file
+        case 'metrics:--profile'
+            echo profile-name
+        case 'metrics:--profile-dir'
+            echo dir
+        case 'metrics:--state-dir'
+            echo dir
         case 'trial:--runs'
             echo none
         case 'trial:--metric'
@@ -129,6 +143,7 @@ function __numaplace_commands
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
+        metrics 'Print placement, drift and hold\'s work as Prometheus metrics.' \
         trial 'Measure a profile on your own command, in pairs; keep it only if it wins.' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
@@ -333,6 +348,7 @@ complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
 complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT'
 complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
 complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
+complete -c numaplace -n __numaplace_needs_command -l kubelet-state -r -F -d 'read pods\' exclusive CPUs from FILE instead of DIR/var/lib/kubelet/cpu_manager_state'
 
 # report
 complete -c numaplace -n '__numaplace_option report' -s J -l json -d 'print everything as one JSON document'
@@ -389,6 +405,7 @@ complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__nu
 complete -c numaplace -n '__numaplace_option advise' -l app-cpus -x -d 'the application runs on these CPUs (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-node -x -d 'the application runs on this node (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: its CPUs, and (for --policy app) its devices'
+complete -c numaplace -n '__numaplace_option advise' -l pod -x -d 'the application is this Kubernetes pod (UID, or UID/CONTAINER): its exclusive CPUs'
 complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
 complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
@@ -420,8 +437,16 @@ complete -c numaplace -n '__numaplace_option hold' -l profile-dir -x -a '(__numa
 complete -c numaplace -n '__numaplace_option hold' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the IRQs placed in irqbalance\'s configuration file at the first apply and at each re-apply (default if irqbalance runs or is installed), warn, or ignore'
 complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
+complete -c numaplace -n '__numaplace_option hold' -l metrics -r -F -d 'write \'numaplace metrics\' to FILE after each pass, with hold\'s counters'
 complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
+
+# metrics
+complete -c numaplace -n '__numaplace_option metrics' -l save -r -F -d 'write FILE (mode 0644) by renaming a whole new file over it, not stdout'
+complete -c numaplace -n '__numaplace_option metrics' -l profile -x -a '(__numaplace_values profile-name)' -d 'check this profile for drift (default: the values the transactions applied)'
+complete -c numaplace -n '__numaplace_option metrics' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option metrics' -l state-dir -x -a '(__numaplace_values dir)' -d 'read transactions from DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option metrics' -s h -l help -d 'show this help'
 
 # trial
 complete -c numaplace -n '__numaplace_option trial' -l runs -x -d 'run CMD N times in each state, in N pairs (default 10, at least 6)'

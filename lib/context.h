@@ -13,6 +13,7 @@ struct np_ctx {
 	int rootfd;      /* root opened (O_PATH) when root is not "": every path under it is
 			  * resolved inside it (lib/sysfs.c); -1 for this machine */
 	char err[1024];  /* detail of the last failure, for the caller to print */
+	const char *kubelet_state; /* --kubelet-state: the kubelet's CPU manager state, not under the root */
 };
 
 /* root NULL: take $NUMAPLACE_ROOT, else this machine. Returns 0 or -errno.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpudesc.h"
+#include "kubelet.h"
 #include "quote.h"
 
 /* What a rule's problems weigh per interrupt at stake, and how bad they are.
@@ -303,12 +304,78 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 	return x ? 0 : -ENOMEM;
 }
 
+/* IRQs of a device that ran on, or are set to run on, CPUs a Kubernetes
+ * container holds exclusively (the kubelet's static CPU manager): as on an
+ * isolated CPU, each steals from a latency-critical workload. Isolated CPUs
+ * are the other rule's; the containers are named by pod UID. */
+static int exclusive_finding(const struct np_machine *m, size_t di, const struct np_cpuset *excl,
+			     struct np_findings *f)
+{
+	const struct np_kubelet *k = &m->kube;
+	struct tally t = { 0 };
+	struct np_cpuset hit = NP_CPUSET_INIT;
+	unsigned long long there = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO)
+			continue;
+		struct np_where w;
+		np_kubelet_where(k, &m->topo, irq, -1, &w);
+		bool set_there = irq->has_effective && np_cpuset_intersects(&irq->effective, excl);
+		if (!set_there && !w.exclusive)
+			continue;
+		if ((rc = np_cpuset_copy(&hit, set_there ? &irq->effective : &irq->ran_on)))
+			break;
+		np_cpuset_and(&hit, excl);
+		rc = tally_add(m, &t, irq, &hit);
+		there += w.exclusive;
+	}
+	np_cpuset_free(&hit);
+	if (rc || t.nirqs == 0) {
+		tally_free(&t);
+		return rc;
+	}
+	/* The containers hit, each once. */
+	char *owners = strdup(""), *more, buf[512], a[16], b[16];
+	for (size_t c = 0; owners && c < k->n; c++) {
+		if (!np_cpuset_intersects(&k->v[c].cpus, &t.cpus))
+			continue;
+		if (asprintf(&more, "%s%s%s", owners, *owners ? ", " : "",
+			     np_kube_container_text(&k->v[c], buf, sizeof(buf))) < 0)
+			more = NULL;
+		free(owners);
+		owners = more;
+	}
+	char *who = dev_who(m, &m->pci.devs[di]), *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX);
+	struct np_finding *x = NULL;
+	if (who && cpus && owners)
+		x = add(f, NP_RULE_EXCLUSIVE, m->pci.devs[di].addr,
+			"%s: %s on CPU%s %s, exclusive to container %s; %s of %s interrupts ran there",
+			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus, owners,
+			np_count_text(there, a), np_count_text(t.total, b));
+	if (x) {
+		x->dev = (int)di;
+		x->who = who;
+		who = NULL;
+		x->what = "on exclusive CPUs";
+		take(x, &t, there);
+		x->minor = there < f->min_interrupts;
+	}
+	free(owners);
+	free(who);
+	free(cpus);
+	tally_free(&t);
+	return x ? 0 : -ENOMEM;
+}
+
 /* What a rule's emitter sees. */
 struct judge {
 	const struct np_machine *m;
 	const struct np_advise_opts *opts;
 	struct np_findings *f;
 	struct np_cpuset quiet;     /* isolated and nohz_full CPUs */
+	struct np_cpuset exclusive; /* containers' exclusive CPUs that are not quiet */
 	bool *attached;             /* per plan record: it fixes a finding already */
 };
 
@@ -383,6 +450,19 @@ static int rule_isolated(struct judge *j)
 		np_device_irq_summary(m, di, &s);
 		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
 			rc = isolated_finding(m, (int)di, &j->quiet, j->f);
+	}
+	return rc;
+}
+
+static int rule_exclusive(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->exclusive); di++) {
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
+			rc = exclusive_finding(m, di, &j->exclusive, j->f);
 	}
 	return rc;
 }
@@ -574,6 +654,8 @@ static const struct rule {
 	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, rule_irqbalance },
 	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus",
 	  "each device's IRQs against isolated, nohz_full and excluded CPUs", { NP_WARNING, 2.0 }, rule_isolated },
+	{ NP_RULE_EXCLUSIVE, "irq_on_exclusive_cpus", "each device's IRQs against containers' exclusive CPUs (kubelet)",
+	  { NP_WARNING, 2.0 }, rule_exclusive },
 	{ NP_RULE_REMOTE, "remote_irqs", "where each device's interrupts were delivered, against its node",
 	  { NP_WARNING, 1.0 }, rule_remote },
 	{ NP_RULE_SYSTEM_ISOLATED, "system_irqs_on_isolated_cpus", "system IRQs (timer, PCIe ports) on isolated CPUs",
@@ -637,6 +719,9 @@ static bool fact_covers(const struct judge *j, const struct np_finding *x, const
 		return false;
 	if (x->rule == NP_RULE_ISOLATED)
 		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->quiet)) || irq->quiet > 0;
+	if (x->rule == NP_RULE_EXCLUSIVE)
+		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->exclusive)) ||
+		       np_cpuset_intersects(&irq->ran_on, &j->exclusive);
 	if (x->rule == NP_RULE_REMOTE) {
 		int node = np_device_node(j->m, &j->m->pci.devs[x->dev], NULL);
 		return irq->total && np_irq_remote_share(j->m, irq, node) > 0;
@@ -669,7 +754,10 @@ static int judge_facts(struct judge *j, size_t from)
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < f->plan.n && rc == 0 && (pass == 0 || x->nfixes); i++) {
 				const struct np_rec *r = &f->plan.v[i];
-				if (r->change && r->rule == x->rule && r->dev == x->dev && x->dev >= 0 && !j->attached[i] &&
+				/* Exclusive CPUs are forbidden as isolated ones: the planner's
+				 * moves off them carry the isolated rule. */
+				enum np_rule_id rule = x->rule == NP_RULE_EXCLUSIVE ? NP_RULE_ISOLATED : x->rule;
+				if (r->change && r->rule == rule && r->dev == x->dev && x->dev >= 0 && !j->attached[i] &&
 				    (pass == 1 || fact_covers(j, x, r)))
 					rc = attach(j, x, i);
 			}
@@ -722,7 +810,8 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 	memset(out, 0, sizeof(*out));
 	out->min_interrupts = opts->min_interrupts;
 	struct judge j = { .m = m, .opts = opts, .f = out };
-	int rc = quiet_cpus(m, &j.quiet) ? 0 : -ENOMEM;
+	int rc = quiet_cpus(m, &j.quiet) && !np_cpuset_copy(&j.exclusive, &m->kube.exclusive) ? 0 : -ENOMEM;
+	np_cpuset_andnot(&j.exclusive, &j.quiet);
 	if (rc == 0)
 		rc = np_advise(m, opts, &out->plan);
 	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
@@ -751,6 +840,7 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 		}
 	}
 	np_cpuset_free(&j.quiet);
+	np_cpuset_free(&j.exclusive);
 	free(j.attached);
 	if (rc) {
 		np_findings_free(out);

@@ -79,8 +79,13 @@ int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip
 	rc = np_l3_read(ctx, &m->topo, &m->l3);
 	if (rc == 0) {
 		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
-		rc = load_devices(ctx, m, skip);
+		rc = np_kubelet_load(ctx, ctx->kubelet_state, &m->kube);
 	}
+	if (rc == 0)
+		rc = load_devices(ctx, m, skip);
+	/* Interrupts on exclusive CPUs need a count of their own. */
+	if (rc == 0 && !np_cpuset_empty(&m->kube.exclusive))
+		rc = np_kubelet_split(ctx, &m->topo, &m->kube);
 	if (rc)
 		np_machine_free(m);
 	return rc;
@@ -104,6 +109,7 @@ int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m)
 
 void np_machine_free(struct np_machine *m)
 {
+	np_kubelet_free(&m->kube);
 	np_l3_free(&m->l3);
 	np_irqs_free(&m->irqs);
 	np_pci_free(&m->pci);

@@ -8,6 +8,7 @@
 
 #include "cache.h"
 #include "irq.h"
+#include "kubelet.h"
 #include "pci.h"
 #include "topology.h"
 
@@ -19,6 +20,7 @@ struct np_machine {
 	bool irqbalance;   /* an irqbalance process is running */
 	bool irqbalance_known; /* false: no process information (a snapshot without /proc/PID) */
 	bool managed_irq_isolation; /* isolcpus= has the managed_irq flag */
+	struct np_kubelet kube;     /* pods' exclusive CPUs (ctx->kubelet_state, or the root's) */
 };
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);

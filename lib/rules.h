@@ -9,6 +9,7 @@ enum np_rule_id {
 	NP_RULE_NONE,               /* a value kept as it is: it fixes nothing */
 	NP_RULE_IRQBALANCE,         /* irqbalance runs and will undo a placement */
 	NP_RULE_ISOLATED,           /* a device's IRQs on CPUs the plan forbids */
+	NP_RULE_EXCLUSIVE,          /* a device's IRQs on CPUs a container holds exclusively (kubelet) */
 	NP_RULE_REMOTE,             /* a device's interrupts delivered off its node */
 	NP_RULE_OUTSIDE,            /* delivered outside the CPUs the policy gives the device */
 	NP_RULE_BALANCE,            /* a device's data queues stacked on a core, or left to the interrupt controller */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "kubelet.h"
 #include "pci.h"
 #include "sysfs.h"
 
@@ -862,6 +863,22 @@ static int copy_irqbalance(struct snap *s)
 	return rc;
 }
 
+/* A Kubernetes node's CPU manager state, and the etc-hosts of its pods with
+ * exclusive CPUs (the pod's name is its last line): what report reads. */
+static int copy_kubelet(struct snap *s)
+{
+	struct np_kubelet k;
+	char mp[PATH_MAX];
+	int rc = copy_plain(s, NP_KUBELET_STATE);
+	if (rc || np_kubelet_load(s->ctx, NULL, &k))
+		return rc;
+	for (size_t i = 0; i < k.n && !rc; i++)
+		if (!strchr(k.v[i].pod_uid, '/') && !(rc = mp_fmt(s, mp, NP_KUBELET_PODS "/%s/etc-hosts", k.v[i].pod_uid)))
+			rc = copy_plain(s, mp);
+	np_kubelet_free(&k);
+	return rc;
+}
+
 static int write_tree(struct np_ctx *ctx, const char *out, struct np_snapshot_stats *stats)
 {
 	struct snap s = { .ctx = ctx, .stats = stats, .outlen = strlen(out) };
@@ -887,6 +904,8 @@ static int write_tree(struct np_ctx *ctx, const char *out, struct np_snapshot_st
 		rc = copy_irqbalance(&s);
 	if (!rc)
 		rc = copy_debugfs_irqs(&s);
+	if (!rc)
+		rc = copy_kubelet(&s);
 	seen_free(&s.seen);
 	return rc;
 }

@@ -68,7 +68,7 @@ test_bash_completes_commands() {
 	expect_completions "numaplace to" top topo
 	expect_completions "numaplace top --b" --batch
 	expect_completions "numaplace topo --" --json --pretty --cpus --help
-	expect_completions "numaplace --" --root --help --version
+	expect_completions "numaplace --" --root --help --version --kubelet-state
 	expect_completions "numaplace advise --policy " local app spread
 	expect_completions "numaplace advise -p sp" spread
 	expect_completions "numaplace advise --policy=a" app

@@ -60,7 +60,8 @@ only_allowed_files() {
 		-e '^sys/devices/.*/queues/[rt]x-[0-9]+/(rps_cpus|rps_flow_cnt|xps_cpus)$' \
 		-e '^sys/devices/.*/queue/(rq_affinity|scheduler|nr_requests|rotational|logical_block_size)$' \
 		-e '^sys/devices/.*/mq/[0-9]+/cpu_list$' \
-		-e '^sys/kernel/debug/irq/irqs/[0-9]+$') || true
+		-e '^sys/kernel/debug/irq/irqs/[0-9]+$' \
+		-e '^var/lib/kubelet/cpu_manager_state$' -e '^var/lib/kubelet/pods/[0-9a-f-]+/etc-hosts$') || true
 	[ -z "$bad" ] || die "files numaplace does not read in $snap: $(head -n 5 <<<"$bad")"
 	bad=$(find "$snap" \( -name address -o -name serial -o -name wwid -o -name uuid -o -name vpd -o -name ppin \
 		-o -name environ -o -name boot_id -o -name '*.pid' \))

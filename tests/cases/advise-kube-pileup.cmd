@@ -1,0 +1,1 @@
+--root "$FIXTURES/kube" --kubelet-state "$FIXTURES/kubelet-states/pileup" advise

@@ -1,0 +1,1 @@
+--root "$FIXTURES/kube" advise --policy app --pod 6f1c2e9a-3b7d-4c2e-9a51-0d2f8e7b4c13/nginx --device ens6f0np0
