@@ -267,7 +267,8 @@ clean:
 DEPFILES := $(foreach d,build build/san,$(LIB_SRC:%.c=$(d)/%.d) $(CMD_SRC:%.c=$(d)/%.d)) \
 	build/san/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
 $(DEPFILES):
--include $(wildcard $(DEPFILES))
+# The objects' .d files, and the test binaries' (compiled and linked in one step).
+-include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d))
 
 # Benchmark tools: a generator of synthetic machine roots and "the floor" (the
 # least I/O a report can do on a root). Standalone C, plain libc.

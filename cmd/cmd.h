@@ -120,9 +120,11 @@ int cmd_enable(int argc, char **argv, struct np_ctx *ctx);
 int cmd_disable(int argc, char **argv, struct np_ctx *ctx);
 int cmd_top(int argc, char **argv, struct np_ctx *ctx);
 int cmd_hold(int argc, char **argv, struct np_ctx *ctx);
+int cmd_trial(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
-	completion_options[], snapshot_options[], enable_options[], disable_options[], top_options[], hold_options[];
+	completion_options[], snapshot_options[], enable_options[], disable_options[], top_options[], hold_options[],
+	trial_options[];
 
 /* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */
@@ -152,6 +154,9 @@ int np_load_resolved(struct np_ctx *ctx, const struct np_command *self, struct n
 int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds);
 /* The topology's notes and the rows /proc/interrupts had to skip, on stderr. */
 void np_print_warnings(const struct np_machine *m);
+/* The one PCI function FILTER names (run --near, devices --near): an
+ * exit status, the error printed when none or several match. */
+int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index);
 
 /* Draws the machine as SVG into path (report --svg). Returns an exit status. */
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);

@@ -45,29 +45,11 @@ static int select_linked(struct np_ctx *ctx, const struct np_machine *m, const s
 	return EXIT_OK;
 }
 
-/* The one function DEVICE names, as run --near finds it. */
-static int find_near(const struct np_machine *m, const char *filter, size_t *out)
-{
-	const struct np_pci_dev *dev = NULL;
-	for (size_t i = 0; i < m->pci.ndevs; i++) {
-		if (!np_pci_dev_match(&m->pci.devs[i], filter))
-			continue;
-		if (dev)
-			return np_error("'%s' matches several devices (%s, %s): name one by address", filter, dev->addr,
-					m->pci.devs[i].addr);
-		dev = &m->pci.devs[i];
-	}
-	if (!dev)
-		return np_error("no PCI function matches '%s' (an address, interface, block device or driver)", filter);
-	*out = (size_t)(dev - m->pci.devs);
-	return EXIT_OK;
-}
-
 static int show_near(const struct np_command *self, const struct np_machine *m, const struct np_pcitree *tree,
 		     const struct devices_opts *o, const bool *selected)
 {
 	struct np_near near = { .m = m, .tree = tree };
-	int rc = find_near(m, o->near, &near.dev);
+	int rc = np_find_one_device(m, o->near, &near.dev);
 	if (rc != EXIT_OK)
 		return rc;
 	struct np_table t;

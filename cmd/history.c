@@ -78,6 +78,12 @@ static int get_cause(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, TXN(row)->cause);
 }
 
+static int get_trial(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, TXN(row)->trial);
+}
+
 static int get_state(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
@@ -104,8 +110,10 @@ static const struct np_column history_columns[] = {
 	NP_COLUMN("profile", "PROFILE", 1, 0, "the profile applied", get_profile),
 	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),
 	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "the values it changed", get_changes),
-	NP_COLUMN("cause", "CAUSE", 0.2, SCOLS_FL_WRAP, "what made hold re-apply (its event or check); null for apply",
-		  get_cause),
+	NP_COLUMN("cause", "CAUSE", 0.2, SCOLS_FL_WRAP,
+		  "what made it: hold's event or check, a trial's step; null for apply", get_cause),
+	NP_COLUMN("trial", "TRIAL", 0.3, SCOLS_FL_WRAP, "the evidence of the trial that kept it (numaplace trial)",
+		  get_trial),
 	NP_COLUMN("error", "ERROR", 0.3, SCOLS_FL_WRAP, "why an unreadable journal could not be read", get_error),
 	NP_COLUMN_END,
 };

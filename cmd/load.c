@@ -25,6 +25,23 @@ void np_print_warnings(const struct np_machine *m)
 		np_notef("warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
 }
 
+int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index)
+{
+	const struct np_pci_dev *dev = NULL;
+	for (size_t i = 0; i < m->pci.ndevs; i++) {
+		if (!np_pci_dev_match(&m->pci.devs[i], filter))
+			continue;
+		if (dev)
+			return np_error("'%s' matches several devices (%s, %s): name one by address", filter, dev->addr,
+					m->pci.devs[i].addr);
+		dev = &m->pci.devs[i];
+	}
+	if (!dev)
+		return np_error("no PCI function matches '%s' (an address, interface, block device or driver)", filter);
+	*index = (size_t)(dev - m->pci.devs);
+	return EXIT_OK;
+}
+
 static bool is_dir(const char *path)
 {
 	struct stat st;

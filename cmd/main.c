@@ -48,6 +48,15 @@ const struct np_command np_commands[] = {
 		    "SIGINT exit 0 and leave the values applied.\n"
 		    "Exit status: 0 stopped by a signal (or --boot with no boot profile), 1 failure before holding,\n"
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)." },
+	{ .name = "trial", .fn = cmd_trial, .operands = "profile-name", .options = trial_options,
+	  .usage = "[--runs N] [--metric REGEX [--lower-is-better]] [OPTIONS] PROFILE -- CMD [ARGS...]",
+	  .summary = "Measure a profile on your own command, in pairs; keep it only if it wins.",
+	  .epilog = "The order inside each pair is drawn from a printed seed. The verdict comes from the exact\n"
+		    "Wilcoxon signed-rank interval of the per-pair ratios: keep (the profile stays applied as a\n"
+		    "transaction carrying the evidence), revert or inconclusive (the machine back to its baseline).\n"
+		    "SIGINT and SIGTERM stop CMD and return the machine to its baseline.\n"
+		    "Exit status: 0 the trial completed (whatever the verdict), 1 failure, a failing CMD or a signal\n"
+		    "(the machine back to its baseline), 2 bad input, 4 with --require-keep a verdict other than keep." },
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
 	  .summary = "Check that the machine matches a profile.",
 	  .epilog = "Exit status: 0 the machine matches, 1 drift (the differences are listed), 2 error." },

@@ -93,20 +93,9 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 	struct np_machine m;
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
-	const struct np_pci_dev *dev = NULL;
-	rc = EXIT_OK;
-	for (size_t i = 0; i < m.pci.ndevs; i++) {
-		if (!np_pci_dev_match(&m.pci.devs[i], near))
-			continue;
-		if (dev) {
-			rc = np_error("'%s' matches several devices (%s, %s): name one by address", near, dev->addr,
-				      m.pci.devs[i].addr);
-			break;
-		}
-		dev = &m.pci.devs[i];
-	}
-	if (rc == EXIT_OK && !dev)
-		rc = np_error("no PCI function matches '%s' (an address, interface, block device or driver)", near);
+	size_t index = 0;
+	rc = np_find_one_device(&m, near, &index);
+	const struct np_pci_dev *dev = rc == EXIT_OK ? &m.pci.devs[index] : NULL;
 	struct np_cpuset cpus = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
 	if (rc == EXIT_OK)
 		rc = binding(&m, dev, &cpus, &nodes);

@@ -4,7 +4,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs top advise apply hold verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise apply hold trial verify revert enable disable history profile run snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -21,6 +21,7 @@ _numaplace_options()
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --save --output -o --json -J --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --help -h' ;;
+	trial) echo '--runs --metric --lower-is-better --min-gain --warmup --timeout --settle --seed --keep-going --require-keep --profile-dir --state-dir --irqbalance --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
 	verify) echo '--json -J --pretty --profile-dir --help -h' ;;
 	revert) echo '--force -f --dry-run -n --session --state-dir --no-wait --json -J --pretty --help -h' ;;
 	enable) echo '--profile-dir --json -J --pretty --hold --help -h' ;;
@@ -69,6 +70,17 @@ _numaplace_argument()
 	hold:--profile-dir) echo dir ;;
 	hold:--state-dir) echo dir ;;
 	hold:--irqbalance) echo none ;;
+	trial:--runs) echo none ;;
+	trial:--metric) echo none ;;
+	trial:--min-gain) echo none ;;
+	trial:--warmup) echo none ;;
+	trial:--timeout) echo none ;;
+	trial:--settle) echo none ;;
+	trial:--seed) echo none ;;
+	trial:--profile-dir) echo dir ;;
+	trial:--state-dir) echo dir ;;
+	trial:--irqbalance) echo irqbalance ;;
+	trial:--output | trial:-o) echo columns ;;
 	verify:--profile-dir) echo dir ;;
 	revert:--state-dir) echo dir ;;
 	enable:--profile-dir) echo dir ;;
@@ -106,6 +118,7 @@ _numaplace_operands()
 	advise) echo none one ;;
 	apply) echo profile-name one ;;
 	hold) echo profile-name one ;;
+	trial) echo profile-name one ;;
 	verify) echo profile-name one ;;
 	revert) echo none one ;;
 	enable) echo profile-name one ;;

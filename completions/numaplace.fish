@@ -69,6 +69,28 @@ function __numaplace_argument
             echo dir
         case 'hold:--irqbalance'
             echo none
+        case 'trial:--runs'
+            echo none
+        case 'trial:--metric'
+            echo none
+        case 'trial:--min-gain'
+            echo none
+        case 'trial:--warmup'
+            echo none
+        case 'trial:--timeout'
+            echo none
+        case 'trial:--settle'
+            echo none
+        case 'trial:--seed'
+            echo none
+        case 'trial:--profile-dir'
+            echo dir
+        case 'trial:--state-dir'
+            echo dir
+        case 'trial:--irqbalance'
+            echo irqbalance
+        case 'trial:--output' 'trial:-o'
+            echo columns
         case 'verify:--profile-dir'
             echo dir
         case 'revert:--state-dir'
@@ -103,6 +125,7 @@ function __numaplace_commands
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
+        trial 'Measure a profile on your own command, in pairs; keep it only if it wins.' \
         verify 'Check that the machine matches a profile.' \
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
@@ -390,6 +413,29 @@ complete -c numaplace -n '__numaplace_option hold' -l irqbalance -x -d 'ban the 
 complete -c numaplace -n '__numaplace_option hold' -l boot -d 'hold /etc/numaplace/boot.json (\'numaplace enable --hold\')'
 complete -c numaplace -n '__numaplace_option hold' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand hold one' -a '(__numaplace_values profile-name)'
+
+# trial
+complete -c numaplace -n '__numaplace_option trial' -l runs -x -d 'run CMD N times in each state, in N pairs (default 10, at least 6)'
+complete -c numaplace -n '__numaplace_option trial' -l metric -x -d 'the number in REGEX\'s first group on CMD\'s last matching output line (default: CMD\'s wall time)'
+complete -c numaplace -n '__numaplace_option trial' -l lower-is-better -d 'a lower --metric is better (as a latency)'
+complete -c numaplace -n '__numaplace_option trial' -l min-gain -x -d 'keep only when the whole interval is above PCT percent (default 0)'
+complete -c numaplace -n '__numaplace_option trial' -l warmup -x -d 'run CMD N times first, before any switch, and count none of them'
+complete -c numaplace -n '__numaplace_option trial' -l timeout -x -d 'stop a run of CMD after SECONDS: a failed run'
+complete -c numaplace -n '__numaplace_option trial' -l settle -x -d 'wait this long after each switch between the states'
+complete -c numaplace -n '__numaplace_option trial' -l seed -x -d 'draw the order of the pairs from SEED (a trial prints its own)'
+complete -c numaplace -n '__numaplace_option trial' -l keep-going -d 'go on when CMD fails (its pair is left out) instead of stopping'
+complete -c numaplace -n '__numaplace_option trial' -l require-keep -d 'exit 4 when the verdict is not keep'
+complete -c numaplace -n '__numaplace_option trial' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
+complete -c numaplace -n '__numaplace_option trial' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions and CMD\'s output in DIR (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option trial' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in irqbalance\'s configuration file while the profile is applied (default if irqbalance runs or is installed), warn, or ignore'
+complete -c numaplace -n '__numaplace_option trial' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option trial' -s n -l noheadings -d 'print no header line'
+complete -c numaplace -n '__numaplace_option trial' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
+complete -c numaplace -n '__numaplace_option trial' -s P -l pairs -d 'one line per row of NAME="value" pairs'
+complete -c numaplace -n '__numaplace_option trial' -s J -l json -d 'print JSON: the runs, the medians, the interval and the verdict'
+complete -c numaplace -n '__numaplace_option trial' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option trial' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand trial one' -a '(__numaplace_values profile-name)'
 
 # verify
 complete -c numaplace -n '__numaplace_option verify' -s J -l json -d 'print JSON: {"matches": true|false, "drift": [...]}'

@@ -122,6 +122,7 @@ void np_txn_free(struct np_txn *txn)
 	free(txn->id);
 	free(txn->profile);
 	free(txn->cause);
+	free(txn->trial);
 	free(txn->session);
 	free(txn->boot_id);
 	free(txn->unreadable);
@@ -179,6 +180,8 @@ static cJSON *journal_json(const struct np_txn *txn, const char *error)
 	}
 	/* Absent rather than null without a cause: as journals were before it. */
 	if (txn->cause && !cJSON_AddStringToObject(root, "cause", txn->cause))
+		goto fail;
+	if (txn->trial && !cJSON_AddStringToObject(root, "trial", txn->trial))
 		goto fail;
 	if (txn->session && !cJSON_AddStringToObject(root, "session", txn->session))
 		goto fail;
@@ -245,6 +248,10 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	why = "its cause is not a string";
 	if (cause && !cJSON_IsString(cause))
 		goto bad;
+	const cJSON *trial = cJSON_GetObjectItemCaseSensitive(root, "trial");
+	why = "its trial is not a string";
+	if (trial && !cJSON_IsString(trial))
+		goto bad;
 	const cJSON *session = cJSON_GetObjectItemCaseSensitive(root, "session");
 	why = "its session is not a transaction id";
 	if (session && (!cJSON_IsString(session) || !txn_id_valid(session->valuestring)))
@@ -253,7 +260,8 @@ static int journal_parse(struct np_ctx *ctx, const char *path, const char *stem,
 	txn->profile = strdup(profile);
 	txn->boot_id = strdup(boot);
 	if (!txn->id || !txn->profile || !txn->boot_id || (cause && !(txn->cause = strdup(cause->valuestring))) ||
-	    (session && !(txn->session = strdup(session->valuestring))))
+	    (session && !(txn->session = strdup(session->valuestring))) ||
+	    (trial && !(txn->trial = strdup(trial->valuestring))))
 		goto nomem;
 
 	size_t n = (size_t)cJSON_GetArraySize(changes);

@@ -319,7 +319,8 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	txn.state = NP_TXN_PENDING;
 	if (!(txn.profile = strdup(profile ? profile : "")) ||
 	    (opts && opts->cause && !(txn.cause = strdup(opts->cause))) ||
-	    (opts && opts->session && !(txn.session = strdup(opts->session)))) {
+	    (opts && opts->session && !(txn.session = strdup(opts->session))) ||
+	    (opts && opts->trial && !(txn.trial = strdup(opts->trial)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 		goto out;
 	}

@@ -36,6 +36,8 @@ struct np_txn {
 			     * in journals from before the field */
 	char *session;      /* a re-apply of hold: the id of its session's first
 			     * transaction (which has none); NULL otherwise */
+	char *trial;        /* numaplace trial's evidence when a trial kept
+			     * it (one line); NULL otherwise */
 	char *boot_id;
 	long long time;     /* seconds since the epoch */
 	enum np_txn_state state;
@@ -53,6 +55,7 @@ struct np_txn_opts {
 	const char *cause;       /* np_txn_apply: kept in the journal as the transaction's cause */
 	const char *session;     /* np_txn_apply: kept in the journal as the transaction's session
 				  * (hold: the id of its first transaction) */
+	const char *trial;       /* np_txn_apply: the trial's evidence, kept in the journal */
 };
 
 /* Whether the current value at path equals value once both are normalized.

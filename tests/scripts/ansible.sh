@@ -62,6 +62,11 @@ test_ansible_persist_and_irqbalance() {
 		die "the role did not notify the irqbalance restart"
 }
 
+test_ansible_trial() {
+	ansible_setup
+	play trial
+}
+
 test_ansible_facts() {
 	ansible_setup
 	play facts

@@ -47,7 +47,7 @@ test_path_shape_gives_the_config_space_links() {
 # acs_ctrl ROOT ADDR HEX: the ACS control register (0x106, behind gpu8's ACS
 # capability at 0x100) of ADDR's config space
 acs_ctrl() {
-	printf "$(printf '\\x%02x\\x%02x' $((16#$3 & 255)) $((16#$3 >> 8)))" |
+	printf '%b' "$(printf '\\x%02x\\x%02x' $((16#$3 & 255)) $((16#$3 >> 8)))" |
 		dd of="$1/sys/bus/pci/devices/$2/config" bs=1 seek=$((16#106)) conv=notrunc status=none
 }
 
@@ -126,4 +126,32 @@ test_snapshot_keeps_links_and_rdma_names() {
 	want=$("$NUMAPLACE" --root "$FIXTURES/gpu8" devices --matrix --json | jq -c '[.links[] | [.a, .b, .link]], [.devices[].rdma]')
 	got=$("$NUMAPLACE" --root "$snap" devices --matrix --json | jq -c '[.links[] | [.a, .b, .link]], [.devices[].rdma]')
 	expect_eq "$want" "$got" "links and RDMA names from the snapshot"
+}
+
+# lstopo_parents ROOT: "ADDRESS PARENT-BRIDGE" (- for none) of each PCI
+# function lstopo --whole-io shows under ROOT, from its indentation.
+lstopo_parents() {
+	HWLOC_COMPONENTS=linux,linuxio,stop HWLOC_FSROOT=$1 lstopo-no-graphics --whole-io -v 2>/dev/null | awk '
+		match($0, /^ */) { indent = RLENGTH }
+		/(PCIBridge|PCI) L#[0-9]+ \(busid=/ {
+			match($0, /busid=[0-9a-f:.]+/)
+			id = substr($0, RSTART + 6, RLENGTH - 6)
+			while (n > 0 && ind[n] >= indent) n--
+			if ($1 == "PCI") print id, (n > 0 ? bus[n] : "-")
+			if ($1 == "PCIBridge") { n++; ind[n] = indent; bus[n] = id }
+		}' | sort
+}
+
+# What lstopo-no-graphics --whole-io draws (hwloc reads the bridges' bus
+# numbers from config space) and what numaplace reads (sysfs paths) put each
+# function below the same bridge.
+test_lstopo_draws_the_same_parents() {
+	local root ours theirs
+	for root in gpu8 pxb2; do
+		ours=$("$NUMAPLACE" --root "$FIXTURES/$root" devices --matrix --class all --json |
+			jq -r '.devices[] | "\(.device) \(.bridges[-1] // "-")"' | sort)
+		theirs=$(lstopo_parents "$FIXTURES/$root" | grep -F -f <(cut -d' ' -f1 <<<"$ours"))
+		[ "$(wc -l <<<"$ours")" -gt 5 ] || die "too few devices on $root: $ours"
+		expect_eq "$theirs" "$ours" "parents on $root (lstopo, numaplace)"
+	done
 }

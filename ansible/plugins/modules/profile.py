@@ -65,6 +65,39 @@ options:
       - Without it such drift fails the task with numaplace's message.
     type: bool
     default: false
+  trial:
+    description:
+      - With I(state=present), prove the profile on the host's own workload before keeping it
+        (C(numaplace trial)) instead of applying it outright; the profile stays applied only
+        when the verdict is C(keep), so a fleet keeps it only where it wins.
+      - A host that matches the profile already is left alone (no trial runs).
+      - In check mode the trial does not run; the changes a keep would make are reported.
+    type: dict
+    suboptions:
+      command:
+        description:
+          - The benchmark, as a list of arguments (no shell; use C([sh, -c, "..."]) for one).
+        type: list
+        elements: str
+        required: true
+      runs:
+        description:
+          - Runs in each state, in pairs (C(--runs); numaplace's default 10, at least 6).
+        type: int
+      metric:
+        description:
+          - A regular expression whose first group captures the metric on the command's last
+            matching output line (C(--metric)). Without it, the command's wall time is measured.
+        type: str
+      lower_is_better:
+        description:
+          - A lower I(metric) is better (a latency).
+        type: bool
+        default: false
+      min_gain:
+        description:
+          - Keep only when the whole interval is above this gain, in percent (C(--min-gain)).
+        type: float
   root:
     description:
       - Read and write under this directory instead of / (numaplace C(--root)), a copy of a
@@ -125,6 +158,17 @@ EXAMPLES = r'''
           cpus: "4-7"
     irqbalance: ban
 
+- name: Keep the storage profile only where it makes this host's workload faster
+  numaplace.numaplace.profile:
+    profile: storage-forced-completion
+    trial:
+      # A stand-in: put your benchmark here. Without metric, its wall time is measured;
+      # with metric (a regular expression), the number in its first group on the last
+      # matching line of the output, such as 'iops=([0-9.]+)'.
+      command: [dd, if=/dev/zero, of=/dev/null, bs=64k, count=20000]
+      runs: 6
+  register: tried
+
 - name: Undo it (reverts the latest transaction of megasas-node1)
   numaplace.numaplace.profile:
     profile: megasas-node1
@@ -183,6 +227,18 @@ irqbalance_restart_needed:
   description: irqbalance's configuration changed (or would change) while it runs; restart it.
   type: bool
   returned: always
+trial:
+  description:
+    - With I(trial), what C(numaplace trial --json) printed - verdict (keep, revert or
+      inconclusive), estimate and interval (ratios profile/baseline minus 1), level, seed,
+      medians, runs - or null when no trial ran (the profile was in place, or check mode).
+  type: dict
+  returned: always
+verdict:
+  description: The trial's verdict, or null when no trial ran.
+  type: str
+  returned: always
+  sample: keep
 warnings:
   description: numaplace's notes and warnings.
   type: list
@@ -240,6 +296,46 @@ def restart_needed(ib, check):
     return bool(ib.get('restart'))
 
 
+def trial_args(t):
+    args = []
+    if t.get('runs') is not None:
+        args += ['--runs', str(t['runs'])]
+    if t.get('metric'):
+        args += ['--metric', t['metric']]
+    if t.get('lower_is_better'):
+        args.append('--lower-is-better')
+    if t.get('min_gain') is not None:
+        args += ['--min-gain', repr(float(t['min_gain']))]
+    return args
+
+
+def tried(module, np, result, args, prof):
+    """state=present with trial: the changes a keep makes (from a dry run, before), then the
+    trial itself; the profile stays only when its verdict is keep. Returns whether the
+    profile is in place now."""
+    p = module.params
+    sd = ['--state-dir', p['state_dir']] if p['state_dir'] else []
+    rc, doc, notes = np.json('apply', ['--dry-run'] + args + sd + [prof])
+    changes = [dict(path=c['path'], subject=c['subject'], before=c['current'], after=c['new'])
+               for c in doc.get('changes', []) if c.get('change')]
+    result['warnings'] += notes
+    if not changes or module.check_mode:
+        # In place already (a trial would have no baseline), or check mode: no trial runs.
+        result['changes'] = changes
+        result['changed'] = bool(changes)
+        return not changes
+    trial = p['trial']
+    rc, doc, notes = np.json('trial', trial_args(trial) + args + sd + [prof, '--'] + list(trial['command']))
+    result['warnings'] += notes
+    result['trial'] = doc
+    result['verdict'] = doc.get('verdict')
+    if doc.get('verdict') == 'keep':
+        result['transaction'] = doc.get('transaction')
+        result['changes'] = changes
+        result['changed'] = True
+    return result['changed']
+
+
 def present(module, np, result):
     p = module.params
     prof = profile_file(module)
@@ -248,6 +344,18 @@ def present(module, np, result):
         args += ['--profile-dir', d]
     if p['irqbalance']:
         args.append('--irqbalance=' + p['irqbalance'])
+    if p['trial'] is not None:
+        kept = tried(module, np, result, args, prof)
+        if p['persist'] and kept and not module.check_mode:
+            dirs = []
+            for d in p['profile_dirs']:
+                dirs += ['--profile-dir', d]
+            rc, doc, notes = np.json('enable', dirs + [prof])
+            result['boot_enabled'] = True
+            result['warnings'] += notes
+        if module._diff:
+            result['diff'] = diff_of(result['changes'])
+        return
     if module.check_mode:
         # --dry-run takes no lock and creates no state directory: no --no-wait needed.
         sd = ['--state-dir', p['state_dir']] if p['state_dir'] else []
@@ -364,6 +472,13 @@ def main():
         state_dir=dict(type='path'),
         profile_dirs=dict(type='list', elements='path', default=[]),
         wait=dict(type='bool', default=True),
+        trial=dict(type='dict', options=dict(
+            command=dict(type='list', elements='str', required=True),
+            runs=dict(type='int'),
+            metric=dict(type='str'),
+            lower_is_better=dict(type='bool', default=False),
+            min_gain=dict(type='float'),
+        )),
         **COMMON_ARGS
     )
     module = AnsibleModule(
@@ -381,7 +496,7 @@ def main():
         module.fail_json(msg="transaction %r is not a transaction id (letters, digits, '-' and '_', "
                              "not starting with '-'; see numaplace history)" % p['transaction'])
     result = dict(changed=False, transaction=None, changes=[], boot_enabled=None,
-                  irqbalance_restart_needed=False, warnings=[])
+                  irqbalance_restart_needed=False, warnings=[], trial=None, verdict=None)
     np = Numaplace(module)
     try:
         if p['state'] == 'present':

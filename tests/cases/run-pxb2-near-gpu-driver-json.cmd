@@ -1,0 +1,1 @@
+--root "$FIXTURES/pxb2" run --near amdgpu --print --json

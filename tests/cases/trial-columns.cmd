@@ -1,0 +1,1 @@
+--root "$FIXTURES/amd16" trial -o help

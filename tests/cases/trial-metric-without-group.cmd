@@ -1,0 +1,1 @@
+--root "$FIXTURES/amd16" trial --metric "rate [0-9]+" network-local -- true

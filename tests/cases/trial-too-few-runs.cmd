@@ -1,0 +1,1 @@
+--root "$FIXTURES/amd16" trial --runs 5 network-local -- true

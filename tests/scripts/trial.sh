@@ -1,0 +1,369 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# numaplace trial on a copy of the amd16 fixture, driven by a benchmark that
+# reads the copy's IRQ affinity: its throughput changes by BENCH_EFFECT when
+# eth0's queue-0 IRQ (28) is on CPU 4, as the profile puts it, plus noise
+# from a fixed cycle, so that a seed gives one result.
+
+trial_root() {
+	rm -rf "$WORK/trial" && mkdir -p "$WORK/trial"
+	cp -a "$FIXTURES/amd16" "$WORK/trial/root"
+	cp -a "$FIXTURES/amd16" "$WORK/trial/orig"
+	ROOT=$WORK/trial/root
+	cat >"$WORK/trial/p.json" <<-'EOF'
+	{"format": "numaplace-profile/1", "name": "trial-test", "settings": [
+	 {"kind": "irq_affinity", "device": "0000:04:00.0", "queue": 0, "cpus": "4"},
+	 {"kind": "irq_affinity", "device": "0000:04:00.0", "queue": 1, "cpus": "5"}]}
+	EOF
+	cat >"$WORK/trial/bench" <<-'EOF'
+	#!/bin/sh
+	d=$BENCH_DIR
+	a=$(cat "$BENCH_ROOT/proc/irq/28/smp_affinity_list")
+	n=$(cat "$d/count" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$d/count"
+	echo "$a" >>"$d/seen"
+	if [ -n "${BENCH_FAIL_AT:-}" ] && [ "$n" -eq "$BENCH_FAIL_AT" ]; then
+		echo "bench: failing as asked" >&2
+		exit 3
+	fi
+	if [ -n "${BENCH_SLEEP:-}" ]; then
+		echo $$ >"$d/pid"
+		sleep "$BENCH_SLEEP"
+	fi
+	# As irqbalance would: the IRQ moved back behind numaplace's back.
+	[ -z "${BENCH_UNDO:-}" ] || printf '0-15\n' >"$BENCH_ROOT/proc/irq/28/smp_affinity_list"
+	awk -v a="$a" -v e="${BENCH_EFFECT:-0}" -v n="$n" 'BEGIN {
+		split("0.6 -0.4 0.9 -0.8 0.2 -0.1 0.5 -0.7 0.3 -0.2 0.8 -0.5 0.1 -0.9 0.4", z, " ")
+		v = 1000 * (1 + z[n % 15 + 1] / 100)
+		if (a == "4") v *= 1 + e
+		printf "starting\nthroughput: %.2f ops/s\ndone\n", v }'
+	EOF
+	chmod +x "$WORK/trial/bench"
+	export BENCH_DIR=$WORK/trial BENCH_ROOT=$ROOT
+}
+
+np() { "$NUMAPLACE" --root "$ROOT" "$@"; }
+
+# trial [OPTIONS]: the fixture's trial of the profile, in JSON.
+trial() {
+	np trial --json --metric 'throughput: ([0-9.]+)' "$@" "$WORK/trial/p.json" -- "$WORK/trial/bench"
+}
+
+same_tree() {
+	diff -r --no-dereference "$WORK/trial/orig/sys" "$ROOT/sys" >/dev/null || die "sys/ differs from the original"
+	diff -r --no-dereference "$WORK/trial/orig/proc" "$ROOT/proc" >/dev/null || die "proc/ differs from the original"
+}
+
+no_applied() {
+	expect_eq 0 "$(np history --json | jq '[.transactions[] | select(.state != "reverted")] | length')" \
+		"transactions left applied or pending"
+}
+
+test_a_real_gain_is_kept() {
+	trial_root
+	local out status=0
+	out=$(BENCH_EFFECT=0.10 trial --runs 6 --seed 1) || status=$?
+	expect_eq 0 "$status" "exit status of a completed trial"
+	expect_eq keep "$(jq -r .verdict <<<"$out")" "verdict"
+	expect_eq 12 "$(jq '.runs | length' <<<"$out")" "runs"
+	expect_eq 6 "$(jq .pairs_counted <<<"$out")" "pairs counted"
+	# Six pairs reach 1 - 2/64.
+	expect_eq 0.96875 "$(jq .level <<<"$out")" "level"
+	jq -e '.interval[0] > 0.08 and .interval[1] < 0.12 and .estimate > 0.09 and .estimate < 0.11' <<<"$out" \
+		>/dev/null || die "the interval does not hold the 10% gain: $(jq -c '[.estimate, .interval]' <<<"$out")"
+	# Each arm ran in its state: the benchmark saw the profile's CPU in the
+	# profile runs only.
+	paste -d ' ' <(jq -r '.runs[].arm' <<<"$out") "$WORK/trial/seen" | while read -r arm seen; do
+		case $arm:$seen in
+		profile:4 | baseline:0-15) ;;
+		*) die "a $arm run saw IRQ 28 on '$seen'" ;;
+		esac
+	done || exit 1
+	local id
+	id=$(jq -r .transaction <<<"$out")
+	np verify "$WORK/trial/p.json" >/dev/null || die "the kept profile is not applied"
+	expect_eq applied "$(np history --json | jq -r --arg id "$id" '.transactions[] | select(.id == $id) | .state')" \
+		"state of the kept transaction"
+	local evidence
+	evidence=$(np history --json | jq -r --arg id "$id" '.transactions[] | select(.id == $id) | .trial')
+	[[ $evidence == *"keep"*"6 pairs"*"seed 1"*"bench"* ]] || die "the journal lacks the evidence: $evidence"
+	[[ $(np history -o id,trial) == *"seed 1"* ]] || die "history -o trial does not show the evidence"
+	# Every run's output is kept, one file each.
+	expect_eq 12 "$(jq -r '.runs[].output' <<<"$out" | xargs grep -l '^throughput' | wc -l)" "output files"
+	np revert "$id" >/dev/null
+	same_tree
+}
+
+test_no_effect_is_not_kept_and_the_tree_is_byte_identical() {
+	trial_root
+	local out
+	out=$(BENCH_EFFECT=0 trial --runs 8 --seed 2) || die "trial failed: exit $?"
+	local verdict
+	verdict=$(jq -r .verdict <<<"$out")
+	[[ $verdict == inconclusive || $verdict == revert ]] || die "no effect gave the verdict $verdict"
+	# The evidence stays beside the outputs, though no journal keeps it.
+	expect_eq "$(jq -c '[.verdict, .seed, .interval, [.runs[].value]]' <<<"$out")" \
+		"$(jq -c '[.verdict, .seed, .interval, [.runs[].value]]' "$(jq -r .outputs <<<"$out")/trial.json")" \
+		"trial.json against the printed document"
+	expect_eq null "$(jq .transaction <<<"$out")" "transaction left by a trial that did not keep"
+	same_tree
+	no_applied
+}
+
+test_a_loss_is_reverted() {
+	trial_root
+	local out status=0
+	out=$(BENCH_EFFECT=-0.10 trial --runs 6 --seed 3 --require-keep) || status=$?
+	expect_eq 4 "$status" "--require-keep when the verdict is not keep"
+	expect_eq revert "$(jq -r .verdict <<<"$out")" "verdict"
+	jq -e '.interval[1] < 0' <<<"$out" >/dev/null || die "the interval of a loss is not below 0"
+	same_tree
+	no_applied
+	# Lower is better: the same loss in a latency is a gain.
+	trial_root
+	out=$(BENCH_EFFECT=-0.10 trial --runs 6 --seed 3 --lower-is-better) || die "trial failed: exit $?"
+	expect_eq keep "$(jq -r .verdict <<<"$out")" "verdict of a lower latency"
+}
+
+test_text_output_prints_the_seed_and_the_verdict() {
+	trial_root
+	local out
+	out=$(BENCH_EFFECT=0.10 np trial --runs 6 --seed 77 --metric 'throughput: ([0-9.]+)' "$WORK/trial/p.json" \
+		-- "$WORK/trial/bench" 2>"$WORK/trial/err") || die "trial failed: exit $?"
+	[[ $out == *"seed 77 (--seed 77 repeats the order)"* ]] || die "the seed is not printed: $out"
+	[[ $out == *"96.9% interval"* ]] || die "the level is not printed: $out"
+	[[ $out == *"verdict: keep"* ]] || die "no verdict: $out"
+	# Not a terminal: no progress.
+	[ ! -s "$WORK/trial/err" ] || die "a trial writing to a pipe printed progress: $(cat "$WORK/trial/err")"
+}
+
+test_runs_interleave() {
+	trial_root
+	local out arms
+	out=$(trial --runs 12 --seed 5) || die "trial failed: exit $?"
+	arms=$(jq -r '[.runs[].arm[0:1]] | join("")' <<<"$out")
+	expect_eq 24 "${#arms}" "runs"
+	[[ $arms != *ppp* && $arms != *bbb* ]] || die "an arm ran three times in a row: $arms"
+	local i orders=""
+	for ((i = 0; i < 24; i += 2)); do
+		[[ ${arms:i:2} == pb || ${arms:i:2} == bp ]] || die "pair $((i / 2 + 1)) is not one run of each: $arms"
+		orders+=" ${arms:i:2}"
+	done
+	# Both orders occur (seed 5 draws both).
+	[[ $orders == *pb* && $orders == *bp* ]] || die "one order only: $arms"
+}
+
+test_the_seed_reproduces_the_order() {
+	trial_root
+	local a b c
+	a=$(trial --runs 10 --seed 42 | jq -r '[.runs[].arm] | join(",")') || die "trial failed"
+	trial_root
+	b=$(trial --runs 10 --seed 42 | jq -r '[.runs[].arm] | join(",")') || die "trial failed"
+	trial_root
+	c=$(trial --runs 10 --seed 43 | jq -r '[.runs[].arm] | join(",")') || die "trial failed"
+	expect_eq "$a" "$b" "order of two trials with seed 42"
+	[ "$a" != "$c" ] || die "seeds 42 and 43 drew the same order: $a"
+}
+
+test_sigint_mid_trial_leaves_the_baseline() {
+	stopped_by INT Interrupt
+}
+
+test_sigterm_mid_trial_leaves_the_baseline() {
+	stopped_by TERM Terminated
+}
+
+# stopped_by SIGNAL WORD: the signal sent during a profile run; the error names it by WORD.
+stopped_by() {
+	trial_root
+	local pid status=0 i sig=$1 word=$2
+	# numaplace itself, not a subshell running it, gets the signal.
+	BENCH_SLEEP=0.3 "$NUMAPLACE" --root "$ROOT" trial --runs 10 --seed 6 "$WORK/trial/p.json" -- \
+		"$WORK/trial/bench" >"$WORK/trial/out" 2>"$WORK/trial/err" &
+	pid=$!
+	# Until a profile run is under way.
+	for ((i = 0; i < 300; i++)); do
+		[ "$(tail -n 1 "$WORK/trial/seen" 2>/dev/null)" = 4 ] && [ -s "$WORK/trial/pid" ] && break
+		sleep 0.05
+	done
+	[ "$i" -lt 300 ] || die "no profile run started"
+	kill -"$sig" "$pid"
+	wait "$pid" || status=$?
+	expect_eq 1 "$status" "exit status after SIG$sig"
+	grep -q "$word" "$WORK/trial/err" || die "no word of the signal: $(cat "$WORK/trial/err")"
+	! kill -0 "$(cat "$WORK/trial/pid")" 2>/dev/null || die "the benchmark still runs after SIG$sig"
+	same_tree
+	no_applied
+}
+
+test_a_failing_cmd_stops_the_trial() {
+	trial_root
+	local status=0 err
+	err=$(BENCH_FAIL_AT=3 trial --runs 6 --seed 7 2>&1 >/dev/null) || status=$?
+	expect_eq 1 "$status" "exit status when CMD fails"
+	[[ $err == *"exited with status 3"* && $err == *"--keep-going"* ]] || die "the error does not say: $err"
+	expect_eq 4 "$(cat "$WORK/trial/count")" "runs made before the trial stopped"
+	same_tree
+	no_applied
+	# --keep-going leaves that pair out.
+	trial_root
+	local out
+	out=$(BENCH_FAIL_AT=3 BENCH_EFFECT=0.10 trial --runs 7 --seed 7 --keep-going 2>/dev/null) ||
+		die "--keep-going trial failed: exit $?"
+	expect_eq 6 "$(jq .pairs_counted <<<"$out")" "pairs counted without the failed one"
+	expect_eq 3 "$(jq '[.runs[] | select(.value == null)][0].status' <<<"$out")" "status of the failed run"
+}
+
+test_drift_is_reapplied_before_a_profile_run() {
+	trial_root
+	local out
+	# Each run moves IRQ 28 back, as irqbalance would; seed 3 has two
+	# profile runs in a row (pairs 2 and 3: bp pb).
+	out=$(BENCH_UNDO=1 BENCH_EFFECT=0.10 trial --runs 6 --seed 3 2>"$WORK/trial/err") ||
+		die "trial failed: exit $?"
+	jq -e '.reapplied > 0' <<<"$out" >/dev/null || die "nothing re-applied: $(jq -c .reapplied <<<"$out")"
+	grep -q "had drifted from the profile: re-applied" "$WORK/trial/err" || die "the re-apply is not said"
+	# Still every profile run saw the profile.
+	paste -d ' ' <(jq -r '.runs[].arm' <<<"$out") "$WORK/trial/seen" | grep -c '^profile 4$' |
+		grep -qx 6 || die "a profile run did not see the profile"
+	np revert "$(jq -r .transaction <<<"$out")" >/dev/null
+	same_tree
+}
+
+test_refused_before_the_first_run() {
+	trial_root
+	local status err
+	# A device this machine does not have.
+	sed 's/0000:04:00.0/0000:99:00.0/' "$WORK/trial/p.json" >"$WORK/trial/other.json"
+	status=0
+	err=$(np trial --runs 6 "$WORK/trial/other.json" -- "$WORK/trial/bench" 2>&1) || status=$?
+	expect_eq 2 "$status" "a profile that does not fit"
+	[[ $err == *other.json* ]] || die "the error does not name the profile: $err"
+	[ ! -e "$WORK/trial/count" ] || die "the benchmark ran for a profile that does not fit"
+	# Already applied: there is no baseline.
+	np apply "$WORK/trial/p.json" >/dev/null
+	status=0
+	err=$(np trial --runs 6 "$WORK/trial/p.json" -- "$WORK/trial/bench" 2>&1) || status=$?
+	expect_eq 1 "$status" "a profile the machine matches already"
+	[[ $err == *"already matches"* ]] || die "no reason given: $err"
+	np revert >/dev/null
+	# A transaction left half applied.
+	NUMAPLACE_FAULT_AFTER_WRITES=1 np apply "$WORK/trial/p.json" >/dev/null 2>&1 || true
+	status=0
+	err=$(np trial --runs 6 "$WORK/trial/p.json" -- "$WORK/trial/bench" 2>&1) || status=$?
+	expect_eq 1 "$status" "an unfinished transaction"
+	[[ $err == *unfinished*revert* ]] || die "no advice to revert: $err"
+	[ ! -e "$WORK/trial/count" ] || die "the benchmark ran"
+	np revert >/dev/null
+	same_tree
+	# A command that cannot run.
+	local before
+	before=$(np history --json | jq '.transactions | length')
+	status=0
+	err=$(np trial --runs 6 "$WORK/trial/p.json" -- "$WORK/trial/no-such-bench" 2>&1) || status=$?
+	expect_eq 1 "$status" "a command that cannot run"
+	[[ $err == *"cannot run"*no-such-bench* ]] || die "the error does not name the command: $err"
+	expect_eq "$before" "$(np history --json | jq '.transactions | length')" \
+		"transactions after a trial of a command that cannot run"
+	# Usage.
+	local args
+	for args in "--runs 5 p -- true" "p true" "p --" "--metric x( p -- true" "--metric x p -- true" "--seed -1 p -- true"; do
+		status=0
+		# shellcheck disable=SC2086
+		np trial $args >/dev/null 2>&1 || status=$?
+		expect_eq 2 "$status" "numaplace trial $args"
+	done
+}
+
+test_progress_on_a_terminal_only() {
+	command -v script >/dev/null || skip_test "script(1) is not installed (util-linux)"
+	trial_root
+	local out
+	# script(1) gives the trial a terminal; the test above checks the pipe.
+	out=$(BENCH_EFFECT=0.10 script -qec "$(printf '%q ' "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 9 \
+		--metric 'throughput: ([0-9.]+)' "$WORK/trial/p.json" -- "$WORK/trial/bench")" /dev/null) ||
+		die "trial on a terminal failed: $out"
+	[[ $out == *"run 12 of 12 ("*"medians baseline"*", profile"* ]] || die "no progress on a terminal: $out"
+	[[ $out == *"run 1 of 12 ("* ]] || die "the first run's progress is missing: $out"
+}
+
+test_timeout_and_wall_time() {
+	trial_root
+	local status=0 err
+	err=$(BENCH_SLEEP=5 np trial --runs 6 --timeout 1 "$WORK/trial/p.json" -- "$WORK/trial/bench" 2>&1 >/dev/null) ||
+		status=$?
+	expect_eq 1 "$status" "exit status after a timeout"
+	[[ $err == *"more than --timeout 1 s"* ]] || die "the timeout is not said: $err"
+	! kill -0 "$(cat "$WORK/trial/pid")" 2>/dev/null || die "the timed-out benchmark still runs"
+	same_tree
+	# Without --metric: wall time, lower is better, a value for every run.
+	local out
+	out=$(np trial --json --runs 6 --seed 10 "$WORK/trial/p.json" -- "$WORK/trial/bench") || die "trial failed: exit $?"
+	expect_eq true "$(jq .lower_is_better <<<"$out")" "wall time is lower-is-better"
+	expect_eq null "$(jq .metric <<<"$out")" "metric of a wall-time trial"
+	jq -e '[.runs[] | select(.value > 0 and .value == .seconds or (.value - .seconds | fabs) < 0.001)] | length == 12' \
+		<<<"$out" >/dev/null || die "a run's value is not its wall time: $(jq -c '[.runs[] | [.value, .seconds]]' <<<"$out")"
+}
+
+test_a_crash_mid_trial_is_undone_by_revert() {
+	trial_root
+	local status=0
+	# The trial's first apply dies after one write, as a crash would.
+	NUMAPLACE_FAULT_AFTER_WRITES=1 np trial --runs 6 --seed 1 "$WORK/trial/p.json" -- "$WORK/trial/bench" \
+		>/dev/null 2>&1 || status=$?
+	expect_eq 3 "$status" "the fault point exits like a crash"
+	# seed 1 starts with the profile: the crash came before any run.
+	[ ! -e "$WORK/trial/count" ] || die "the benchmark ran with a half-applied transaction"
+	[[ $(np history) == *pending* ]] || die "the interrupted transaction is not pending"
+	np revert >/dev/null
+	same_tree
+}
+
+# Every key of trial --json is in its JSON OUTPUT subsection of numaplace(8)
+# (schema and warnings, every document's, in the section's opening).
+test_json_keys_documented() {
+	trial_root
+	local text key missing=()
+	text=$(awk '/^\.SH/ { s = ($0 ~ /JSON OUTPUT/) } s && /^\.SS/ { t = ($2 == "trial") } s && t' \
+		"$TOP/man/numaplace.8.in" | sed -e 's/\\f[BIR]//g' -e 's/\\-/-/g')
+	[ -n "$text" ] || die "no trial subsection in JSON OUTPUT"
+	for key in $(BENCH_EFFECT=0.1 trial --runs 6 --seed 1 | jq -r '[paths | .[] | strings] | unique[]' |
+		grep -vx -e schema -e warnings); do
+		grep -qw -- "$key" <<<"$text" || missing+=("$key")
+	done
+	[ ${#missing[@]} -eq 0 ] || die "trial JSON keys not in numaplace(8): ${missing[*]}"
+}
+
+test_warmup_runs_are_not_counted() {
+	trial_root
+	local out
+	out=$(BENCH_EFFECT=0.10 trial --runs 6 --warmup 2 --seed 1) || die "trial failed: exit $?"
+	expect_eq 14 "$(jq '.runs | length' <<<"$out")" "runs with two warm-ups"
+	expect_eq "true true" "$(jq -r '[.runs[0:2][] | .warmup] | join(" ")' <<<"$out")" "the first two are warm-ups"
+	expect_eq "baseline baseline" "$(jq -r '[.runs[0:2][] | .arm] | join(" ")' <<<"$out")" "warm-ups' state"
+	expect_eq 0 "$(jq '[.runs[2:][] | select(.warmup)] | length' <<<"$out")" "warm-ups after the first pair"
+	expect_eq 6 "$(jq .pairs_counted <<<"$out")" "pairs counted"
+	# The order of the counted runs is the seed's, warm-ups or not.
+	expect_eq "$(trial_root; trial --runs 6 --seed 1 | jq -c '[.runs[].arm]')" \
+		"$(jq -c '[.runs[2:][].arm]' <<<"$out")" "order after the warm-ups"
+}
+
+# With irqbalance configured the profile's state includes its bans, applied
+# at each switch and removed with the rest; profile runs in a row (seed 3)
+# re-check the placements only.
+test_irqbalance_bans_come_and_go_with_the_profile() {
+	trial_root
+	local f
+	for f in root orig; do
+		mkdir -p "$WORK/trial/$f/etc/default"
+		printf '%s\n' '# irqbalance settings' 'IRQBALANCE_ARGS="--hintpolicy=exact"' >"$WORK/trial/$f/etc/default/irqbalance"
+	done
+	local out
+	out=$(BENCH_EFFECT=0 trial --runs 6 --seed 3 2>/dev/null) || die "trial with irqbalance configured failed: exit $?"
+	diff -r "$WORK/trial/orig/etc" "$ROOT/etc" >/dev/null || die "etc/ differs after the trial"
+	same_tree
+	out=$(BENCH_EFFECT=0.10 trial --runs 6 --seed 3 2>/dev/null) || die "trial failed: exit $?"
+	expect_eq keep "$(jq -r .verdict <<<"$out")" "verdict"
+	grep -q -- '--banirq=28' "$ROOT/etc/default/irqbalance" || die "the kept profile's bans are not in place"
+	np revert >/dev/null
+	diff -r "$WORK/trial/orig/etc" "$ROOT/etc" >/dev/null || die "etc/ differs after the revert"
+}
