@@ -8,8 +8,10 @@
 
 #include "../lib/advise.h"
 #include "../lib/appdev.h"
+#include "../lib/findings.h"
 #include "cmd.h"
 #include "output.h"
+#include "term.h"
 
 /* The devices of --device, in the order given. */
 struct filters {
@@ -18,11 +20,11 @@ struct filters {
 };
 
 struct advise_opts {
-	const char *policy, *app_cpus, *exclude, *output;
+	const char *policy, *app_cpus, *exclude, *output, *channels;
 	int app_node, app_pid;
 	double interval;
 	struct filters devices;
-	bool json, pretty;
+	bool json, pretty, table;
 };
 
 static int add_filter(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
@@ -65,12 +67,15 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct advise_opts, interval, double, "SEC",
 			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
 			np_opt_interval),
+	NP_OPT_STRING(0, "channels", struct advise_opts, channels, "per-node",
+		      "also offer one queue per node (ethtool -L), a judgement with its evidence", "channels"),
 	NP_OPT_STRING(0, "save", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
 	NP_OPT_CALLBACK('o', "output", struct advise_opts, output, const char *, "FILE",
 			"deprecated: --save FILE (-o will name columns, as in the other commands)", "file",
 			deprecated_save),
-	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of a table"),
+	NP_OPT_BOOL(0, "table", struct advise_opts, table, "print the changes as one table, not grouped by device"),
+	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
 	NP_OPT_END,
 };
@@ -179,22 +184,32 @@ static void count_text(unsigned long long n, char *buf, size_t size)
 		snprintf(buf, size, "%llu", n);
 }
 
-/* What a recommendation moves: interrupts at stake and their share handled
- * today off its target's nodes; for an advice-only kind, the command to run. */
+/* An advice-only kind's command to run. */
+static int get_command(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	const struct np_rec *r = REC(row);
+	if (!np_attrs[r->kind].command)
+		return np_val_null(v);
+	char *cmd = np_attr_command(r->kind, &r->target, r->recommended);
+	return cmd ? np_val_take(v, cmd) : -ENOMEM;
+}
+
+/* What a recommendation moves: interrupts at stake, their share handled
+ * today off the device's node, and whether it moves onto or off that node. */
 static int get_volume(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	const struct np_rec *r = REC(row);
 	char buf[200], n[32];
-	if (np_attrs[r->kind].command) {
-		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block };
-		char *cmd = np_attr_command(r->kind, &t, r->recommended);
-		return cmd ? np_val_take(v, cmd) : -ENOMEM;
-	}
 	if (r->kind != NP_ATTR_IRQ_AFFINITY)
 		return np_val_null(v);
 	count_text(r->interrupts, n, sizeof(n));
-	snprintf(buf, sizeof(buf), "%s, %.0f%% remote", n, r->remote * 100);
+	/* Remote is off the device's node; the move onto or off it is said apart. */
+	int node = np_device_node(MACHINE(data), &MACHINE(data)->pci.devs[r->dev], NULL);
+	int len = snprintf(buf, sizeof(buf), "%s, %.0f%% remote", n, r->remote * 100);
+	if (r->node_move && len > 0 && (size_t)len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - (size_t)len, ", %s node %d", r->node_move > 0 ? "onto" : "off", node);
 	char *copy = strdup(buf);
 	return copy ? np_val_take(v, copy) : -ENOMEM;
 }
@@ -217,18 +232,123 @@ static const struct np_column rec_columns[] = {
 	NP_COLUMN("target", "TARGET", 1, 0, "what the recommendation sets", get_target),
 	NP_COLUMN_TEXT("current", "CURRENT", 1, 0, "its value now (a CPU list, or a number)", get_current, "?", "off"),
 	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 1, 0, "the value recommended", get_recommended, NULL, "off"),
-	NP_COLUMN("volume", "VOLUME", 1, 0, "interrupts at stake and their remote share; an advice-only kind's command",
+	NP_COLUMN("volume", "VOLUME", 1, 0, "interrupts at stake, their share off the device's node, a move onto or off it",
 		  get_volume),
+	NP_COLUMN("command", "COMMAND", 1, 0, "an advice-only kind's command to run (channels)", get_command),
 	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
 	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
 	NP_COLUMN_END,
 };
 
+/* A change in a line: "irq 56 eth5-TxRx-6: 12 -> 7 (6.1M, 100% remote,
+ * onto node 3)"; the device is its group's heading. */
+static char *change_line(const struct np_machine *m, const struct np_rec *r)
+{
+	struct np_value v = { 0 };
+	char *subject = NULL, *out = NULL, *cmd = NULL;
+	if (r->kind == NP_ATTR_IRQ_AFFINITY) {
+		if (asprintf(&subject, "irq %d %s", r->irq, r->vector) < 0)
+			subject = NULL;
+	} else {
+		subject = np_attr_subject(r->kind, &r->target);
+	}
+	const char *cur = r->current ? *r->current ? r->current : "off" : "?";
+	const char *rec = *r->recommended ? r->recommended : "off";
+	if (np_attrs[r->kind].command)
+		cmd = np_attr_command(r->kind, &r->target, r->recommended);
+	if (get_volume(m, r, &v) == 0 && subject &&
+	    asprintf(&out, "%s: %s -> %s%s%s%s%s%s", subject, cur, rec, v.s ? " (" : "", v.s ? v.s : "",
+		     v.s ? ")" : "", cmd ? ": " : "", cmd ? cmd : "") < 0)
+		out = NULL;
+	free(v.owned);
+	free(subject);
+	free(cmd);
+	return out;
+}
+
+/* What a change's reason says beyond the part its group shares, up to its
+ * first "; " (the rest is in --table and JSON). */
+static size_t specific_len(const char *reason, size_t shared)
+{
+	size_t len = strlen(reason) - shared, cut = strcspn(reason, ";");
+	return cut < len ? cut : len;
+}
+
+/* The changes grouped by the problem they fix: the problem's line (device,
+ * node, what is wrong and the volume), what the group's reasons share, then
+ * a line per change; fitted to the terminal, 80 columns when there is none. */
+static void print_grouped(const struct np_machine *m, const struct np_findings *problems, const struct np_plan *plan)
+{
+	int width = np_term_width();
+	if (width <= 0)
+		width = 80;
+	for (size_t k = 0; k < problems->n; k++) {
+		const struct np_finding *x = &problems->v[k];
+		if (!x->nfixes)
+			continue;
+		putchar('\n');
+		np_print_wrapped(stdout, x->message, width, 0, 4);
+		/* The IRQ reasons' shared tail (the policy's target), said once. */
+		const char *first = NULL, *tail = NULL;
+		size_t shared = 0, nirq = 0;
+		for (size_t i = 0; i < x->nfixes; i++) {
+			const char *r = plan->v[x->fixes[i]].reason;
+			if (plan->v[x->fixes[i]].kind != NP_ATTR_IRQ_AFFINITY)
+				continue;
+			if (nirq++ == 0) {
+				first = r;
+				shared = strlen(r);
+				continue;
+			}
+			size_t a = strlen(first), b = strlen(r), n = 0;
+			while (n < shared && n < b && first[a - 1 - n] == r[b - 1 - n])
+				n++;
+			shared = n;
+		}
+		if (nirq > 1 && shared && (tail = strstr(first + strlen(first) - shared, ": ")))
+			shared = strlen(tail);
+		else
+			shared = 0;
+		if (shared) {
+			char *why;
+			if (asprintf(&why, "  for: %s", tail + 2) >= 0) {
+				np_print_wrapped(stdout, why, width, 0, 6);
+				free(why);
+			}
+		}
+		const char *said = NULL;
+		size_t said_len = 0;
+		for (size_t i = 0; i < x->nfixes; i++) {
+			const struct np_rec *r = &plan->v[x->fixes[i]];
+			char *line = change_line(m, r), *full;
+			size_t len = specific_len(r->reason, r->kind == NP_ATTR_IRQ_AFFINITY ? shared : 0);
+			/* Said already: by the change before, or by the heading. */
+			bool again = (said && len == said_len && !strncmp(said, r->reason, len)) ||
+				     (len == strlen(r->reason) && strstr(x->message, r->reason));
+			if (!line)
+				continue;
+			if (again || !len || asprintf(&full, "  %s: %.*s", line, (int)len, r->reason) < 0)
+				full = NULL;
+			if (full)
+				np_print_wrapped(stdout, full, width, 0, 6);
+			else
+				printf("  %s\n", line);
+			said = r->reason;
+			said_len = len;
+			free(full);
+			free(line);
+		}
+	}
+}
+
 static int plan_output(const struct np_command *self, const struct np_machine *m, const struct np_plan *plan,
-		       const char *policy, bool json, bool pretty)
+		       const struct np_findings *problems, const char *policy, bool channels, bool table, bool json,
+		       bool pretty)
 {
 	struct np_table t;
-	int rc = np_table_init(&t, self, rec_columns, "target,current,recommended,volume,reason", NULL, json, m);
+	int rc = np_table_init(&t, self, rec_columns,
+			       channels ? "target,current,recommended,volume,command,reason"
+					: "target,current,recommended,volume,reason", NULL, json, m);
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
@@ -266,18 +386,31 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		np_json_put(doc, "warnings", warnings);
 		rc = np_print_json(doc, pretty);
 	} else if (rc == EXIT_OK) {
-		printf("Policy %s: %zu change%s recommended", policy, n, n == 1 ? "" : "s");
+		int width = table ? 0 : np_term_width() > 0 ? np_term_width() : 80;
+		char kept_text[64] = "", *head;
 		if (kept)
-			printf(", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s", kept == 1 ? "it is" : "they are");
-		printf("%s\n", n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "");
-		for (size_t i = 0; i < plan->nnotes; i++)
-			printf("note: %s\n", plan->notes[i]);
-		if (n) {
+			snprintf(kept_text, sizeof(kept_text), ", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s",
+				 kept == 1 ? "it is" : "they are");
+		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s", kept_text,
+			     n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "") < 0)
+			head = NULL;
+		if (head)
+			np_print_wrapped(stdout, head, width, 0, 4);
+		free(head);
+		for (size_t i = 0; i < plan->nnotes; i++) {
+			fputs("note: ", stdout);
+			np_print_wrapped(stdout, plan->notes[i], width, 6, 4);
+		}
+		if (n && table) {
 			putchar('\n');
 			rc = np_table_print(&t, stdout);
+		} else if (n) {
+			print_grouped(m, problems, plan);
 		}
-		for (size_t i = 0; i < plan->nwarnings; i++)
-			printf("%swarning: %s\n", i == 0 ? "\n" : "", plan->warnings[i]);
+		for (size_t i = 0; i < plan->nwarnings; i++) {
+			printf("%swarning: ", i == 0 ? "\n" : "");
+			np_print_wrapped(stdout, plan->warnings[i], width, 9, 4);
+		}
 	}
 	np_table_free(&t);
 	return rc;
@@ -306,6 +439,10 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_usage_error(self, "--policy: '%s' is not one of local, app, spread", policy);
 	else if (first < argc)
 		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[first]);
+	else if (ao.channels && strcmp(ao.channels, "per-node"))
+		rc = np_usage_error(self, "--channels: '%s' is not per-node", ao.channels);
+	else if (ao.channels && irqs != NP_IRQS_SPREAD)
+		rc = np_usage_error(self, "--channels per-node goes with --policy spread (one queue on each node)");
 	else if (napp > 1)
 		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid");
 	else if (irqs == NP_IRQS_APP && napp == 0)
@@ -331,10 +468,10 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		free(filters);
 		return np_error("%s", ctx->err);
 	}
-	struct np_advise_opts o = { .policy_name = policy };
+	struct np_advise_opts o = { .policy_name = policy, .min_interrupts = np_findings_threshold(ao.interval),
+				    .channels_per_node = ao.channels != NULL };
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	o.devices = calloc(m.pci.ndevs + 1, sizeof(*o.devices));
-	rc = selected && o.devices ? EXIT_OK : np_error("%s", strerror(ENOMEM));
+	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	if (rc == EXIT_OK) {
 		int err = np_app_cpus(ctx, &m.topo, app_cpus, app_node, app_pid, &o.app_cpus);
 		/* A bad list or node is the user's; a process that cannot be read, the machine's. */
@@ -344,7 +481,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	if (rc == EXIT_OK && exclude)
 		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
 	/* Bound to a set of CPUs, not merely allowed everywhere: what makes
-	 * forcing completions on the submitters pay (seed 004). */
+	 * forcing completions on the submitters pay (Alan D. Brunelle, linux-kernel, 2008-04-15). */
 	o.app_pinned = app_cpus || app_node >= 0 || (app_pid >= 0 && !np_cpuset_subset(&m.topo.online, &o.app_cpus));
 	char **inferred = NULL;
 	size_t ninferred = 0;
@@ -357,13 +494,18 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	} else if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected)) {
 		rc = np_error("%s", ctx->err);
 	}
-	for (size_t i = 0; rc == EXIT_OK && i < m.pci.ndevs; i++)
-		o.devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
-							  .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
-							  .xps_follow_irq = true, .auto_net = true };
+	if (rc == EXIT_OK && np_advise_opts_for(&m, irqs, selected, &o))
+		rc = np_error("%s", strerror(ENOMEM));
+	/* The plan is the fixes of the problem list the report shows. */
+	struct np_findings problems = { 0 };
 	struct np_plan plan = { 0 };
-	if (rc == EXIT_OK && np_advise(&m, &o, &plan))
+	char hint[64];
+	snprintf(hint, sizeof(hint), "numaplace advise%s%s", irqs == NP_IRQS_LOCAL ? "" : " --policy ",
+		 irqs == NP_IRQS_LOCAL ? "" : policy);
+	if (rc == EXIT_OK && np_findings_collect(&m, &o, hint, &problems))
 		rc = np_error("planning: %s", strerror(ENOMEM));
+	plan = problems.plan;
+	memset(&problems.plan, 0, sizeof(problems.plan));
 	/* What --app-pid inferred leads the notes: the plan follows from it;
 	 * then what the volumes count. */
 	size_t nlead = ninferred + (ao.interval > 0);
@@ -415,11 +557,10 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		free(text);
 	}
 	if (rc == EXIT_OK)
-		rc = plan_output(self, &m, &plan, policy, json, ao.pretty);
+		rc = plan_output(self, &m, &plan, &problems, policy, ao.channels != NULL, ao.table, json, ao.pretty);
+	np_findings_free(&problems);
 	np_plan_free(&plan);
-	np_cpuset_free(&o.app_cpus);
-	np_cpuset_free(&o.exclude);
-	free(o.devices);
+	np_advise_opts_free(&o);
 	free(selected);
 	free(filters);
 	np_machine_free(&m);

@@ -19,6 +19,8 @@
 void np_print_warnings(const struct np_machine *m)
 {
 	np_topo_print_notes(&m->topo, stderr);
+	for (size_t i = 0; i < m->pci.nnotes; i++)
+		np_notef("note: %s\n", m->pci.notes[i]);
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
 		np_notef("warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)

@@ -20,7 +20,7 @@
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)."
 
 const struct np_command np_commands[] = {
-	{ .name = "report", .fn = cmd_report, .operands = "none", .options = report_options, .usage = "[--all] [--interval SEC] [--json]",
+	{ .name = "report", .fn = cmd_report, .operands = "none", .options = report_options, .usage = "[--all] [--interval SEC] [--policy POLICY] [--json]",
 	  .summary = "Show everything numaplace knows about this machine." },
 	{ .name = "topo", .fn = cmd_topo, .operands = "none", .options = topo_options,
 	  .summary = "Show NUMA nodes, CPUs, memory and distances." },

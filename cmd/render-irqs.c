@@ -123,6 +123,8 @@ static int get_ran_on(const void *data, const void *row, struct np_value *v)
 static int get_managed(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
+	if (IRQ(row)->managed_unknown)
+		return np_val_null(v);
 	return np_val_bool(v, IRQ(row)->managed != NP_MANAGED_NO);
 }
 
@@ -187,8 +189,11 @@ const struct np_column np_irq_columns[] = {
 	NP_COLUMN("affinity_nodes", "AFF NODES", 4, 0, "the nodes of its affinity", get_affinity_nodes),
 	NP_COLUMN("effective_nodes", "EFF NODES", 4, 0, "the nodes of its effective CPUs", get_effective_nodes),
 	NP_COLUMN("ran_on", "RAN ON", 1, 0, "the CPUs that handled it", get_ran_on),
-	NP_COLUMN("managed", "MANAGED", 3, 0, "whether the kernel manages its affinity", get_managed),
-	NP_COLUMN("managed_source", "MANAGED BY", 7, 0, "how that is known: debugfs, or the driver", get_managed_source),
+	NP_COLUMN_TEXT("managed", "MANAGED", 3, 0,
+		       "whether the kernel manages its affinity (unknown without IRQ debugfs nor an inference)",
+		       get_managed, "unknown", NULL),
+	NP_COLUMN("managed_source", "MANAGED BY", 7, 0,
+		  "how that is known: debugfs, or the driver (its name or its blk-mq queue map)", get_managed_source),
 	NP_COLUMN("node", "DEV NODE", 4, SCOLS_FL_RIGHT, "its device's node", get_node),
 	NP_COLUMN("total", "TOTAL", 6, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "interrupts handled (during --interval)", get_total),
 	NP_COLUMN("per_sec", "PER SEC", 6, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "interrupts a second (with --interval)", get_per_sec),

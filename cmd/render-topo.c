@@ -103,6 +103,27 @@ static int get_distances(const void *data, const void *row, struct np_value *v)
 	return 0;
 }
 
+/* A memory-only node's nearest CPUs; a node with CPUs is near its own. */
+static int get_near_cpus(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return NODE(row)->near_by == NP_NEAR_UNKNOWN ? np_val_null(v) : np_val_cpus(v, &NODE(row)->near_cpus, true);
+}
+
+static const char *const near_by_names[] = {
+	[NP_NEAR_UNKNOWN] = NULL,
+	[NP_NEAR_OWN] = "own",
+	[NP_NEAR_INITIATORS] = "initiators",
+	[NP_NEAR_DISTANCE] = "distance",
+};
+
+static int get_near_by(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	const char *name = near_by_names[NODE(row)->near_by];
+	return name ? np_val_str(v, name) : np_val_null(v);
+}
+
 static int get_counts(const void *data, const void *row, struct np_value *v, int which)
 {
 	int counts[2];
@@ -132,6 +153,9 @@ static const struct np_column node_columns[] = {
 	NP_COLUMN("memory_kb", "MEMORY", 6, SCOLS_FL_RIGHT, "its memory (MemTotal), in kB in JSON", get_memory),
 	NP_COLUMN("memory_only", "MEMORY ONLY", 3, 0, "whether it has memory and no CPUs", get_memory_only),
 	NP_COLUMN_TEXT("distances", "DISTANCES", 1, 0, "its distance to each node, in node order", get_distances, "unknown", NULL),
+	NP_COLUMN("near_cpus", "NEAR CPUS", 0.2, SCOLS_FL_WRAP,
+		  "the CPUs nearest its memory: its own, else its HMAT initiators' or the nearest node's", get_near_cpus),
+	NP_COLUMN("near_by", "NEAR BY", 4, 0, "how NEAR CPUS was found: own, initiators (HMAT) or distance", get_near_by),
 	NP_COLUMN("packages", "PKGS", 4, SCOLS_FL_RIGHT, "packages among its online CPUs", get_packages),
 	NP_COLUMN("cores", "CORES", 4, SCOLS_FL_RIGHT, "cores among its online CPUs", get_cores),
 	NP_COLUMN("threads", "THREADS", 4, SCOLS_FL_RIGHT, "its CPUs (hardware threads)", get_threads),
@@ -256,6 +280,24 @@ static void print_set_line(FILE *out, const char *label, const struct np_cpuset 
 	free(text);
 }
 
+/* Where a memory-only node's nearest CPUs are, and how that is known. */
+static void print_near(FILE *out, const struct np_node *n)
+{
+	if (n->near_by == NP_NEAR_OWN)
+		return;
+	if (n->near_by == NP_NEAR_UNKNOWN) {
+		fprintf(out, "Node %d: memory only; nearest CPUs unknown (no HMAT initiators, no distances)\n", n->id);
+		return;
+	}
+	char *cpus = np_cpuset_format_short(&n->near_cpus, 40), *nodes = np_cpuset_format_list(&n->near_nodes);
+	if (cpus && nodes)
+		fprintf(out, "Node %d: memory only; nearest CPUs %s (node%s %s, %s)\n", n->id, cpus,
+			np_cpuset_count(&n->near_nodes) > 1 ? "s" : "", nodes,
+			n->near_by == NP_NEAR_INITIATORS ? np_cpuset_count(&n->near_nodes) > 1 ? "its HMAT initiators" : "its HMAT initiator" : "the least distance");
+	free(cpus);
+	free(nodes);
+}
+
 int np_topo_print(const struct np_command *self, const struct np_topology *t, FILE *out, bool per_cpu)
 {
 	struct np_cpuset offline = NP_CPUSET_INIT;
@@ -270,6 +312,8 @@ int np_topo_print(const struct np_command *self, const struct np_topology *t, FI
 
 	int rc = fill(self, node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), NULL, NULL,
 		      out);
+	for (int i = 0; rc == EXIT_OK && i < t->nnodes; i++)
+		print_near(out, &t->nodes[i]);
 	if (rc == EXIT_OK && per_cpu) {
 		fputc('\n', out);
 		rc = fill(self, cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), NULL, NULL, out);

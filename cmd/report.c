@@ -12,7 +12,7 @@
 
 struct report_opts {
 	bool json, pretty, all;
-	const char *color, *svg;
+	const char *color, *svg, *policy;
 	double interval;
 };
 
@@ -25,6 +25,8 @@ const struct np_option report_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct report_opts, interval, double, "SEC",
 			"judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second", NULL,
 			np_opt_interval),
+	NP_OPT_STRING('p', "policy", struct report_opts, policy, "POLICY",
+		      "judge by this policy, as 'advise --policy' plans: local (default) or spread", "policy"),
 	NP_OPT_STRING(0, "svg", struct report_opts, svg, "FILE",
 		      "also draw the nodes, devices and where their interrupts ran into FILE (SVG)", "file"),
 	NP_OPT_END,
@@ -306,7 +308,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("report");
-	struct report_opts o = { 0 };
+	struct report_opts o = { .policy = "local" };
 	bool color;
 	int first, rc = np_parse_options(self, argc, argv, &o, &first);
 	if (rc != NP_CONTINUE)
@@ -315,6 +317,12 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
 	if (!np_color_parse(o.color, &color))
 		return np_usage_error(self, "--color takes auto, always or never, not '%s'", o.color);
+	enum np_irq_policy irqs = !strcmp(o.policy, "local") ? NP_IRQS_LOCAL
+				  : !strcmp(o.policy, "spread") ? NP_IRQS_SPREAD
+								: NP_IRQS_KEEP;
+	if (irqs == NP_IRQS_KEEP)
+		return np_usage_error(self, "--policy: '%s' is not one of local, spread (the app policy needs the "
+				      "application: 'advise --policy app')", o.policy);
 
 	struct np_machine m;
 	struct np_findings f;
@@ -328,12 +336,17 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	if (rc == EXIT_OK && o.interval > 0 && np_sample_interval(ctx, &m, o.interval))
 		rc = np_error("%s", ctx->err);
 	/* Over an interval the threshold is a rate: NP_FINDINGS_MIN_RATE a second. */
-	unsigned long long min = o.interval > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * o.interval + 0.5)
-						: NP_FINDINGS_MIN_INTERRUPTS;
+	struct np_advise_opts policy = { .policy_name = o.policy, .min_interrupts = np_findings_threshold(o.interval) };
+	char hint[64];
+	snprintf(hint, sizeof(hint), "numaplace advise%s%s", irqs == NP_IRQS_LOCAL ? "" : " --policy ",
+		 irqs == NP_IRQS_LOCAL ? "" : o.policy);
 	if (rc == EXIT_OK && o.svg)
 		rc = np_report_svg(&m, selected, o.svg);
-	if (rc == EXIT_OK && np_findings_collect(&m, min, &f))
+	if (rc == EXIT_OK && np_advise_opts_for(&m, irqs, selected, &policy))
+		rc = np_error("%s", strerror(ENOMEM));
+	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
 		rc = np_error("collecting findings: out of memory");
+	np_advise_opts_free(&policy);
 	if (rc != EXIT_OK) {
 		free(selected);
 		np_machine_free(&m);

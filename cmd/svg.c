@@ -112,9 +112,12 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	const char **warned = calloc(nd + 1, sizeof(*warned));
 	struct np_cpuset quiet = NP_CPUSET_INIT, hit = NP_CPUSET_INIT, interrupted = NP_CPUSET_INIT;
 	struct np_findings findings = { 0 };
+	/* The report's problems: the local policy's, as the summary judges. */
+	struct np_advise_opts policy = { .policy_name = "local", .min_interrupts = NP_FINDINGS_MIN_INTERRUPTS };
 	bool ok = col && row && count && tot && fl && warned && !np_cpuset_copy(&quiet, &t->isolated) &&
-		  !np_cpuset_or(&quiet, &t->nohz_full) &&
-		  !np_findings_collect(m, NP_FINDINGS_MIN_INTERRUPTS, &findings);
+		  !np_cpuset_or(&quiet, &t->nohz_full) && !np_advise_opts_for(m, NP_IRQS_LOCAL, selected, &policy) &&
+		  !np_findings_collect(m, &policy, "numaplace advise", &findings);
+	np_advise_opts_free(&policy);
 	/* What the report's summary warns about, on the device it names. */
 	for (size_t k = 0; ok && k < findings.n; k++) {
 		const struct np_finding *f = &findings.v[k];

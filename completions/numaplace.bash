@@ -13,12 +13,12 @@ _numaplace_options()
 {
 	case $1 in
 	'') echo '--root --help -h --version -V' ;;
-	report) echo '--json -J --pretty --all -a --color --interval -i --svg --help -h' ;;
+	report) echo '--json -J --pretty --all -a --color --interval -i --policy -p --svg --help -h' ;;
 	topo) echo '--json -J --pretty --cpus -c --help -h' ;;
 	devices) echo '--all -a --matrix -m --near --class --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
 	irqs) echo '--json -J --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --sort -s --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --save --output -o --json -J --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --device -d --exclude-cpus -x --interval -i --channels --save --output -o --table --json -J --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --help -h' ;;
 	trial) echo '--runs --metric --lower-is-better --min-gain --warmup --timeout --settle --seed --keep-going --require-keep --profile-dir --state-dir --irqbalance --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
@@ -43,6 +43,7 @@ _numaplace_argument()
 	:--root) echo dir ;;
 	report:--color) echo none ;;
 	report:--interval | report:-i) echo none ;;
+	report:--policy | report:-p) echo policy ;;
 	report:--svg) echo file ;;
 	devices:--near) echo device ;;
 	devices:--class) echo class ;;
@@ -61,6 +62,7 @@ _numaplace_argument()
 	advise:--device | advise:-d) echo device ;;
 	advise:--exclude-cpus | advise:-x) echo none ;;
 	advise:--interval | advise:-i) echo none ;;
+	advise:--channels) echo channels ;;
 	advise:--save) echo file ;;
 	advise:--output | advise:-o) echo file ;;
 	apply:--profile-dir) echo dir ;;
@@ -99,6 +101,7 @@ _numaplace_fixed()
 {
 	case $1 in
 	policy) echo local app spread ;;
+	channels) echo per-node ;;
 	irqbalance) echo ban warn ignore ;;
 	shell) echo bash zsh fish ;;
 	subcommand) echo list show validate ;;

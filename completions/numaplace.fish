@@ -15,6 +15,8 @@ function __numaplace_argument
             echo none
         case 'report:--interval' 'report:-i'
             echo none
+        case 'report:--policy' 'report:-p'
+            echo policy
         case 'report:--svg'
             echo file
         case 'devices:--near'
@@ -51,6 +53,8 @@ function __numaplace_argument
             echo none
         case 'advise:--interval' 'advise:-i'
             echo none
+        case 'advise:--channels'
+            echo channels
         case 'advise:--save'
             echo file
         case 'advise:--output' 'advise:-o'
@@ -143,6 +147,8 @@ function __numaplace_fixed --argument-names kind
     switch $kind
         case policy
             printf '%s\n' local app spread
+        case channels
+            printf '%s\n' per-node
         case irqbalance
             printf '%s\n' ban warn ignore
         case shell
@@ -334,6 +340,7 @@ complete -c numaplace -n '__numaplace_option report' -l pretty -d 'indent the JS
 complete -c numaplace -n '__numaplace_option report' -s a -l all -d 'also list findings under the volume threshold'
 complete -c numaplace -n '__numaplace_option report' -l color -x -d 'colour severities: auto (a terminal, no NO_COLOR), always, never'
 complete -c numaplace -n '__numaplace_option report' -s i -l interval -x -d 'judge what ran during SEC seconds (0 < SEC <= 3600), with rates per second'
+complete -c numaplace -n '__numaplace_option report' -s p -l policy -x -a '(__numaplace_values policy)' -d 'judge by this policy, as \'advise --policy\' plans: local (default) or spread'
 complete -c numaplace -n '__numaplace_option report' -l svg -r -F -d 'also draw the nodes, devices and where their interrupts ran into FILE (SVG)'
 complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this help'
 
@@ -385,9 +392,11 @@ complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numapl
 complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
 complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
+complete -c numaplace -n '__numaplace_option advise' -l channels -x -a '(__numaplace_values channels)' -d 'also offer one queue per node (ethtool -L), a judgement with its evidence'
 complete -c numaplace -n '__numaplace_option advise' -l save -r -F -d 'also write the plan as a profile for \'numaplace apply\''
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'deprecated: --save FILE (-o will name columns, as in the other commands)'
-complete -c numaplace -n '__numaplace_option advise' -s J -l json -d 'print JSON instead of a table'
+complete -c numaplace -n '__numaplace_option advise' -l table -d 'print the changes as one table, not grouped by device'
+complete -c numaplace -n '__numaplace_option advise' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
 

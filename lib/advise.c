@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings.h"
 #include "sysfs.h"
+#include "vector.h"
 
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
 {
@@ -23,6 +25,14 @@ int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cp
 {
 	int best = -1, rc = 0;
 	np_cpuset_clear(out);
+	/* A memory-only node's own nearest CPUs: its HMAT initiators', which
+	 * distances alone can contradict. */
+	const struct np_node *self = np_topology_node(topo, node);
+	if (self && self->near_by == NP_NEAR_INITIATORS && np_cpuset_intersects(&self->near_cpus, usable)) {
+		if ((rc = np_cpuset_copy(out, &self->near_cpus)) == 0)
+			np_cpuset_and(out, usable);
+		return rc;
+	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
 		for (int i = 0; i < topo->nnodes && rc == 0; i++) {
 			const struct np_node *n = &topo->nodes[i];
@@ -40,12 +50,14 @@ int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cp
 	return rc;
 }
 
-/* One queue: the vectors of a device that serve the same queue index
- * (virtio input.N and output.N, one TxRx-N) move together; a vector with no
- * queue (admin, config, misc, a device's only IRQ) is a slot of its own. */
+/* One queue: the vectors of a device of one family but for the direction
+ * and of the same queue number (virtio input.N and output.N, rx-N and tx-N;
+ * one TxRx-N) move together; every other vector (admin, config, misc,
+ * control, flow director, a device's only IRQ) is a slot of its own. */
 struct slot {
 	int dev;
-	int queue;          /* -1: not a queue vector */
+	int queue;          /* -1: not a data queue or RDMA completion vector */
+	const char *pair;   /* its vectors' family without direction (lib/vector) */
 	size_t first, n;    /* its vectors: refs[first .. first + n) */
 	unsigned long long total;
 	bool done;
@@ -69,7 +81,10 @@ struct planner {
 	int *nqueues, *ncores, *cap, *start; /* per device: queue slots, cores of its target, per-core cap, cursor */
 	int **dcount;              /* per device: its queue slots per core (allocated on use) */
 	int **dcpu;                /* per device: its queue slots per CPU (allocated on use) */
+	unsigned long long *off_target;  /* per device: interrupts its movable IRQs handled off its target's nodes */
+	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
+	struct np_vector_class *cls; /* per IRQ: what its name says (family, queue, direction, role) */
 	bool *has_plan;
 	size_t *refs;
 	struct slot *slots;
@@ -123,9 +138,12 @@ static char *list_text(const struct np_cpuset *set)
 	return np_cpuset_format_list(set);
 }
 
-/* Adds a recommendation; takes ownership of current, recommended and reason. */
-static int add_rec(struct np_plan *plan, struct np_rec *r)
+/* Adds a recommendation; takes ownership of current, recommended and reason.
+ * A value kept as it is fixes no problem: its rule is cleared. */
+static int add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec *r)
 {
+	r->target = (struct np_target){ .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+					.device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
 	struct np_rec *more = realloc(plan->v, (plan->n + 1) * sizeof(*more));
 	if (!more || !r->recommended || !r->reason) {
 		free(r->current);
@@ -137,6 +155,8 @@ static int add_rec(struct np_plan *plan, struct np_rec *r)
 	}
 	plan->v = more;
 	r->change = !r->current || strcmp(r->current, r->recommended) != 0;
+	if (!r->change)
+		r->rule = NP_RULE_NONE;
 	plan->v[plan->n++] = *r;
 	return 0;
 }
@@ -259,9 +279,10 @@ static int choose_targets(struct planner *p)
 			if (rc == 0 && np_cpuset_empty(t))
 				rc = housekeeping_near_app(p, t, &why);
 			else
-				why = strdup(d->nblock ? "the application's CPUs: completions run where the work is (seed 000: the "
-						"RAID controller's IRQ bound to the benchmark's node gained 8-9% on the "
-						"nodes away from the controller)"
+				why = strdup(d->nblock ? "the application's CPUs: completions run where the work is (Jeff Moyer, "
+						"linux-kernel, 2012-11, Dell PowerEdge R715, megaraid_sas: with the "
+						"controller's IRQ pinned to the node running the benchmark he saw no "
+						"regressions)"
 					      : "the application's CPUs: completions run where the work is");
 			break;
 		case NP_IRQS_SPREAD:
@@ -289,17 +310,25 @@ static int choose_targets(struct planner *p)
 	return rc;
 }
 
+/* The queue an IRQ's vector counts as for placing and balance, or -1. */
+static int slot_queue(const struct planner *p, size_t i)
+{
+	return np_vector_balanced(&p->cls[i]) ? p->cls[i].queue : -1;
+}
+
 static int by_dev_queue_irq(const void *a, const void *b, void *arg)
 {
-	const struct np_irq *v = arg;
-	const struct np_irq *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	const struct planner *p = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct np_irq *x = &p->m->irqs.v[i], *y = &p->m->irqs.v[j];
 	if (x->dev != y->dev)
 		return x->dev - y->dev;
-	/* Queue vectors first, then the rest, each in IRQ order. */
-	int qx = x->queue < 0 ? 1 << 30 : x->queue, qy = y->queue < 0 ? 1 << 30 : y->queue;
+	/* Queue vectors first (by queue, then family), then the rest, each in IRQ order. */
+	int qx = slot_queue(p, i) < 0 ? 1 << 30 : slot_queue(p, i), qy = slot_queue(p, j) < 0 ? 1 << 30 : slot_queue(p, j);
 	if (qx != qy)
 		return qx < qy ? -1 : 1;
-	return x->irq - y->irq;
+	int c = qx < 1 << 30 ? strcmp(p->cls[i].pair, p->cls[j].pair) : 0;
+	return c ? c : x->irq - y->irq;
 }
 
 /* Groups the movable vectors of every device that has a target into slots. */
@@ -316,15 +345,18 @@ static int build_slots(struct planner *p)
 		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
 			p->refs[n++] = i;
 	}
-	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, m->irqs.v);
+	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);
 	for (size_t k = 0; k < n; k++) {
 		const struct np_irq *irq = &m->irqs.v[p->refs[k]];
+		int queue = slot_queue(p, p->refs[k]);
+		const char *pair = p->cls[p->refs[k]].pair;
 		struct slot *last = p->nslots ? &p->slots[p->nslots - 1] : NULL;
-		if (last && irq->queue >= 0 && last->dev == irq->dev && last->queue == irq->queue) {
+		if (last && queue >= 0 && last->dev == irq->dev && last->queue == queue && !strcmp(last->pair, pair)) {
 			last->n++;
 		} else {
-			p->slots[p->nslots++] = (struct slot){ .dev = irq->dev, .queue = irq->queue, .first = k, .n = 1 };
-			if (irq->queue >= 0)
+			p->slots[p->nslots++] = (struct slot){ .dev = irq->dev, .queue = queue, .pair = pair, .first = k,
+							       .n = 1 };
+			if (queue >= 0)
 				p->nqueues[irq->dev]++;
 		}
 		p->slots[p->nslots - 1].total += irq->total;
@@ -357,6 +389,32 @@ static int size_devices(struct planner *p)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The volumes a device's problems are judged by: what its movable IRQs
+ * handled off its target's nodes (locality), and what its data queues
+ * carried (balance). */
+static int weigh_devices(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	struct np_cpuset nodes = NP_CPUSET_INIT;
+	int rc = 0;
+	for (size_t k = 0; k < p->nslots && rc == 0; k++) {
+		const struct slot *s = &p->slots[k];
+		if (s->queue >= 0)
+			p->data_volume[s->dev] += s->total;
+		if ((rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes)))
+			break;
+		for (size_t j = 0; j < s->n; j++) {
+			const struct np_irq *irq = &m->irqs.v[p->refs[s->first + j]];
+			for (int n = 0; n < m->topo.nnodes; n++)
+				if (!np_cpuset_test(&nodes, (unsigned)m->topo.nodes[n].id))
+					p->off_target[s->dev] += irq->per_node[n];
+			p->off_target[s->dev] += irq->unknown_node;
+		}
+	}
+	np_cpuset_free(&nodes);
+	return rc;
 }
 
 static const struct np_irq *slot_irq(const struct planner *p, const struct slot *s, size_t k)
@@ -403,28 +461,33 @@ static const char *outside_text(const struct planner *p, const struct np_cpuset 
 	return len ? buf : NULL;
 }
 
+static int spread_node(const struct planner *p, int dev, int queue);
+
 /* Why a slot cannot stay as it is, or NULL when it can (it satisfies the
- * policy); buf holds the sentence. */
-static const char *why_move(const struct planner *p, const struct slot *s, char *buf, size_t size)
+ * policy); buf holds the sentence, *rule the problem it is. Judged on where
+ * the kernel delivers (the effective affinity within the mask), except that
+ * a mask reaching a forbidden CPU is one already: the kernel may pick it. */
+static const char *why_move(const struct planner *p, const struct slot *s, char *buf, size_t size, enum np_rule_id *rule)
 {
 	const struct np_cpuset *t = &p->target[s->dev];
 	const struct np_irq *first = slot_irq(p, s, 0);
+	*rule = NP_RULE_UNREADABLE;
 	for (size_t k = 0; k < s->n; k++) {
 		const struct np_irq *irq = slot_irq(p, s, k);
 		if (!irq->has_affinity)
 			return "its affinity is unreadable";
-		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
-			return "the vectors of one queue are apart";
 		/* Pinned to one CPU that it is delivered to, it runs there. */
 		bool pinned = np_cpuset_count(&irq->affinity) == 1 &&
 			      (!irq->has_effective || np_cpuset_equal(&irq->effective, &irq->affinity));
+		*rule = NP_RULE_ISOLATED;
 		if (outside_text(p, &irq->affinity, pinned, buf, size))
 			return buf;
 		if (irq->has_effective && outside_text(p, &irq->effective, true, buf, size))
 			return buf;
-		/* A queue vector is pinned inside the target; any other vector
-		 * need only run there. */
-		const struct np_cpuset *where = s->queue >= 0 ? &irq->affinity : runs_on(irq);
+		*rule = NP_RULE_APART;
+		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
+			return "the vectors of one queue pair run apart";
+		const struct np_cpuset *where = runs_on(irq);
 		if (!np_cpuset_subset(where, t)) {
 			struct np_cpuset out = NP_CPUSET_INIT;
 			if (np_cpuset_copy(&out, where))
@@ -434,6 +497,7 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			/* Pinned to one CPU, it runs there; a wider affinity only allows. */
 			const char *verb = where == &irq->affinity && np_cpuset_count(where) > 1 ? "may run" : "runs";
 			struct np_cpuset nodes = NP_CPUSET_INIT;
+			*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
 			if (np_nodes_of(&p->m->topo, &out, &nodes) == 0 && np_cpuset_count(&nodes) == 1)
 				snprintf(buf, size, "%s on CPU%s %s (node %d), outside its target", verb,
 					 np_cpuset_count(&out) > 1 ? "s" : "",
@@ -448,8 +512,15 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			return buf;
 		}
 	}
-	if (s->queue >= 0 && !p->flat) {
-		int cpu = home_cpu(first), c = core_of(p, cpu);
+	*rule = NP_RULE_BALANCE;
+	if (s->queue >= 0) {
+		int cpu = home_cpu(first), c = core_of(p, cpu), want = spread_node(p, s->dev, s->queue);
+		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
+		if (cpu >= 0 && want >= 0 && node != want) {
+			snprintf(buf, size, "on CPU %d (node %d), not node %d where spread puts queue %d", cpu, node,
+				 want, s->queue);
+			return buf;
+		}
 		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
 			/* dcount does not include this queue yet: it counts the others. */
 			snprintf(buf, size, "its core (CPU %d) also serves %d other queue%s of this device, and "
@@ -458,7 +529,41 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			return buf;
 		}
 	}
+	*rule = NP_RULE_NONE;
 	return NULL;
+}
+
+/* Under spread, the node queue i belongs on: the i mod N-th of the N nodes
+ * with CPUs in the device's target, so that the first N queues (what
+ * remains after ethtool -L combined N) are one per node; -1 otherwise. */
+static int spread_node(const struct planner *p, int dev, int queue)
+{
+	if (queue < 0 || p->opts->devices[dev].irqs != NP_IRQS_SPREAD)
+		return -1;
+	const struct np_topology *t = &p->m->topo;
+	int n = 0;
+	for (int i = 0; i < t->nnodes; i++)
+		n += np_cpuset_intersects(&t->nodes[i].cpus, &p->target[dev]);
+	for (int i = 0, k = 0; n && i < t->nnodes; i++)
+		if (np_cpuset_intersects(&t->nodes[i].cpus, &p->target[dev]) && k++ == queue % n)
+			return t->nodes[i].id;
+	return -1;
+}
+
+/* Whether the volume at stake for a problem of rule on dev is worth a change:
+ * a forbidden CPU always is; locality and balance only past the threshold. */
+static bool worth_moving(const struct planner *p, int dev, enum np_rule_id rule)
+{
+	switch (rule) {
+	case NP_RULE_REMOTE:
+	case NP_RULE_OUTSIDE:
+		return p->off_target[dev] >= p->opts->min_interrupts;
+	case NP_RULE_BALANCE:
+	case NP_RULE_APART:
+		return p->data_volume[dev] >= p->opts->min_interrupts;
+	default:
+		return true;
+	}
 }
 
 static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
@@ -473,28 +578,28 @@ static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
 	}
 }
 
-static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpus, bool keep, const char *why)
+static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpus, bool keep, enum np_rule_id rule,
+		  const char *why)
 {
 	const struct np_machine *m = p->m;
 	int rc = 0;
 	int rnode = np_topology_node_of_cpu(&m->topo, np_cpuset_next(cpus, 0));
-	struct np_cpuset nodes = NP_CPUSET_INIT;
-	/* Remote: handled today on a node the target does not reach. */
-	rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes);
+	int home = np_device_node(m, &m->pci.devs[s->dev], NULL);
 	for (size_t k = 0; rc == 0 && k < s->n; k++) {
 		size_t ii = p->refs[s->first + k];
 		const struct np_irq *irq = &m->irqs.v[ii];
 		struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = s->dev, .irq = irq->irq, .queue = irq->queue,
-				    .vector = irq->name, .interrupts = irq->total };
-		unsigned long long off = 0;
+				    .vector = irq->name, .interrupts = irq->total, .rule = keep ? NP_RULE_NONE : rule };
 		double weighted = 0;
 		for (int n = 0; n < m->topo.nnodes; n++) {
 			int id = m->topo.nodes[n].id, d = rnode >= 0 ? np_topology_distance(&m->topo, id, rnode) : 10;
 			weighted += (double)irq->per_node[n] * (d > 0 ? d : 10) / 10.0;
-			if (!np_cpuset_test(&nodes, (unsigned)id))
-				off += irq->per_node[n];
 		}
-		r.remote = irq->total ? (double)off / (double)irq->total : 0;
+		/* Remote is off the device's node, whatever the policy. */
+		r.remote = home >= 0 ? np_irq_remote_share(m, irq, home) : 0;
+		int before = np_topology_node_of_cpu(&m->topo, home_cpu(irq));
+		if (home >= 0 && !keep && before >= 0 && rnode >= 0 && (before == home) != (rnode == home))
+			r.node_move = rnode == home ? 1 : -1;
 		r.impact = weighted + (double)irq->unknown_node;
 		r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
 		if (keep) {
@@ -511,7 +616,7 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 		if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
 			r.reason = NULL;
 		p->has_plan[ii] = true;
-		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = add_rec(p->plan, &r)) == 0 && keep)
+		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = add_rec(p->m, p->plan, &r)) == 0 && keep)
 			p->plan->v[p->plan->n - 1].change = false;
 		if (rc == 0 && !keep) {
 			int old = home_cpu(irq), now = np_cpuset_count(cpus) == 1 ? np_cpuset_next(cpus, 0) : -1;
@@ -521,7 +626,6 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 				p->vectors[now]++;
 		}
 	}
-	np_cpuset_free(&nodes);
 	s->done = true;
 	return rc;
 }
@@ -547,19 +651,27 @@ static int keep_slots(struct planner *p)
 		qsort_r(order, p->nslots, sizeof(*order), by_total_desc, p->slots);
 	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
 		struct slot *s = &p->slots[order[k]];
-		char buf[200];
-		if (why_move(p, s, buf, sizeof(buf)))
+		char buf[200], why[400];
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		if (move && worth_moving(p, s->dev, rule))
 			continue;
 		const struct np_irq *first = slot_irq(p, s, 0);
-		const struct np_cpuset *where = s->queue >= 0 ? &first->affinity : runs_on(first);
-		char *list = list_text(where);
-		char why[240];
-		snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s", where == &first->affinity ? "pinned" : "runs",
-			 np_cpuset_count(where) > 1 ? "s" : "", list ? list : "?",
-			 s->queue >= 0 && !p->flat ? " and its device's share of that core" : "");
+		const struct np_cpuset *where = runs_on(first);
+		char *list = list_text(where), c[16];
+		if (move)
+			snprintf(why, sizeof(why), "%s, but the device's %s interrupts at stake are under the volume "
+				 "threshold (%s)", move, np_count_text(rule == NP_RULE_REMOTE || rule == NP_RULE_OUTSIDE
+									? p->off_target[s->dev] : p->data_volume[s->dev], c),
+				 np_count_text(p->opts->min_interrupts, buf));
+		else
+			snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s",
+				 where == &first->affinity && np_cpuset_count(where) == 1 ? "pinned" : "runs",
+				 np_cpuset_count(where) > 1 ? "s" : "", list ? list : "?",
+				 s->queue >= 0 ? " and its device's share of that core" : "");
 		free(list);
 		count_on(p, s, home_cpu(first), 1);
-		rc = record(p, s, &first->affinity, true, why);
+		rc = record(p, s, &first->affinity, true, NP_RULE_NONE, why);
 	}
 	free(order);
 	return rc;
@@ -570,21 +682,23 @@ static int keep_slots(struct planner *p)
  * loaded by every device's queues, an SMT thread the device does not use
  * yet, where it runs now (nothing moves for nothing), the least loaded
  * thread, then the device's cursor. CPUs at the x86 vector budget are skipped while others remain. */
-static int pick_cpu(struct planner *p, int dev, int home)
+static int pick_cpu(struct planner *p, int dev, int home, int queue)
 {
+	int want = spread_node(p, dev, queue);
 	const struct np_cpuset *t = &p->target[dev];
 	int best = -1, pos = 0, bestrot = 0;
 	unsigned size = np_cpuset_count(t);
-	long long bestkey[8] = { 0 };
+	long long bestkey[9] = { 0 };
 	np_cpuset_foreach(cpu, t) {
 		int c = core_of(p, cpu);
 		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
-		long long key[8] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
+		long long key[9] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
+				     want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want,
 				     p->dcount[dev][c], distance(p, p->anchor[dev], cpu), p->core_load[c], p->dcpu[dev][cpu],
 				     cpu != home, p->load[cpu] };
 		pos++;
 		int cmp = 0;
-		for (int i = 0; i < 8 && !cmp && best >= 0; i++)
+		for (int i = 0; i < 9 && !cmp && best >= 0; i++)
 			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
 		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
 			best = cpu;
@@ -621,8 +735,9 @@ static int place_slots(struct planner *p)
 	for (size_t k = 0; rc == 0 && k < n; k++) {
 		struct slot *s = &p->slots[order[k]];
 		char buf[200], why[400];
-		const char *move = why_move(p, s, buf, sizeof(buf));
-		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)));
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)), s->queue);
 		if (p->vectors[cpu] >= NP_VECTORS_PER_CPU && !p->budget_warned) {
 			p->budget_warned = true;
 			rc = warn(p->plan, "%s (%s): every CPU of its target already holds %d vectors: an x86 CPU has "
@@ -644,8 +759,8 @@ static int place_slots(struct planner *p)
 			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d core%s)",
 				 move ? move : "not placed yet", s->queue, p->nqueues[s->dev],
 				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
-		if ((rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
-			rc = record(p, s, &one, false, why);
+		if (rc == 0 && (rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
+			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
 	/* Say where the budget kept queues away from. */
 	struct np_cpuset full = NP_CPUSET_INIT;
@@ -673,7 +788,8 @@ static int place_slots(struct planner *p)
 		if (s->done)
 			continue;
 		char buf[200], why[400];
-		const char *move = why_move(p, s, buf, sizeof(buf));
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
 		const struct np_irq *irq = slot_irq(p, s, 0);
 		rc = np_cpuset_copy(&one, &p->target[s->dev]);
 		int nvec = 0;
@@ -690,10 +806,59 @@ static int place_slots(struct planner *p)
 				 move ? move : "not placed", what);
 		}
 		if (rc == 0)
-			rc = record(p, s, &one, false, why);
+			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
 	np_cpuset_free(&one);
 	free(order);
+	return rc;
+}
+
+/* A device whose queues the plan places has every data vector pinned: one
+ * kept within a mask wider than a core is set to the CPU the kernel delivers
+ * it to, since within the mask the interrupt controller may pick another
+ * and the device's other queues were placed around this one. */
+static int pin_kept_queues(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	struct np_plan *plan = p->plan;
+	/* per device: the rule of its first data queue change (the pins join that problem) */
+	enum np_rule_id *placing = calloc(m->pci.ndevs + 1, sizeof(*placing));
+	int rc = placing ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		const struct np_irq *irq = r->kind == NP_ATTR_IRQ_AFFINITY ? np_irqs_find((struct np_irqs *)&m->irqs, r->irq) : NULL;
+		if (irq && r->change && np_vector_balanced(&p->cls[irq - m->irqs.v]) && !placing[r->dev])
+			placing[r->dev] = r->rule;
+	}
+	for (size_t i = 0; rc == 0 && i < plan->n; i++) {
+		struct np_rec *r = &plan->v[i];
+		const struct np_irq *irq = r->kind == NP_ATTR_IRQ_AFFINITY ? np_irqs_find((struct np_irqs *)&m->irqs, r->irq) : NULL;
+		if (!irq || r->change || !placing[r->dev])
+			continue;
+		size_t ii = (size_t)(irq - m->irqs.v);
+		int cpu = home_cpu(irq);
+		/* A CPU at the x86 vector budget takes no pin: the kernel may need to move it. */
+		if (!np_vector_balanced(&p->cls[ii]) || cpu < 0 || cpu > m->topo.max_cpu ||
+		    np_cpuset_count(&irq->affinity) <= 1 || p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+			continue;
+		char *reason, *value;
+		if (asprintf(&value, "%d", cpu) < 0)
+			return free(placing), -ENOMEM;
+		if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
+			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0) {
+			free(value);
+			return free(placing), -ENOMEM;
+		}
+		free(r->recommended);
+		free(r->reason);
+		r->recommended = value;
+		r->reason = reason;
+		r->change = true;
+		r->rule = placing[r->dev];
+		np_cpuset_clear(&p->planned[ii]);
+		rc = np_cpuset_set(&p->planned[ii], (unsigned)cpu);
+	}
+	free(placing);
 	return rc;
 }
 
@@ -772,7 +937,7 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 {
 	if (!f->pinned) {
 		*why = "submitters not pinned: forcing completion on them cost 14% IOPS with scheduler-placed "
-		       "processes (seed 004: 47.8 -> 41.0 K ios/s)";
+		       "processes (Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: 47.8 -> 41.0 K ios/s)";
 		return -1;
 	}
 	if (f->per_cpu_queues) {
@@ -781,7 +946,7 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 	}
 	if (f->irq_on_submitters) {
 		*why = "the completion IRQ runs on the submitters' CPUs: forcing it gained nothing "
-		       "(seed 004: 12.312 vs 12.314 K ios/s)";
+		       "(Alan D. Brunelle, linux-kernel, 2008-04-15, 4-way IA64: 12.312 vs 12.314 K ios/s)";
 		return -1;
 	}
 	if (f->shares_l3) {
@@ -790,7 +955,8 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 	}
 	*why = "submitters pinned outside the L3 of the completion IRQ, one queue for them all: 2 completes "
 	       "each request on the submitting CPU itself, 1 on any CPU sharing its cache (2008's "
-	       "rq_affinity=1 is today's 2); seed 004 measured +12.9% IOPS (39.8 -> 45.0 K ios/s) with "
+	       "rq_affinity=1 is today's 2); Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: +12.9% "
+	       "IOPS (39.8 -> 45.0 K ios/s) with "
 	       "pinned submitters off the IRQ CPUs";
 	return 2;
 }
@@ -819,7 +985,8 @@ static int block_recs(struct planner *p, size_t di)
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
-		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name };
+		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name,
+				    .rule = NP_RULE_RQ_AFFINITY };
 		int want;
 		const char *why;
 		if (pol->rq_affinity >= 0) {
@@ -841,42 +1008,36 @@ static int block_recs(struct planner *p, size_t di)
 		if (asprintf(&r.recommended, "%d", want) < 0)
 			r.recommended = NULL;
 		r.reason = strdup(why);
-		rc = add_rec(p->plan, &r);
+		rc = add_rec(p->m, p->plan, &r);
 	}
 	np_cpuset_free(&completions);
 	np_cpuset_free(&near);
 	return rc;
 }
 
-/* The device's IRQ serving a queue: prefer a transmit or combined vector
- * ("output", "tx", "TxRx", "fp") for XPS, a receive one for RPS. */
+/* The device's data vector serving a queue: a transmit or combined one for
+ * XPS, a receive or combined one for RPS; -1 when none. */
 static int queue_irq(const struct planner *p, size_t di, int queue, bool tx)
 {
-	int any = -1;
 	for (size_t i = 0; i < p->m->irqs.n; i++) {
-		const struct np_irq *irq = &p->m->irqs.v[i];
-		if (irq->dev != (int)di || irq->queue != queue)
+		const struct np_vector_class *c = &p->cls[i];
+		if (p->m->irqs.v[i].dev != (int)di || c->role != NP_ROLE_DATA || c->queue != queue)
 			continue;
-		bool is_tx = strstr(irq->name, "output") || strstr(irq->name, "tx") || strstr(irq->name, "TxRx") ||
-			     strstr(irq->name, "-fp-");
-		bool is_rx = strstr(irq->name, "input") || strstr(irq->name, "rx") || strstr(irq->name, "TxRx") ||
-			     strstr(irq->name, "-fp-");
-		if (tx ? is_tx : is_rx)
+		if (c->dir == NP_VEC_COMBINED || c->dir == (tx ? NP_VEC_TX : NP_VEC_RX))
 			return (int)i;
-		if (any < 0 && !strstr(irq->name, tx ? "input" : "output"))
-			any = (int)i;
 	}
-	return any;
+	return -1;
 }
 
 static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
 		   const struct np_cpuset *cur, const struct np_cpuset *want, const char *why)
 {
-	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name };
+	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name,
+			    .rule = kind == NP_ATTR_XPS_CPUS ? NP_RULE_XPS : NP_RULE_RPS };
 	r.current = cur ? list_text(cur) : NULL;
 	r.recommended = list_text(want);
 	r.reason = strdup(why);
-	return add_rec(p->plan, &r);
+	return add_rec(p->m, p->plan, &r);
 }
 
 /* Physical cores among cpus. */
@@ -893,6 +1054,41 @@ static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int
 	return n;
 }
 
+/* Whether the plan changes any of the device's IRQs. */
+static bool irqs_move(const struct planner *p, size_t di)
+{
+	for (size_t i = 0; i < p->plan->n; i++)
+		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
+			return true;
+	return false;
+}
+
+/* One queue per node with CPUs, asked for with --channels per-node: the
+ * layout Tom Herbert measured best in 2009, a judgement today (see the
+ * reason). ethtool -L re-creates the vectors on some drivers, so the plan
+ * is re-made afterwards. */
+static int channels_rec(struct planner *p, size_t di, const struct np_netif *nif)
+{
+	int nodes = 0;
+	for (int i = 0; i < p->m->topo.nnodes; i++)
+		nodes += np_cpuset_intersects(&p->m->topo.nodes[i].cpus, &p->usable);
+	if (nodes < 2 || p->nqueues[di] <= nodes)
+		return 0;
+	struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name,
+			    .rule = NP_RULE_CHANNELS };
+	if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
+		r.current = NULL;
+	if (asprintf(&r.recommended, "%d", nodes) < 0)
+		r.recommended = NULL;
+	if (asprintf(&r.reason, "judgement, on request (--channels per-node): one queue per node; Tom Herbert, "
+		     "netdev, 2009-11-24: 4 RX queues, one per socket, 361862 tps against 226722 with 16, one per "
+		     "CPU, measured while receive buffers were allocated on the device's node, which Linux changed "
+		     "soon after (2.6.37); the same mail measured 923422 tps with local allocation; then re-run "
+		     "advise") < 0)
+		r.reason = NULL;
+	return add_rec(p->m, p->plan, &r);
+}
+
 static int net_recs(struct planner *p, size_t di)
 {
 	const struct np_machine *m = p->m;
@@ -906,27 +1102,19 @@ static int net_recs(struct planner *p, size_t di)
 	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
 		const struct np_netif *nif = &d->net[k];
 		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
-		 * only with a choice of queues to make. */
-		for (int q = 0; q < nif->ntx && nif->ntx > 1 && rc == 0 && (pol->xps_follow_irq || pol->auto_net); q++) {
+		 * only with a choice of queues to make; and only for a device
+		 * whose IRQs move or whose traffic is worth a change. */
+		bool xps_worth = irqs_move(p, di) || p->data_volume[di] >= p->opts->min_interrupts;
+		for (int q = 0; q < nif->ntx && nif->ntx > 1 && rc == 0 && xps_worth &&
+				(pol->xps_follow_irq || pol->auto_net); q++) {
 			int ii = queue_irq(p, di, q, true);
 			if (!nif->xps_known[q] || ii < 0 || !p->has_plan[ii] || np_cpuset_count(&p->planned[ii]) != 1)
 				continue;
 			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &p->planned[ii],
 				     "transmit from the CPU that serves this queue's interrupt in the plan");
 		}
-		if (rc == 0 && p->nqueues[di] && p->ncores[di] && p->nqueues[di] > p->ncores[di] && pol->auto_net) {
-			struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name };
-			if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
-				r.current = NULL;
-			if (asprintf(&r.recommended, "%d", p->ncores[di]) < 0)
-				r.recommended = NULL;
-			if (asprintf(&r.reason, "%d queues for %d usable core%s (%s): queues share cores; seed 003 "
-				     "measured 4 queues, one per socket, at 361862 transactions/s against 226722 with 16, "
-				     "one per CPU (advice only: run it yourself)", p->nqueues[di], p->ncores[di],
-				     p->ncores[di] > 1 ? "s" : "", p->target_why[di]) < 0)
-				r.reason = NULL;
-			rc = add_rec(p->plan, &r);
-		}
+		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
+			rc = channels_rec(p, di, nif);
 		enum np_rps_policy rps = pol->rps;
 		const char *why = NULL;
 		unsigned usable_here = np_cpuset_count(&p->target[di]) ? np_cpuset_count(&p->target[di])
@@ -978,7 +1166,8 @@ static int general_warnings(struct planner *p)
 		rc = warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
 	if (rc == 0 && p->flat)
 		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
-			  "so IRQs stay where they are unless they may run on a CPU the plan forbids");
+			  "so only a device's queues stacked on one core move (to cores of their own), and IRQs on "
+			  "CPUs the plan forbids");
 	return rc;
 }
 
@@ -1017,7 +1206,8 @@ static int default_irq_rec(struct planner *p)
 	np_cpuset_and(&bad, &m->topo.online);
 	np_cpuset_andnot(&bad, &p->usable);
 	if (rc == 0 && !np_cpuset_empty(&bad)) {
-		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1 };
+		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1,
+				    .rule = NP_RULE_DEFAULT_AFFINITY };
 		const struct np_cpuset *why_set[] = { &m->topo.isolated, &m->topo.nohz_full, &p->opts->exclude };
 		static const char *const why_name[] = { "isolated", "nohz_full", "excluded" };
 		char why[48] = "";
@@ -1032,7 +1222,7 @@ static int default_irq_rec(struct planner *p)
 				      list, why) < 0)
 			r.reason = NULL;
 		free(list);
-		rc = add_rec(p->plan, &r);
+		rc = add_rec(p->m, p->plan, &r);
 	}
 	np_cpuset_free(&bad);
 	return rc;
@@ -1059,13 +1249,19 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.dcpu = calloc(ndev, sizeof(int *));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
+	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
+	p.off_target = calloc(ndev, sizeof(*p.off_target));
+	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
 	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.target && p.target_why && p.anchor &&
-				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan
+				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan &&
+				 p.off_target && p.data_volume && p.cls
 			 ? 0
 			 : -ENOMEM;
 	if (rc == 0) {
 		for (size_t c = 0; c < ncpu; c++)
 			p.core_of[c] = -1;
+		for (size_t i = 0; i < m->irqs.n; i++)
+			np_vector_classify(m->irqs.v[i].name, &p.cls[i]);
 		for (size_t i = 0; i < m->irqs.n; i++) {
 			int cpu = home_cpu(&m->irqs.v[i]);
 			if (cpu >= 0 && (size_t)cpu < ncpu)
@@ -1088,6 +1284,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = build_slots(&p);
 	if (rc == 0)
 		rc = size_devices(&p);
+	if (rc == 0)
+		rc = weigh_devices(&p);
 	/* Queues the plan does not place (other devices', managed ones) still
 	 * load their CPUs: balance against them too. */
 	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
@@ -1103,6 +1301,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = keep_slots(&p);
 	if (rc == 0)
 		rc = place_slots(&p);
+	if (rc == 0)
+		rc = pin_kept_queues(&p);
 	if (rc == 0)
 		rc = irqbalance_warning(&p);
 	if (rc == 0)
@@ -1144,6 +1344,9 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.dcpu);
 	free(p.planned);
 	free(p.has_plan);
+	free(p.cls);
+	free(p.off_target);
+	free(p.data_volume);
 	free(p.refs);
 	free(p.slots);
 	if (rc)

@@ -14,6 +14,7 @@
 #include "attr.h"
 #include "machine.h"
 #include "profile.h"
+#include "rules.h"
 
 /* What to do with one device; the command line gives every selected device
  * the same policy, profile rules give each its own. */
@@ -37,10 +38,18 @@ struct np_advise_opts {
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
 	bool devices_only;           /* the devices' settings only, nothing machine-wide
 				      * (profile rules speak for the devices they match) */
+	/* Interrupts a device must carry for its IRQs to move for locality or
+	 * balance (0: any; a profile's rules always apply). An IRQ on a CPU the
+	 * plan forbids moves whatever its volume. */
+	unsigned long long min_interrupts;
+	bool channels_per_node;      /* also offer one queue per node (ethtool -L), as judgement */
 };
 
+/* One change (or a value kept) and the rule of the problem it fixes. */
 struct np_rec {
 	enum np_attr kind;
+	struct np_target target; /* {attr, target, value}: kind, this, recommended */
+	enum np_rule_id rule;  /* the problem it fixes; NP_RULE_NONE when kept */
 	int dev;            /* index into m->pci.devs; -1 for a machine-wide kind */
 	int irq;            /* -1 when not an IRQ */
 	int queue;          /* -1 when none */
@@ -52,7 +61,8 @@ struct np_rec {
 	char *reason;
 	bool change;        /* current differs from recommended; false: kept as it is */
 	unsigned long long interrupts; /* IRQ recommendations: interrupts at stake (of the queue's vectors) */
-	double remote;      /* their share handled today off the nodes of its target (0..1) */
+	double remote;      /* their share handled today off the device's node (0..1), whatever the policy */
+	int node_move;      /* +1: moves work onto the device's node, -1: off it, 0: neither */
 	double impact;      /* interrupts x distance: the order of the recommendations */
 };
 
@@ -65,7 +75,8 @@ struct np_plan {
 	size_t nnotes;
 };
 
-/* The facts rq_affinity is decided on, and the decision (seed 004). */
+/* The facts rq_affinity is decided on, and the decision (Alan D. Brunelle's
+ * measurements, linux-kernel, 2008-04-15). */
 struct np_rq_facts {
 	bool pinned;            /* submitters bound to known CPUs */
 	bool irq_on_submitters; /* a completion CPU is one of the submitters' */

@@ -10,30 +10,14 @@
 #include "cpudesc.h"
 #include "quote.h"
 
-/* One row per kind: how much an interrupt at stake weighs. An interrupt on an
- * isolated CPU stalls the latency-critical work kept there; a remote one
- * costs a cross-node cache miss or two. */
-static const struct kind {
-	const char *name;
+/* What a rule's problems weigh per interrupt at stake, and how bad they are.
+ * An interrupt on an isolated CPU stalls the latency-critical work kept
+ * there; a remote one costs a cross-node cache miss or two. */
+struct weight {
 	enum np_severity severity;
 	double factor;
-} kinds[] = {
-	{ "irq_on_isolated_cpus", NP_WARNING, 2.0 },
-	{ "remote_irqs", NP_WARNING, 1.0 },
-	{ "rq_affinity_remote", NP_WARNING, 0.5 },
-	{ "system_irqs_on_isolated_cpus", NP_WARNING, 0.5 },
-	{ "no_numa_node", NP_WARNING, 0.1 },
-	{ "irqbalance", NP_WARNING, 0 },
-	{ "managed_irqs", NP_INFO, 0 },
 };
-
-static const struct kind *kind_of(const char *name)
-{
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kinds[i].name, name))
-			return &kinds[i];
-	return NULL;
-}
+static const struct weight *weight_of(enum np_rule_id rule);
 
 const char *np_severity_name(enum np_severity s)
 {
@@ -64,13 +48,14 @@ static void finding_free(struct np_finding *x)
 	free(x->who);
 	free(x->fix);
 	free(x->per_node);
+	free(x->fixes);
 	np_cpuset_free(&x->cpus);
 }
 
 /* A new finding of kind at the end of f, its message from fmt; NULL on ENOMEM. */
-static struct np_finding *add(struct np_findings *f, const char *kind, const char *subject, const char *fmt, ...)
+static struct np_finding *add(struct np_findings *f, enum np_rule_id rule, const char *subject, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static struct np_finding *add(struct np_findings *f, const char *kind, const char *subject, const char *fmt, ...)
+static struct np_finding *add(struct np_findings *f, enum np_rule_id rule, const char *subject, const char *fmt, ...)
 {
 	struct np_finding *more = realloc(f->v, (f->n + 1) * sizeof(*more));
 	if (!more)
@@ -78,9 +63,9 @@ static struct np_finding *add(struct np_findings *f, const char *kind, const cha
 	f->v = more;
 	struct np_finding *x = &f->v[f->n];
 	memset(x, 0, sizeof(*x));
-	const struct kind *k = kind_of(kind);
-	x->severity = k ? k->severity : NP_INFO;
-	x->kind = kind;
+	x->severity = weight_of(rule)->severity;
+	x->rule = rule;
+	x->kind = np_rule_name(rule);
 	x->dev = -1;
 	x->irq = -1;
 	x->subject = strdup(subject);
@@ -117,11 +102,11 @@ static char *dev_who(const struct np_machine *m, const struct np_pci_dev *d)
 
 /* A command line to be run as shown (eval'd even): the name quoted for the
  * shell, or the PCI address for a name whose bytes do not show. */
-static char *fix_for(const struct np_pci_dev *d)
+static char *fix_for(const char *hint, const struct np_pci_dev *d)
 {
 	const char *name = d->nnet ? d->net[0].name : d->nblock ? d->block[0].name : d->addr;
 	char *quoted = np_shell_quote(np_printable(name) ? name : d->addr), *out;
-	if (!quoted || asprintf(&out, "numaplace advise --device %s", quoted) < 0)
+	if (!quoted || asprintf(&out, "%s --device %s", hint, quoted) < 0)
 		out = NULL;
 	free(quoted);
 	return out;
@@ -166,8 +151,7 @@ static void take(struct np_finding *x, struct tally *t, unsigned long long at_st
 	x->cpus = t->cpus;
 	t->per_node = NULL;
 	t->cpus = (struct np_cpuset)NP_CPUSET_INIT;
-	const struct kind *k = kind_of(x->kind);
-	x->weight = (double)at_stake * (k ? k->factor : 0);
+	x->weight = (double)at_stake * weight_of(x->rule)->factor;
 }
 
 /* "IRQ 50", "9 IRQs" */
@@ -227,14 +211,13 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 	char *where = np_cpus_where(&m->topo, &t.cpus), a[16], b[16];
 	struct np_finding *x = NULL;
 	if (who && shares && where)
-		x = add(f, "remote_irqs", d->addr, "%s: %s on %s; %s of %s interrupts ran off node %d (%s)",
+		x = add(f, NP_RULE_REMOTE, d->addr, "%s: %s on %s; %s of %s interrupts ran off node %d (%s)",
 			who, irqs_text(&t), where, np_count_text(t.remote, a), np_count_text(t.total, b), node, shares);
 	if (x) {
 		x->dev = (int)di;
 		x->who = who;
 		who = NULL;
 		x->what = "remote";
-		x->fix = fix_for(d);
 		take(x, &t, t.remote);
 		x->minor = t.remote < f->min_interrupts;
 	}
@@ -242,7 +225,7 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 	free(shares);
 	free(where);
 	tally_free(&t);
-	return x && x->fix ? 0 : -ENOMEM;
+	return x ? 0 : -ENOMEM;
 }
 
 static bool quiet_cpus(const struct np_machine *m, struct np_cpuset *quiet)
@@ -300,7 +283,7 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 		who = NULL;
 	struct np_finding *x = NULL;
 	if (who && cpus)
-		x = add(f, di >= 0 ? "irq_on_isolated_cpus" : "system_irqs_on_isolated_cpus",
+		x = add(f, di >= 0 ? NP_RULE_ISOLATED : NP_RULE_SYSTEM_ISOLATED,
 			di >= 0 ? m->pci.devs[di].addr : "system irqs",
 			"%s: %s on isolated CPU%s %s; %s of %s interrupts ran there",
 			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus,
@@ -310,7 +293,6 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 		x->who = who;
 		who = NULL;
 		x->what = "on isolated CPUs";
-		x->fix = di >= 0 ? fix_for(&m->pci.devs[di]) : strdup("numaplace advise (moves them to housekeeping CPUs)");
 		take(x, &t, t.quiet);
 		x->minor = t.quiet < f->min_interrupts;
 	}
@@ -318,66 +300,406 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 	free(who);
 	free(cpus);
 	tally_free(&t);
-	return x && x->fix ? 0 : -ENOMEM;
+	return x ? 0 : -ENOMEM;
 }
 
-/* Device-level findings: node unknown, remote IRQs, managed IRQs,
- * rq_affinity 0 with remote completions, IRQs on isolated CPUs. */
-static int device_findings(const struct np_machine *m, size_t di, const struct np_cpuset *quiet,
-			   struct np_findings *f)
-{
-	const struct np_pci_dev *d = &m->pci.devs[di];
-	bool inferred;
-	int node = np_device_node(m, d, &inferred);
-	struct np_irq_summary s;
-	struct np_finding *x;
-	int rc = 0;
+/* What a rule's emitter sees. */
+struct judge {
+	const struct np_machine *m;
+	const struct np_advise_opts *opts;
+	struct np_findings *f;
+	struct np_cpuset quiet;     /* isolated and nohz_full CPUs */
+	bool *attached;             /* per plan record: it fixes a finding already */
+};
 
-	np_device_irq_summary(m, di, &s);
-	bool matters = np_pci_dev_matters(d, s.nirqs > 0);
-	if (m->topo.nnodes > 1 && d->numa_node < 0 && matters) {
+static int rule_irqbalance(struct judge *j)
+{
+	if (!j->m->irqbalance)
+		return 0;
+	struct np_finding *x = add(j->f, NP_RULE_IRQBALANCE, "irqbalance",
+				   "irqbalance is running: it rewrites IRQ affinities every 10 s and will undo any placement");
+	if (!x || !(x->who = strdup("irqbalance")) ||
+	    !(x->fix = strdup("numaplace apply bans the IRQs it places (--irqbalance ban)")))
+		return -ENOMEM;
+	x->what = "running";
+	return 0;
+}
+
+static bool selected(const struct judge *j, size_t di)
+{
+	return j->opts->devices && j->opts->devices[di].selected;
+}
+
+static int rule_no_node(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		bool inferred;
+		int node = np_device_node(m, d, &inferred);
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (!selected(j, di) || m->topo.nnodes <= 1 || d->numa_node >= 0 || !np_pci_dev_matters(d, s.nirqs > 0))
+			continue;
+		struct np_finding *x;
 		if (inferred)
-			x = add(f, "no_numa_node", d->addr,
+			x = add(j->f, NP_RULE_NO_NODE, d->addr,
 				"%s (%s): firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
 				d->addr, dev_label(d), node, node);
 		else
-			x = add(f, "no_numa_node", d->addr,
+			x = add(j->f, NP_RULE_NO_NODE, d->addr,
 				"%s (%s): firmware reports no NUMA node, so its locality is unknown", d->addr, dev_label(d));
 		if (!x || !(x->who = dev_who(m, d)))
 			return -ENOMEM;
 		x->dev = (int)di;
 		x->what = "no NUMA node";
 		x->total = s.total;
-		x->weight = (double)s.total * kind_of(x->kind)->factor;
+		x->weight = (double)s.total * weight_of(x->rule)->factor;
 	}
-	if (node >= 0 && matters && (rc = remote_finding(m, di, node, f)))
-		return rc;
-	if (s.nmanaged > 0) {
-		x = add(f, "managed_irqs", d->addr, "%s (%s): %d of %d IRQs are managed%s: the kernel spreads them per CPU and owns their placement",
-			d->addr, dev_label(d), s.nmanaged, s.nirqs, m->irqs.debugfs ? "" : " (inferred from the driver)");
+	return 0;
+}
+
+static int rule_remote(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		int node = np_device_node(m, d, NULL);
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected(j, di) && node >= 0 && np_pci_dev_matters(d, s.nirqs > 0))
+			rc = remote_finding(m, di, node, j->f);
+	}
+	return rc;
+}
+
+static int rule_isolated(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->quiet); di++) {
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
+			rc = isolated_finding(m, (int)di, &j->quiet, j->f);
+	}
+	return rc;
+}
+
+static int rule_system_isolated(struct judge *j)
+{
+	return np_cpuset_empty(&j->quiet) ? 0 : isolated_finding(j->m, -1, &j->quiet, j->f);
+}
+
+static int rule_managed(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (!selected(j, di) || s.nmanaged == 0)
+			continue;
+		struct np_finding *x = add(j->f, NP_RULE_MANAGED, d->addr,
+					   "%s (%s): %d of %d IRQs are managed%s: the kernel spreads them per CPU and owns "
+					   "their placement", d->addr, dev_label(d), s.nmanaged, s.nirqs,
+					   m->irqs.debugfs ? "" : " (inferred from the driver)");
 		if (!x)
 			return -ENOMEM;
 		x->dev = (int)di;
 	}
-	for (size_t b = 0; b < d->nblock; b++) {
-		if (d->block[b].rq_affinity != 0 || s.remote == 0)
-			continue;
-		char c[16];
-		x = add(f, "rq_affinity_remote", d->block[b].name,
-			"%s: rq_affinity is 0 and %s of %s's completions (%.0f%%) ran off node %d: "
-			"completions run where the interrupt lands, not near the submitter",
-			d->block[b].name, np_count_text(s.remote, c), d->addr, 100.0 * (double)s.remote / (double)s.total, node);
-		if (!x || !(x->who = dev_who(m, d)) || asprintf(&x->fix, "echo 2 > /sys/block/%s/queue/rq_affinity", d->block[b].name) < 0)
-			return -ENOMEM;
-		x->dev = (int)di;
-		x->what = "rq_affinity 0";
-		x->interrupts = s.remote;
-		x->total = s.total;
-		x->weight = (double)s.remote * kind_of(x->kind)->factor;
-		x->minor = s.remote < f->min_interrupts;
+	return 0;
+}
+
+/* The sentence of a problem that the plan finds (the facts of its changes). */
+static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, const struct np_rec *first,
+			  const struct tally *t, size_t nfixes)
+{
+	const struct np_machine *m = j->m;
+	char *who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup("new IRQs"), *out = NULL;
+	char *where = t->nirqs ? np_cpus_where(&m->topo, &t->cpus) : NULL, a[16];
+	const char *subject = first->net ? first->net : first->block ? first->block : "";
+	int n = -1;
+	if (!who || (t->nirqs && !where)) {
+		free(who);
+		free(where);
+		return NULL;
 	}
-	if (matters && !np_cpuset_empty(quiet))
-		rc = isolated_finding(m, (int)di, quiet, f);
+	switch (rule) {
+	case NP_RULE_OUTSIDE:
+		n = asprintf(&out, "%s: %s on %s, outside the CPUs the policy gives it; %s interrupts", who,
+			     irqs_text(t), where, np_count_text(t->total, a));
+		break;
+	case NP_RULE_BALANCE:
+		if (di >= 0 && j->opts->devices[di].irqs == NP_IRQS_SPREAD)
+			n = asprintf(&out, "%s: %s of its data queues on %s, not one per core with queue i on node i "
+				     "mod the nodes; %s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
+		else
+			n = asprintf(&out, "%s: %s of its data queues delivered on %s, more than a core's share each; "
+				     "%s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
+		break;
+	case NP_RULE_APART:
+		n = asprintf(&out, "%s: the vectors of its queue pairs run apart (%s on %s)", who, irqs_text(t), where);
+		break;
+	case NP_RULE_UNREADABLE:
+		n = asprintf(&out, "%s: %s with an unreadable affinity", who, irqs_text(t));
+		break;
+	case NP_RULE_ISOLATED:
+		n = asprintf(&out, "%s: %s whose mask allows isolated, nohz_full or excluded CPUs (delivered on %s)", who,
+			     irqs_text(t), where);
+		break;
+	case NP_RULE_REMOTE:
+		n = asprintf(&out, "%s: %s on %s, off its node", who, irqs_text(t), where);
+		break;
+	case NP_RULE_RQ_AFFINITY:
+		n = asprintf(&out, "%s: rq_affinity %s, %s fits: %s", subject, first->current ? first->current : "?",
+			     first->recommended, first->reason);
+		break;
+	case NP_RULE_RPS:
+		n = asprintf(&out, "%s: RPS of %zu receive queue%s: %s", subject, nfixes, nfixes > 1 ? "s" : "",
+			     first->reason);
+		break;
+	case NP_RULE_XPS:
+		n = asprintf(&out, "%s: XPS of %zu transmit queue%s does not follow their IRQs", subject, nfixes,
+			     nfixes > 1 ? "s" : "");
+		break;
+	case NP_RULE_CHANNELS:
+		n = asprintf(&out, "%s: %s queues, %s on request: %s", subject, first->current ? first->current : "?",
+			     first->recommended, first->reason);
+		break;
+	default:
+		n = di >= 0 ? asprintf(&out, "%s: %s", who, first->reason) : asprintf(&out, "%s", first->reason);
+		break;
+	}
+	free(who);
+	free(where);
+	return n < 0 ? NULL : out;
+}
+
+static int attach(struct judge *j, struct np_finding *x, size_t rec)
+{
+	size_t *more = realloc(x->fixes, (x->nfixes + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	x->fixes = more;
+	x->fixes[x->nfixes++] = rec;
+	j->attached[rec] = true;
+	return 0;
+}
+
+/* Where a change puts an IRQ's work today, for the facts. */
+static int tally_rec(struct judge *j, struct tally *t, const struct np_rec *r)
+{
+	struct np_irq *irq = r->irq >= 0 ? np_irqs_find((struct np_irqs *)&j->m->irqs, r->irq) : NULL;
+	if (!irq)
+		return 0;
+	const struct np_cpuset *cpus = irq->has_effective && !np_cpuset_empty(&irq->effective) ? &irq->effective
+											 : irq->has_affinity ? &irq->affinity : &irq->ran_on;
+	return tally_add(j->m, t, irq, cpus);
+}
+
+/* The plan's changes of this rule that no finding took yet: one problem per
+ * device (or one machine-wide), stated from them. */
+static int rule_from_plan(struct judge *j, enum np_rule_id rule)
+{
+	const struct np_plan *plan = &j->f->plan;
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (int di = -1; di < (int)m->pci.ndevs && rc == 0; di++) {
+		struct tally t = { 0 };
+		size_t first = SIZE_MAX, n = 0;
+		for (size_t i = 0; i < plan->n && rc == 0; i++) {
+			const struct np_rec *r = &plan->v[i];
+			if (!r->change || r->rule != rule || r->dev != di || j->attached[i])
+				continue;
+			if (first == SIZE_MAX)
+				first = i;
+			n++;
+			rc = tally_rec(j, &t, r);
+		}
+		if (first == SIZE_MAX || rc) {
+			tally_free(&t);
+			continue;
+		}
+		char *msg = plan_message(j, rule, di, &plan->v[first], &t, n);
+		const struct np_rec *r0 = &plan->v[first];
+		struct np_finding *x = msg ? add(j->f, rule, di >= 0 ? m->pci.devs[di].addr : np_rule_name(rule), "%s", msg)
+					   : NULL;
+		free(msg);
+		if (!x) {
+			tally_free(&t);
+			return -ENOMEM;
+		}
+		x->dev = di;
+		x->who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup(r0->target.net ? r0->target.net : "new IRQs");
+		x->what = np_rule_name(rule);
+		take(x, &t, t.total);
+		tally_free(&t);
+		if (!x->who)
+			return -ENOMEM;
+		for (size_t i = first; i < plan->n && rc == 0; i++) {
+			const struct np_rec *r = &plan->v[i];
+			if (r->change && r->rule == rule && r->dev == di && !j->attached[i])
+				rc = attach(j, x, i);
+		}
+	}
+	return rc;
+}
+
+#define FROM_PLAN(name, id) \
+	static int name(struct judge *j) { return rule_from_plan(j, id); }
+FROM_PLAN(rule_outside, NP_RULE_OUTSIDE)
+FROM_PLAN(rule_balance, NP_RULE_BALANCE)
+FROM_PLAN(rule_apart, NP_RULE_APART)
+FROM_PLAN(rule_unreadable, NP_RULE_UNREADABLE)
+FROM_PLAN(rule_rq_affinity, NP_RULE_RQ_AFFINITY)
+FROM_PLAN(rule_rps, NP_RULE_RPS)
+FROM_PLAN(rule_xps, NP_RULE_XPS)
+FROM_PLAN(rule_channels, NP_RULE_CHANNELS)
+FROM_PLAN(rule_default_affinity, NP_RULE_DEFAULT_AFFINITY)
+FROM_PLAN(rule_remote_left, NP_RULE_REMOTE)
+FROM_PLAN(rule_isolated_left, NP_RULE_ISOLATED)
+
+/* The rules: each looks at one thing and emits its problems. Facts first
+ * (they take the plan's changes of their rule for their device), then what
+ * only the plan sees. Adding a rule is a row here and an id in rules.h. */
+static const struct rule {
+	enum np_rule_id id;
+	const char *name;
+	const char *looks_at;
+	struct weight weight;
+	int (*emit)(struct judge *j);
+} rules[] = {
+	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, rule_irqbalance },
+	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus",
+	  "each device's IRQs against isolated, nohz_full and excluded CPUs", { NP_WARNING, 2.0 }, rule_isolated },
+	{ NP_RULE_REMOTE, "remote_irqs", "where each device's interrupts were delivered, against its node",
+	  { NP_WARNING, 1.0 }, rule_remote },
+	{ NP_RULE_SYSTEM_ISOLATED, "system_irqs_on_isolated_cpus", "system IRQs (timer, PCIe ports) on isolated CPUs",
+	  { NP_WARNING, 0.5 }, rule_system_isolated },
+	{ NP_RULE_NO_NODE, "no_numa_node", "each device's numa_node", { NP_WARNING, 0.1 }, rule_no_node },
+	{ NP_RULE_MANAGED, "managed_irqs", "IRQs the kernel manages", { NP_INFO, 0 }, rule_managed },
+	{ NP_RULE_OUTSIDE, "irqs_outside_policy", "where each device's IRQs are delivered, against the policy's CPUs",
+	  { NP_WARNING, 1.0 }, rule_outside },
+	{ NP_RULE_BALANCE, "stacked_queues", "each device's data queues per core, where the kernel delivers them",
+	  { NP_WARNING, 0.5 }, rule_balance },
+	{ NP_RULE_APART, "queue_vectors_apart", "the vectors of each queue pair", { NP_WARNING, 0.5 }, rule_apart },
+	{ NP_RULE_UNREADABLE, "affinity_unreadable", "each IRQ's affinity file", { NP_WARNING, 0 }, rule_unreadable },
+	{ NP_RULE_RQ_AFFINITY, "rq_affinity", "block completions against the submitters' CPUs", { NP_WARNING, 0.5 },
+	  rule_rq_affinity },
+	{ NP_RULE_RPS, "rps", "receive packet steering against the hardware queues", { NP_WARNING, 0 }, rule_rps },
+	{ NP_RULE_XPS, "xps", "transmit queues against the CPUs serving their IRQs", { NP_WARNING, 0 }, rule_xps },
+	{ NP_RULE_CHANNELS, "channels", "queues per node (--channels per-node)", { NP_WARNING, 0 }, rule_channels },
+	{ NP_RULE_DEFAULT_AFFINITY, "default_irq_affinity", "where new IRQs start", { NP_WARNING, 0 },
+	  rule_default_affinity },
+	/* Changes of a fact rule whose fact is under the report's radar (an
+	 * IRQ that may run on an isolated CPU but never did). */
+	{ NP_RULE_REMOTE, "remote_irqs", NULL, { NP_WARNING, 1.0 }, rule_remote_left },
+	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus", NULL, { NP_WARNING, 2.0 }, rule_isolated_left },
+};
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+static const struct rule *rule_row(enum np_rule_id id)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		if (rules[i].id == id)
+			return &rules[i];
+	return NULL;
+}
+
+static const struct weight *weight_of(enum np_rule_id rule)
+{
+	static const struct weight none = { NP_INFO, 0 };
+	const struct rule *r = rule_row(rule);
+	return r ? &r->weight : &none;
+}
+
+const char *np_rule_name(enum np_rule_id rule)
+{
+	const struct rule *r = rule_row(rule);
+	return r ? r->name : "none";
+}
+
+const char *np_rule_looks_at(enum np_rule_id rule)
+{
+	const struct rule *r = rule_row(rule);
+	return r ? r->looks_at : NULL;
+}
+
+/* Whether a fact counts the IRQ a change moves (the same tests as its
+ * emitter's): a change for an IRQ the fact leaves out (a managed one beside
+ * it, one that never fired there) is a problem of its own. */
+static bool fact_covers(const struct judge *j, const struct np_finding *x, const struct np_rec *r)
+{
+	const struct np_irq *irq = r->irq >= 0 ? np_irqs_find((struct np_irqs *)&j->m->irqs, r->irq) : NULL;
+	if (!irq)
+		return false;
+	if (x->rule == NP_RULE_ISOLATED)
+		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->quiet)) || irq->quiet > 0;
+	if (x->rule == NP_RULE_REMOTE) {
+		int node = np_device_node(j->m, &j->m->pci.devs[x->dev], NULL);
+		return irq->total && np_irq_remote_share(j->m, irq, node) > 0;
+	}
+	return true;
+}
+
+/* Whether the plan moves some of the device's IRQs onto its node (fixing
+ * its remote interrupts on the way to fixing a heavier problem). */
+static bool moves_onto_node(const struct np_plan *plan, int dev)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].dev == dev && plan->v[i].change && plan->v[i].node_move > 0)
+			return true;
+	return false;
+}
+
+/* The plan's changes of a fact's rule for its device fix it. A fact the plan
+ * does not fix is no problem under this policy (a device's interrupts off
+ * its node under "spread"), or none the plan can fix (managed IRQs): it is
+ * said, with no command to run. */
+static int judge_facts(struct judge *j, size_t from)
+{
+	struct np_findings *f = j->f;
+	int rc = 0;
+	for (size_t k = from; k < f->n && rc == 0; k++) {
+		struct np_finding *x = &f->v[k];
+		/* Its own IRQs' changes first; then, once it is a problem the
+		 * plan fixes, the same kind of change for the device's other IRQs. */
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < f->plan.n && rc == 0 && (pass == 0 || x->nfixes); i++) {
+				const struct np_rec *r = &f->plan.v[i];
+				if (r->change && r->rule == x->rule && r->dev == x->dev && x->dev >= 0 && !j->attached[i] &&
+				    (pass == 1 || fact_covers(j, x, r)))
+					rc = attach(j, x, i);
+			}
+		/* Off its node is a problem under local only (the policy that
+		 * puts a device's work on its node). */
+		if (x->rule == NP_RULE_REMOTE &&
+		    (j->opts->devices[x->dev].irqs != NP_IRQS_LOCAL ||
+		     (x->nfixes == 0 && !moves_onto_node(&f->plan, x->dev))))
+			x->severity = NP_INFO;
+	}
+	return rc;
+}
+
+/* XPS follows the IRQs: its changes belong to the problem that moves them. */
+static int xps_with_its_irqs(struct judge *j)
+{
+	struct np_findings *f = j->f;
+	int rc = 0;
+	for (size_t i = 0; i < f->plan.n && rc == 0; i++) {
+		const struct np_rec *r = &f->plan.v[i];
+		if (!r->change || r->rule != NP_RULE_XPS || j->attached[i])
+			continue;
+		for (size_t k = 0; k < f->n; k++) {
+			struct np_finding *x = &f->v[k];
+			if (x->dev == r->dev && x->nfixes && f->plan.v[x->fixes[0]].kind == NP_ATTR_IRQ_AFFINITY) {
+				rc = attach(j, x, i);
+				break;
+			}
+		}
+	}
 	return rc;
 }
 
@@ -394,26 +716,42 @@ static int by_importance(const void *a, const void *b)
 	return strcmp(x->subject, y->subject);
 }
 
-int np_findings_collect(const struct np_machine *m, unsigned long long min_interrupts, struct np_findings *out)
+int np_findings_collect(const struct np_machine *m, const struct np_advise_opts *opts, const char *fix_hint,
+			struct np_findings *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->min_interrupts = min_interrupts;
-	struct np_cpuset quiet = NP_CPUSET_INIT;
-	int rc = quiet_cpus(m, &quiet) ? 0 : -ENOMEM;
-	if (!rc && m->irqbalance) {
-		struct np_finding *x = add(out, "irqbalance", "irqbalance",
-					   "irqbalance is running: it rewrites IRQ affinities every 10 s and will undo any placement");
-		if (!x || !(x->who = strdup("irqbalance")) ||
-		    !(x->fix = strdup("numaplace apply bans the IRQs it places (--irqbalance ban)")))
-			rc = -ENOMEM;
-		else
-			x->what = "running";
+	out->min_interrupts = opts->min_interrupts;
+	struct judge j = { .m = m, .opts = opts, .f = out };
+	int rc = quiet_cpus(m, &j.quiet) ? 0 : -ENOMEM;
+	if (rc == 0)
+		rc = np_advise(m, opts, &out->plan);
+	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < NRULES && rc == 0; i++) {
+		size_t before = out->n;
+		rc = rules[i].emit(&j);
+		if (rc == 0)
+			rc = judge_facts(&j, before);
+		if (rc == 0)
+			rc = xps_with_its_irqs(&j);
 	}
-	for (size_t i = 0; !rc && i < m->pci.ndevs; i++)
-		rc = device_findings(m, i, &quiet, out);
-	if (!rc && !np_cpuset_empty(&quiet))
-		rc = isolated_finding(m, -1, &quiet, out);
-	np_cpuset_free(&quiet);
+	/* A problem with a fix is one the plan found worth its volume; one
+	 * without is a fact, said with nothing to run. */
+	for (size_t k = 0; k < out->n && rc == 0; k++) {
+		struct np_finding *x = &out->v[k];
+		if (x->nfixes || (x->rule == NP_RULE_REMOTE && x->severity == NP_WARNING && !x->minor)) {
+			x->minor = false;
+			x->severity = NP_WARNING;
+			if (x->dev >= 0)
+				x->fix = fix_for(fix_hint, &m->pci.devs[x->dev]);
+			else
+				x->fix = strdup(fix_hint);
+			if (!x->fix)
+				rc = -ENOMEM;
+		}
+	}
+	np_cpuset_free(&j.quiet);
+	free(j.attached);
 	if (rc) {
 		np_findings_free(out);
 		return rc;
@@ -421,6 +759,31 @@ int np_findings_collect(const struct np_machine *m, unsigned long long min_inter
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), by_importance);
 	return 0;
+}
+
+unsigned long long np_findings_threshold(double seconds)
+{
+	return seconds > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * seconds + 0.5) : NP_FINDINGS_MIN_INTERRUPTS;
+}
+
+int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
+		       struct np_advise_opts *o)
+{
+	if (!(o->devices = calloc(m->pci.ndevs + 1, sizeof(*o->devices))))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
+							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
+							   .xps_follow_irq = true, .auto_net = true };
+	return 0;
+}
+
+void np_advise_opts_free(struct np_advise_opts *o)
+{
+	free(o->devices);
+	o->devices = NULL;
+	np_cpuset_free(&o->app_cpus);
+	np_cpuset_free(&o->exclude);
 }
 
 size_t np_findings_summary(const struct np_findings *f)
@@ -436,5 +799,6 @@ void np_findings_free(struct np_findings *f)
 	for (size_t i = 0; i < f->n; i++)
 		finding_free(&f->v[i]);
 	free(f->v);
+	np_plan_free(&f->plan);
 	memset(f, 0, sizeof(*f));
 }

@@ -1,21 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What a report points out: placements that cost performance, and facts the
- * user must know before changing anything. One finding per (kind, device or
- * class of IRQs), stated from the counts and effective affinities (what
- * happened, not what may), weighed by the interrupts at stake. */
+/* The problem list: what a report points out and what advise changes, one
+ * list for both. Each row of the rules table (findings.c) looks at one thing
+ * and emits problems: the facts (which IRQs, where they were delivered, the
+ * volume: the same under every policy), how heavy the problem is, and the
+ * plan's changes that fix it. Whether a fact is a problem depends on the
+ * policy: a device's interrupts off its node are one under "local", a fact
+ * under "spread". One finding per (rule, device or class of IRQs). */
 #ifndef NUMAPLACE_FINDINGS_H
 #define NUMAPLACE_FINDINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "advise.h"
 #include "machine.h"
+#include "rules.h"
 
 enum np_severity { NP_INFO, NP_WARNING };
 
 struct np_finding {
 	enum np_severity severity;
-	const char *kind;   /* stable identifier: "remote_irqs", "no_numa_node", ... */
+	enum np_rule_id rule;
+	const char *kind;   /* the rule's stable name: "remote_irqs", "no_numa_node", ... */
 	char *subject;      /* the objects involved: "0000:22:00.0", "system irqs", "sda" */
 	char *message;      /* one line of facts, says why it matters */
 	/* The facts the summary is made of. */
@@ -30,12 +36,15 @@ struct np_finding {
 	char *fix;          /* the command that fixes it, NULL when none */
 	double weight;      /* interrupts at stake x severity of the kind */
 	bool minor;         /* under the volume threshold: shown only on request */
+	size_t *fixes;      /* the changes that fix it: indexes into the plan */
+	size_t nfixes;
 };
 
 struct np_findings {
 	struct np_finding *v; /* heaviest first */
 	size_t n;
 	unsigned long long min_interrupts; /* the volume threshold applied */
+	struct np_plan plan;  /* every change (and every value kept), each fixing one finding */
 };
 
 /* Remote or isolated-CPU interrupts under this many (per device, since boot)
@@ -44,14 +53,31 @@ struct np_findings {
 /* The same over a sampled interval, a second. */
 #define NP_FINDINGS_MIN_RATE 100.0
 
-/* min_interrupts: the volume threshold (NP_FINDINGS_MIN_INTERRUPTS for
- * counts since boot; scaled for an interval). */
-int np_findings_collect(const struct np_machine *m, unsigned long long min_interrupts, struct np_findings *out);
+/* The volume threshold: NP_FINDINGS_MIN_INTERRUPTS since boot, or
+ * NP_FINDINGS_MIN_RATE a second over an interval of seconds (> 0). */
+unsigned long long np_findings_threshold(double seconds);
+
+/* The command line's policy for every device selected (selected: one per
+ * PCI function): what advise and report judge by. Free with
+ * np_advise_opts_free. */
+int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
+		       struct np_advise_opts *o);
+void np_advise_opts_free(struct np_advise_opts *o);
+
+/* The problems of m under the policy of opts (opts->min_interrupts: the
+ * volume threshold, NP_FINDINGS_MIN_INTERRUPTS for counts since boot, scaled
+ * for an interval), with the plan that fixes them. fix_hint: how the user
+ * gets that plan ("numaplace advise --policy spread"); the device is added. */
+int np_findings_collect(const struct np_machine *m, const struct np_advise_opts *opts, const char *fix_hint,
+			struct np_findings *out);
 void np_findings_free(struct np_findings *f);
 const char *np_severity_name(enum np_severity s);
 /* The summary: warnings that are not minor, most important first (the
  * findings are sorted so). Returns how many lead f->v. */
 size_t np_findings_summary(const struct np_findings *f);
+/* The rule's row: what it looks at ("where each device's interrupts were
+ * delivered, against its node"). */
+const char *np_rule_looks_at(enum np_rule_id rule);
 /* "48.2M", "9127", "1.2G": a count at a glance. */
 const char *np_count_text(unsigned long long n, char buf[16]);
 

@@ -817,20 +817,24 @@ int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_i
 		if (!rc)
 			rc = read_affinity(ctx, out, &dropped, q->irq, "effective_affinity", &q->effective,
 					   &q->has_effective);
+		q->managed_unknown = true;
 		if (rc || !out->debugfs)
 			continue;
 		char *text;
 		int r = np_read_text(ctx, &text, "/sys/kernel/debug/irq/irqs/%d", q->irq);
 		if (r == 0) {
 			q->managed = has_flag(text, "IRQD_AFFINITY_MANAGED") ? NP_MANAGED_YES : NP_MANAGED_NO;
+			q->managed_unknown = false;
 			free(text);
 		} else if (r == -ENOMEM) {
 			rc = r;
 		} else if (r == -EACCES || r == -EPERM) {
-			/* Seen but not readable: the managed state is not known after all. */
+			/* Seen but not readable (lockdown): the managed state is not known after all. */
 			out->debugfs = false;
-			for (size_t j = 0; j < i; j++)
+			for (size_t j = 0; j < i; j++) {
 				out->v[j].managed = NP_MANAGED_NO;
+				out->v[j].managed_unknown = true;
+			}
 			rc = warn(out, &dropped, "%s", ctx->err);
 		} else if (r != -ENOENT) {
 			rc = warn(out, &dropped, "%s", ctx->err);
@@ -949,6 +953,46 @@ static bool managed_driver(const char *drv)
 	return false;
 }
 
+/* blk-mq maps each hardware queue to the CPUs of its vector's managed
+ * affinity (blk_mq_pci_map_queues): where a device's block device has two
+ * or more hardware queues and each one's cpu_list is the affinity of exactly
+ * one of the device's IRQs, those IRQs are managed, whatever the driver. */
+static void infer_from_blk_mq(struct np_irqs *irqs, const struct np_pci *pci)
+{
+	size_t *mine = malloc((irqs->n + 1) * sizeof(*mine)), *match = NULL;
+	for (size_t d = 0; mine && d < pci->ndevs; d++) {
+		size_t n = 0;
+		for (size_t i = 0; i < irqs->n; i++)
+			if (irqs->v[i].dev == (int)d && irqs->v[i].has_affinity)
+				mine[n++] = i;
+		for (size_t b = 0; n && b < pci->devs[d].nblock; b++) {
+			const struct np_blockdev *bd = &pci->devs[d].block[b];
+			size_t nhwq = bd->nhwq > 0 ? (size_t)bd->nhwq : 0, h = 0;
+			size_t *bigger = nhwq >= 2 ? realloc(match, nhwq * sizeof(*match)) : NULL;
+			if (!bigger)
+				continue;
+			match = bigger;
+			for (; h < nhwq; h++) {
+				size_t found = 0;
+				for (size_t k = 0; k < n && found < 2; k++)
+					if (np_cpuset_equal(&irqs->v[mine[k]].affinity, &bd->hwq_cpus[h]))
+						match[h] = mine[k], found++;
+				if (found != 1)
+					break;
+			}
+			for (size_t k = 0; h == nhwq && k < nhwq; k++) {
+				struct np_irq *q = &irqs->v[match[k]];
+				if (q->managed_unknown) {
+					q->managed = NP_MANAGED_INFERRED;
+					q->managed_unknown = false;
+				}
+			}
+		}
+	}
+	free(match);
+	free(mine);
+}
+
 void np_irqs_tie(struct np_irqs *irqs, const struct np_pci *pci)
 {
 	for (size_t i = 0; i < irqs->n; i++) {
@@ -991,9 +1035,12 @@ void np_irqs_tie(struct np_irqs *irqs, const struct np_pci *pci)
 		if (q->dev < 0 || q->queue < 0 || q->managed != NP_MANAGED_NO)
 			continue;
 		const struct np_pci_dev *dev = &pci->devs[q->dev];
-		if (managed_driver(dev->driver) || managed_driver(dev->child_driver))
+		if (managed_driver(dev->driver) || managed_driver(dev->child_driver)) {
 			q->managed = NP_MANAGED_INFERRED;
+			q->managed_unknown = false;
+		}
 	}
+	infer_from_blk_mq(irqs, pci);
 }
 
 int np_irq_queue_from_name(const char *name)

@@ -41,6 +41,11 @@ struct np_irq {
 	struct np_cpuset affinity, effective;
 	bool has_affinity, has_effective;
 	enum np_managed managed;
+	/* Neither debugfs (not built, not mounted, or refused under lockdown)
+	 * nor an inference tells: managed reads NP_MANAGED_NO and is treated so
+	 * (a write the kernel refuses is caught by the read-back), but is shown
+	 * as unknown. */
+	bool managed_unknown;
 	/* Filled by np_irqs_tie. */
 	int dev;           /* index into np_pci.devs, -1 when unowned */
 	enum np_irq_tie tie;
@@ -78,8 +83,10 @@ int np_irqs_parse_counts(struct np_ctx *ctx, const struct np_topology *topo, con
  * ran_on becomes the CPUs that ever ran it on the nodes that ran it since. */
 int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo);
 /* Ties every IRQ to a PCI function and queue, by every method in order of
- * trust; without debugfs, marks the queue vectors of drivers known to use
- * managed affinity (nvme, virtio_blk, ...) as NP_MANAGED_INFERRED. */
+ * trust; without debugfs, marks as NP_MANAGED_INFERRED the queue vectors of
+ * drivers known to use managed affinity (nvme, virtio_blk, ...) and those
+ * whose affinities match their block device's blk-mq hardware queues one to
+ * one; the others stay managed_unknown. */
 void np_irqs_tie(struct np_irqs *irqs, const struct np_pci *pci);
 void np_irqs_free(struct np_irqs *irqs);
 struct np_irq *np_irqs_find(struct np_irqs *irqs, int irq);

@@ -96,24 +96,65 @@ static int add_name(char ***list, size_t *n, const char *name)
 	return 0;
 }
 
-/* basename of the "driver" link below dir, or NULL. */
+/* basename of what the "driver" link below dir resolves to, or NULL: none,
+ * or dangling (as libpci, which names no driver then). Resolved rather than
+ * read and checked: three system calls, not five. */
 static char *driver_of(struct np_ctx *ctx, const char *dir, const char *child)
 {
 	char *target = NULL;
-	if (np_read_link(ctx, &target, "/sys/bus/pci/devices/%s%s%s/driver", dir, child ? "/" : "",
-			 child ? child : ""))
+	if (np_resolve(ctx, &target, "/sys/bus/pci/devices/%s%s%s/driver", dir, child ? "/" : "",
+		       child ? child : "")) {
+		ctx->err[0] = '\0';
 		return NULL;
+	}
 	char *base = strdup(strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
 	free(target);
 	return base;
 }
 
-static int read_function(struct np_ctx *ctx, struct np_pci_dev *d)
+/* The files of one function that told nothing (absent where the kernel
+ * always writes them, empty, garbled or unreadable), for one note: a dump's
+ * capture tool may not have read them all. */
+struct partial {
+	char names[160];
+	char why[PATH_MAX + 128];
+};
+
+/* rc of reading the function's file name: 0 and -ENOMEM go back as they are;
+ * anything else makes the file unknown, in p, and reads on. */
+static int unknown_file(struct np_ctx *ctx, struct partial *p, int rc, const char *name)
+{
+	if (rc == 0 || rc == -ENOMEM)
+		return rc;
+	size_t len = strlen(p->names);
+	snprintf(p->names + len, sizeof(p->names) - len, "%s%s", len ? ", " : "", name);
+	if (!p->why[0])
+		snprintf(p->why, sizeof(p->why), "%s", ctx->err);
+	ctx->err[0] = '\0';
+	return 0;
+}
+
+static int note_partial(struct np_pci *pci, const struct np_pci_dev *d, const struct partial *p)
+{
+	if (!p->names[0])
+		return 0;
+	char **more = realloc(pci->notes, (pci->nnotes + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	pci->notes = more;
+	if (asprintf(&more[pci->nnotes], "PCI function %s: %s unknown (%s); listed with what is known", d->addr,
+		     p->names, p->why) < 0)
+		return -ENOMEM;
+	pci->nnotes++;
+	return 0;
+}
+
+static int read_function(struct np_ctx *ctx, struct np_pci_dev *d, struct partial *p)
 {
 	int rc = np_read_cpulist(ctx, &d->local_cpus, "/sys/bus/pci/devices/%s/local_cpulist", d->addr);
 	if (rc == -ENOENT)
 		rc = np_read_cpumask(ctx, &d->local_cpus, "/sys/bus/pci/devices/%s/local_cpus", d->addr);
-	if (rc && rc != -ENOENT)
+	if (rc && rc != -ENOENT && (rc = unknown_file(ctx, p, rc, "local_cpulist")))
 		return rc;
 
 	char **names;
@@ -127,14 +168,14 @@ static int read_function(struct np_ctx *ctx, struct np_pci_dev *d)
 		np_names_free(names, n);
 		if (!d->msi_irqs)
 			return -ENOMEM;
-	} else if (rc != -ENOENT) {
+	} else if (rc != -ENOENT && (rc = unknown_file(ctx, p, rc, "msi_irqs"))) {
 		return rc;
 	}
 
 	/* Controller names the kernel puts in interrupt names: virtioN, nvmeN. */
 	rc = np_list_dir(ctx, &names, &n, "/sys/bus/pci/devices/%s", d->addr);
 	if (rc)
-		return rc;
+		return unknown_file(ctx, p, rc, "its directory");
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (!strncmp(names[i], "virtio", 6) && isdigit((unsigned char)names[i][6])) {
 			rc = add_name(&d->aliases, &d->naliases, names[i]);
@@ -178,26 +219,27 @@ static int read_hex(struct np_ctx *ctx, const char *addr, const char *name, unsi
 /* What libpci's sysfs access fills for PCI_FILL_IDENT, _CLASS, _IRQ and
  * _NUMA_NODE, from the same files, but resolved inside the root: libpci
  * opens them by path, and a link in a copied tree would lead it out. */
-static int read_ids(struct np_ctx *ctx, struct np_pci_dev *d)
+static int read_ids(struct np_ctx *ctx, struct np_pci_dev *d, struct partial *p)
 {
-	unsigned cls;
-	long long v;
+	unsigned cls = NP_PCI_CLASS_UNKNOWN << 8;
+	long long v = 0;
 	int rc;
-	if ((rc = read_hex(ctx, d->addr, "vendor", &d->vendor_id)) ||
-	    (rc = read_hex(ctx, d->addr, "device", &d->device_id)) ||
-	    (rc = read_hex(ctx, d->addr, "class", &cls)))
+	/* An unknown ID reads as the all-ones a missing register gives. */
+	d->vendor_id = d->device_id = NP_PCI_ID_UNKNOWN;
+	if ((rc = unknown_file(ctx, p, read_hex(ctx, d->addr, "vendor", &d->vendor_id), "vendor")) ||
+	    (rc = unknown_file(ctx, p, read_hex(ctx, d->addr, "device", &d->device_id), "device")) ||
+	    (rc = unknown_file(ctx, p, read_hex(ctx, d->addr, "class", &cls), "class")))
 		return rc;
 	d->class_id = cls >> 8; /* the programming interface is not kept */
-	if ((rc = np_read_int(ctx, &v, "/sys/bus/pci/devices/%s/irq", d->addr)))
+	if ((rc = unknown_file(ctx, p, np_read_int(ctx, &v, "/sys/bus/pci/devices/%s/irq", d->addr), "irq")))
 		return rc;
 	d->legacy_irq = v >= 0 && v <= INT_MAX ? (int)v : 0;
+	/* Absent on kernels without NUMA: unknown, and nothing to say. */
 	rc = np_read_int(ctx, &v, "/sys/bus/pci/devices/%s/numa_node", d->addr);
-	if (rc && rc != -ENOENT)
+	if (rc && rc != -ENOENT && (rc = unknown_file(ctx, p, rc, "numa_node")))
 		return rc;
 	d->numa_node = rc == 0 && v >= 0 && v <= INT_MAX ? (int)v : -1;
-	/* As libpci: a dangling link names no driver. */
-	if (np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/driver", d->addr))
-		d->driver = driver_of(ctx, d->addr, NULL);
+	d->driver = driver_of(ctx, d->addr, NULL);
 	return 0;
 }
 
@@ -218,7 +260,6 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 		if (strlen(names[i]) != NP_PCI_ADDR_LEN - 1 || !np_pci_parse_addr(names[i], d->addr))
 			continue;
 		out->ndevs++;
-		rc = read_ids(ctx, d);
 	}
 	np_names_free(names, n);
 	if (rc == 0)
@@ -258,9 +299,13 @@ int np_pci_lookup_names(struct np_ctx *ctx, struct np_pci *pci)
 	}
 	for (size_t i = 0; i < pci->ndevs; i++) {
 		struct np_pci_dev *d = &pci->devs[i];
-		d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, d->vendor_id, 0);
-		d->device = lookup(pacc, PCI_LOOKUP_DEVICE, d->vendor_id, d->device_id);
-		d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, d->class_id, 0);
+		/* An unknown ID has no name ("Illegal Vendor ID" is the database's for ffff). */
+		if (d->vendor_id != NP_PCI_ID_UNKNOWN)
+			d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, d->vendor_id, 0);
+		if (d->vendor_id != NP_PCI_ID_UNKNOWN && d->device_id != NP_PCI_ID_UNKNOWN)
+			d->device = lookup(pacc, PCI_LOOKUP_DEVICE, d->vendor_id, d->device_id);
+		if (d->class_id != NP_PCI_CLASS_UNKNOWN)
+			d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, d->class_id, 0);
 	}
 	pci_cleanup(pacc);
 	pci_escape = NULL;
@@ -345,8 +390,11 @@ int np_pci_scan(struct np_ctx *ctx, struct np_pci *out)
 	if (!np_sysfs_exists(ctx, "/sys/bus/pci/devices"))
 		return 0;
 	int rc = scan_functions(ctx, out);
-	for (size_t i = 0; i < out->ndevs && rc == 0; i++)
-		rc = read_function(ctx, &out->devs[i]);
+	for (size_t i = 0; i < out->ndevs && rc == 0; i++) {
+		struct partial p = { "", "" };
+		if (!(rc = read_ids(ctx, &out->devs[i], &p)) && !(rc = read_function(ctx, &out->devs[i], &p)))
+			rc = note_partial(out, &out->devs[i], &p);
+	}
 	if (rc == 0)
 		rc = attach_children(ctx, out, false);
 	if (rc == 0)
@@ -380,6 +428,9 @@ void np_pci_free(struct np_pci *pci)
 		free(d->aliases);
 	}
 	free(pci->devs);
+	for (size_t i = 0; i < pci->nnotes; i++)
+		free(pci->notes[i]);
+	free(pci->notes);
 	memset(pci, 0, sizeof(*pci));
 }
 

@@ -14,6 +14,10 @@
 #include "net.h"
 
 #define NP_PCI_ADDR_LEN 13 /* "0000:22:00.0" and a NUL */
+/* IDs a dump did not hold: all ones, as a missing register reads; the class
+ * "unassigned" (0xff). */
+#define NP_PCI_ID_UNKNOWN 0xffffu
+#define NP_PCI_CLASS_UNKNOWN 0xff00u
 
 struct np_pci_dev {
 	char addr[NP_PCI_ADDR_LEN];
@@ -40,6 +44,8 @@ struct np_pci_dev {
 struct np_pci {
 	struct np_pci_dev *devs; /* ascending address */
 	size_t ndevs;
+	char **notes;            /* functions read in part, one line each, for the user */
+	size_t nnotes;
 };
 
 /* A machine without /sys/bus/pci gives an empty list, not an error. No

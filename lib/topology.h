@@ -2,12 +2,12 @@
 /* The machine's NUMA nodes and CPUs, read from sysfs through the root-aware layer.
  *
  * Copies of real machines are often partial, and kernels have formatted the
- * same file in several ways, so loading fails only when a file that defines
- * the topology (cpu/present or online, a node's cpulist or cpumap, its
- * distance) is present but garbled, or cannot be read for another reason than
- * being absent. A missing detail (meminfo, a CPU's topology/, isolated and
- * nohz_full with no /proc/cmdline to fall back on) or one in no format any
- * kernel wrote is left unknown and said once in notes. isolated and nohz_full
+ * same file in several ways, so loading fails only when cpu/present or online
+ * cannot be read, or a file is garbled (a CPU list, a distance row, an
+ * integer that is none). Every per-CPU and per-node file is optional: absent,
+ * empty, blank, "(null)" or unreadable leaves its detail unknown, said once
+ * per kind of file in notes. Each CPU is in exactly one node, and node CPU
+ * lists hold online CPUs only (see place_cpus). isolated and nohz_full
  * accept each form kernels print: blanks around the list, an empty file,
  * "(null)" with or without padding. */
 #ifndef NUMAPLACE_TOPOLOGY_H
@@ -19,11 +19,23 @@
 #include "context.h"
 #include "cpuset.h"
 
+/* How a node's near CPUs were found. */
+enum np_near_by {
+	NP_NEAR_UNKNOWN,    /* a memory-only node with neither initiators nor distances */
+	NP_NEAR_OWN,        /* a node with CPUs: its own */
+	NP_NEAR_INITIATORS, /* the HMAT's initiators (nodeN/access0/initiators/) */
+	NP_NEAR_DISTANCE,   /* the node(s) with CPUs at the least distance */
+};
+
 struct np_node {
 	int id;
-	struct np_cpuset cpus;   /* empty for a memory-only node (CXL, HBM, ...) */
+	struct np_cpuset cpus;   /* its online CPUs; empty for a memory-only node (CXL, HBM, GPU) */
 	long long memory_kb;     /* -1 when unknown (no meminfo in the copy) */
-	int *distances;          /* one per node, in np_topology.nodes order */
+	int *distances;          /* one per node, in np_topology.nodes order; NULL when unknown */
+	/* The CPUs that reach its memory best, and the nodes they are in: its
+	 * own for a node with CPUs; for a memory-only node, those near_by says. */
+	struct np_cpuset near_cpus, near_nodes;
+	enum np_near_by near_by;
 };
 
 struct np_cpu {

@@ -25,7 +25,9 @@
  * them), PCI resource/config/uevent/modalias (libpci's sysfs scan needs
  * resource), msi_irqs/N files reading "msix" as the kernel's do, affinity_hint
  * and an action-name directory in each /proc/irq/N, legacy IO-APIC and DMAR
- * IRQs below 100, the lo interface, /proc/cpuinfo and /proc/meminfo.
+ * IRQs below 100, the lo interface, /proc/cpuinfo and /proc/meminfo; and each
+ * IRQ's debugfs state (sys/kernel/debug/irq/irqs/N), as a kernel with
+ * CONFIG_GENERIC_IRQ_DEBUGFS and debugfs mounted shows it.
  *
  * Files have the kernel's modes: 0644 where the kernel takes writes, 0444
  * elsewhere. With --hardlink, read-only (0444) files with the same contents are
@@ -955,6 +957,7 @@ struct irq {
 	char chip[40], name[40];
 	int lo, hi;           /* magnitude of the main count, see count_between() */
 	bool spread_anywhere; /* extra counts may land outside the affinity */
+	bool managed;         /* NVMe I/O queue vectors: IRQD_AFFINITY_MANAGED */
 };
 
 static struct dev *devs;
@@ -1096,6 +1099,7 @@ static void plan(void)
 				q->spread_anywhere = true;
 			} else if (!d->nic && v > 0) {
 				q->aff_set = d->groups[v - 1];
+				q->managed = true;
 				q->eff = first_cpu(q->aff_set);
 				q->lo = 3, q->hi = 7;
 			} else {
@@ -1381,6 +1385,37 @@ static void gen_proc_irq_common(void)
 	free(b.p);
 }
 
+/* sys/kernel/debug/irq/irqs/N as kernel/irq/debugfs.c prints it (x86, 6.8):
+ * an MSI-X vector, requested and started, its domain hierarchy down to the
+ * vector domain; the managed flag where the kernel spread it. */
+static void put_debugfs(struct buf *b, const struct irq *q, word *scratch)
+{
+	unsigned dstate = 0x200 | 0x400000 | 0x1000000 | (q->managed ? 0x200000 | 0x1000 : 0) |
+			  (q->aff_cpu >= 0 ? 0x1000 : 0);
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} flags[] = { { 0x200, "IRQD_ACTIVATED" },	 { 0x400000, "IRQD_IRQ_STARTED" },
+		      { 0x1000000, "IRQD_SINGLE_TARGET" }, { 0x1000, "IRQD_AFFINITY_SET" },
+		      { 0x200000, "IRQD_AFFINITY_MANAGED" } };
+	b_printf(b, "handler:  handle_%s_irq\ndevice:   %s\nstatus:   0x%08x\nistate:   0x%08x\n"
+		    "ddepth:   0\nwdepth:   0\ndstate:   0x%08x\n",
+		 q->handler, !strncmp(q->chip, "IR-PCI-MSIX-", 12) ? q->chip + 12 : "(null)", 0, 0, dstate);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (dstate & flags[i].bit)
+			b_printf(b, "            %s\n", flags[i].name);
+	b_printf(b, "node:     %d\naffinity: ", q->node);
+	put_irq_set(b, q, false, scratch);
+	b_printf(b, "\neffectiv: %d\npending:  \n", q->eff);
+	b_printf(b, "domain:  %s\n hwirq:   0x%x\n chip:    %s\n  flags:   0x30\n"
+		    "             IRQCHIP_SKIP_SET_WAKE\n             IRQCHIP_ONESHOT_SAFE\n",
+		 q->chip, q->hwirq, q->chip);
+	b_printf(b, " parent:\n    domain:  VECTOR\n     hwirq:   0x%x\n     chip:    APIC\n      flags:   0x0\n"
+		    "     Vector: %5u\n     Target: %5u\n     move_in_progress: 0\n     is_managed:       %d\n"
+		    "     can_reserve:      0\n     has_reserved:     0\n     cleanup_pending:  0\n",
+		 (unsigned)q->num, 34 + (unsigned)q->num % 180, (unsigned)q->eff, q->managed);
+}
+
 /* /proc/irq/N for irqs[from..to-1] */
 static void gen_proc_irq(int from, int to)
 {
@@ -1408,6 +1443,14 @@ static void gen_proc_irq(int from, int to)
 		putb("affinity_hint", &b);
 		putf("node", "%d\n", q->node);
 		subdir(q->name);
+	}
+	at("sys/kernel/debug/irq/irqs");
+	for (int i = from; i < to; i++) {
+		char name[16];
+		b.len = 0;
+		put_debugfs(&b, &irqs[i], scratch);
+		snprintf(name, sizeof(name), "%d", irqs[i].num);
+		putb(name, &b);
 	}
 	free(scratch);
 	free(b.p);

@@ -10,10 +10,14 @@
  * vendor/device/class/numa_node/local_cpulist/irq, its driver link and its
  * msi_irqs listing, each network queue's rps_cpus/xps_cpus, each block
  * device's queue/rq_affinity, queue/scheduler and mq/N/cpu_list,
- * /proc/interrupts in full, and each IRQ's smp_affinity_list and
- * effective_affinity_list; and the few files read once: the L3 domains'
- * shared_cpu_list (one CPU of each), default_smp_affinity, the host's
- * name, kernel and boot id, and each /proc/PID/comm (irqbalance running?).
+ * /proc/interrupts in full, and each IRQ's smp_affinity_list,
+ * effective_affinity_list and debugfs state (sys/kernel/debug/irq/irqs/N,
+ * which the MANAGED column needs, where the root has it); and the few files
+ * read once: the L3 domains' shared_cpu_list (one CPU of each),
+ * default_smp_affinity, the host's name, kernel and boot id, and each
+ * /proc/PID/comm (irqbalance running?).
+ * A file is read until a short read (open, read, close: the least a reader
+ * can do), as numaplace reads a copy's files; /proc/interrupts to its end.
  * Prints the number of bytes read and nothing else.
  * Absent files are skipped (as optional ones are by numaplace); any other
  * error is reported and exits 1. Standalone: plain libc. */
@@ -23,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +79,10 @@ static long slurp(const char *path)
 		if (n == 0)
 			break;
 		total += (unsigned long long)n;
+		size_t want = sizeof(buf) - 1 - len;
 		len += (size_t)n;
+		if ((size_t)n < want)
+			break; /* a short read ends a regular file */
 		if (len == sizeof(buf) - 1)
 			len = 0; /* longer than any file read here: keep counting */
 	}
@@ -335,9 +343,13 @@ static void irqs(void)
 		}
 	}
 	close(fd);
+	char dbg[PATH_MAX];
+	bool managed_known = access(pathf(dbg, "/sys/kernel/debug/irq/irqs"), F_OK) == 0;
 	for (size_t i = 0; i < n; i++) {
 		slurpf("/proc/irq/%d/smp_affinity_list", nums[i]);
 		slurpf("/proc/irq/%d/effective_affinity_list", nums[i]);
+		if (managed_known)
+			slurpf("/sys/kernel/debug/irq/irqs/%d", nums[i]);
 	}
 	free(nums);
 }

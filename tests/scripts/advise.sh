@@ -78,15 +78,21 @@ test_r715_spread_per_device_over_distinct_cores() {
 	expect_eq 8 "$(adv r715 --json | jq '[.kept[] | select(.vector | test("^eth4-TxRx"))] | length')" "eth4 queues kept"
 }
 
-test_channels_advice_for_more_queues_than_cores() {
+test_channels_only_on_request_as_judgement() {
 	local json
-	json=$(adv amd16 --json)
+	expect_eq 0 "$(adv amd16 --policy spread --json | jq '[.recommendations[] | select(.kind == "channels")] | length')" \
+		"channels without --channels"
+	json=$(adv amd16 --policy spread --channels per-node --json)
 	expect_eq "eth0 16 4" "$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended)"' <<<"$json")" \
-		"channels for eth0 (16 queues, node 1 has 4 cores)"
-	jq -e '.recommendations[] | select(.kind == "channels") | .volume == "ethtool -L eth0 combined 4" and (.reason | test("361862"))' \
-		<<<"$json" >/dev/null || die "no ethtool command or seed 003 figures"
-	adv amd16 -o "$WORK/amd16.json" >/dev/null
+		"one queue per node for eth0 (16 queues, 4 nodes)"
+	jq -e '.recommendations[] | select(.kind == "channels") | .command == "ethtool -L eth0 combined 4" and .volume == null
+		and (.reason | test("^judgement")) and (.reason | test("Tom Herbert, netdev, 2009-11-24"))
+		and (.reason | test("2.6.37")) and (.reason | test("then re-run advise$"))' <<<"$json" >/dev/null ||
+		die "channels: no command field, or not labelled judgement with the citation and its caveat"
+	adv amd16 --policy spread --channels per-node -o "$WORK/amd16.json" >/dev/null
 	expect_eq 0 "$(jq '[.settings[] | select(.kind == "channels")] | length' "$WORK/amd16.json")" "channels in the profile"
+	adv amd16 --channels per-node >/dev/null 2>&1 && die "--channels per-node accepted without --policy spread"
+	true
 }
 
 # "0-2,5" -> "0 1 2 5"
@@ -166,7 +172,7 @@ test_already_right_machines_get_no_changes() {
 	local f
 	for f in placed vm1; do
 		expect_eq 0 "$(adv $f --json | jq '.recommendations | length')" "$f: recommendations"
-		adv $f | head -1 | grep -q "already follows this plan" || die "$f: not said to follow the plan"
+		adv $f | head -2 | tr -s '\n ' '  ' | grep -q "already follows this plan" || die "$f: not said to follow the plan"
 	done
 	adv vm1 | grep -q "^note: one NUMA node and one L3 cache domain" || die "vm1: the one-node note is missing"
 	# The AHCI controller pinned on one CPU of its node stays pinned, not widened to the node.
@@ -231,7 +237,7 @@ applicable() { jq '[.recommendations[] | select(.kind != "channels")] | length';
 
 test_advise_is_idempotent_after_apply_on_every_fixture() {
 	local f np
-	for f in amd16 smt-isolated nonode offline rt-ice16 placed vm1; do
+	for f in amd16 smt-isolated nonode offline rt-ice16 placed vm1 e810 flat8 amd16-cpu0; do
 		rm -rf "${WORK:?}/$f" && cp -a "$FIXTURES/$f" "$WORK/$f"
 		np=("$NUMAPLACE" --root "$WORK/$f")
 		"${np[@]}" advise -o "$WORK/$f.json" >/dev/null
@@ -264,4 +270,22 @@ test_run_near_binds_the_child_live() {
 	status=0
 	"$NUMAPLACE" run --near no-such-device -- true 2>/dev/null || status=$?
 	expect_eq 1 "$status" "an unknown device"
+}
+
+# The grouped text reads at 80 columns: no line wider on any fixture, under every policy
+# that needs nothing more, and every change's device has its group.
+test_advise_text_fits_80_columns_on_every_fixture() {
+	local dir f pol out
+	for dir in "$FIXTURES"/*/; do
+		f=$(basename "$dir")
+		[ -d "$dir/proc" ] || continue
+		for pol in local spread; do
+			out=$("$NUMAPLACE" --root "$dir" advise --policy "$pol" 2>/dev/null)
+			awk -v f="$f $pol" 'length($0) > 80 { print f ": " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
+				<<<"$out" || die "advise text wider than 80 columns"
+		done
+	done
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" advise)
+	grep -q '^eth5 0000:23:00.1 (ixgbe, node 3): ' <<<"$out" || die "no heading line for eth5's group: $out"
+	grep -q '^  for: node 3, the device.s node$' <<<"$out" || die "the shared reason is not said once: $out"
 }

@@ -19,7 +19,7 @@ test_summary_names_the_nic_on_isolated_cpus() {
 	out=$("$NUMAPLACE" --root "$FIXTURES/rt-igb80" report)
 	sed -n 2p <<<"$out" | grep -q '^eno1 0000:03:00.0 (igb, node 0): 8 IRQs on isolated CPUs 4-18:2; 4.8M of 4.8M interrupts ran there' ||
 		die "the igb NIC on isolated CPUs does not lead the summary: $(head -n 4 <<<"$out")"
-	[ "$(grep -c 'isolated' <<<"$(sed -n '/== Findings/,$p' <<<"$out")")" = 1 ] ||
+	[ "$(grep -c '^warning eno1 .* on isolated' <<<"$(sed -n '/== Findings/,$p' <<<"$out")")" = 1 ] ||
 		die "isolated-CPU findings not grouped: $out"
 	"$NUMAPLACE" --root "$FIXTURES/rt-igb80" report --all | grep -q '^minor   system IRQs (dmar1, PCIe PME): 3 IRQs on isolated CPUs 3,20,43' ||
 		die "system IRQs on isolated CPUs are not one minor line"
@@ -126,4 +126,22 @@ test_report_svg() {
 	fi
 	out=$("$NUMAPLACE" --root "$FIXTURES/r715" report --svg /nonexistent/dir/x.svg 2>&1) && die "an unwritable --svg succeeded"
 	expect_eq "numaplace: cannot write '/nonexistent/dir/x.svg': No such file or directory" "$out"
+}
+
+# One problem list: under each policy, the devices whose summary line points to advise are
+# exactly the devices advise changes, on every fixture.
+test_report_and_advise_show_the_same_problems_on_every_fixture() {
+	local dir f pol said planned
+	for dir in "$FIXTURES"/*/; do
+		f=$(basename "$dir")
+		[ -d "$dir/proc" ] || continue
+		for pol in local spread; do
+			said=$("$NUMAPLACE" --root "$dir" report --policy "$pol" --json 2>/dev/null |
+				jq -r '[.findings[] | select(.severity == "warning" and (.minor | not) and
+					(.fix // "" | startswith("numaplace advise"))) | .device // "machine"] | unique | join(" ")')
+			planned=$("$NUMAPLACE" --root "$dir" advise --policy "$pol" --json 2>/dev/null |
+				jq -r '[.recommendations[] | .device // "machine"] | unique | join(" ")')
+			expect_eq "$planned" "$said" "$f --policy $pol: devices advise changes against devices the report calls wrong"
+		done
+	done
 }

@@ -47,7 +47,7 @@ test_trailing_nuls_read_as_clean() {
 test_bad_roots_fail_cleanly() {
 	local root err status
 	for case in empty:sys/devices/system/cpu distance:node1/distance cpulist:node0/cpulist \
-		distance-count:node0/distance missing-cpulist:node1; do
+		distance-count:node0/distance; do
 		root=$FIXTURES/bad/${case%%:*}
 		status=0
 		err=$("$NUMAPLACE" --root "$root" topo 2>&1 >/dev/null) || status=$?
@@ -87,4 +87,94 @@ test_live_matches_numactl_and_sysfs() {
 		got=$(jq -r --argjson n "$node" '.nodes[] | select(.node == $n) | .distances | join(" ")' <<<"$json")
 		expect_eq "$want" "$got" "node $node distances"
 	done
+}
+
+# Every fixture root, the firmware ones included.
+all_fixture_roots() {
+	local root
+	for root in "$FIXTURES"/*/ "$FIXTURES"/firmware/*/; do
+		[ -d "$root/sys/devices/system/cpu" ] && echo "${root%/}"
+	done
+}
+
+# Each CPU is in exactly one node: node lists are disjoint, hold online CPUs only, and
+# agree with each CPU's own node.
+test_no_cpu_in_two_nodes() {
+	local root n=0 bad
+	for root in $(all_fixture_roots); do
+		bad=$("$NUMAPLACE" --root "$root" topo --json 2>/dev/null | jq -r '
+			def expand: if . == "" then [] else split(",") | map(split("-") | map(tonumber)
+				| if length == 2 then [range(.[0]; .[1] + 1)] else . end) | add end;
+			(.online | expand) as $online
+			| [.nodes[] | .node as $n | .cpus | expand[] | {cpu: ., node: $n}] as $listed
+			| ($listed | group_by(.cpu)[] | select(length > 1) | "CPU \(.[0].cpu) in nodes \(map(.node))"),
+			  ($listed[] | select(.cpu as $c | $online | index($c) | not) | "offline CPU \(.cpu) in node \(.node)"),
+			  ($listed[] as $l | .cpus[] | select(.cpu == $l.cpu and .node != $l.node)
+				| "CPU \(.cpu) listed by node \($l.node), its node is \(.node)")') ||
+			die "topo --json failed on $root"
+		[ -z "$bad" ] || die "$root: $bad"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 15 ] || die "expected at least 15 fixture roots, found $n"
+}
+
+# The firmware roots read with a note, never an exit; hwloc agrees where it reads the
+# same. It deliberately differs on three: without cpulist or cpumap hwloc drops node 1
+# (numaplace takes its CPUs from their cpuN/node1 links); with overlapping lists hwloc
+# keeps the first node's whole list (numaplace follows each CPU's link, the kernel's
+# cpu_to_node); with overlapping lists and no links hwloc drops node 2 and its memory
+# (numaplace keeps it, memory only).
+test_firmware_roots_agree_with_hwloc() {
+	local root
+	for root in "$FIXTURES"/firmware/*/; do
+		case $(basename "$root") in missing-cpulist | overlap-linked | overlap-unlinked) continue ;; esac
+		agree_with_hwloc "${root%/}"
+	done
+}
+
+# What each firmware root must read as, from its JSON.
+test_firmware_roots_read_as_the_kernel_means() {
+	local fw=$FIXTURES/firmware json
+	json=$("$NUMAPLACE" --root "$fw/empty-online" topo --json)
+	expect_eq "0-3" "$(jq -r .online <<<"$json")" "empty cpuN/online taken as online"
+	[[ $(jq -r '.notes[]' <<<"$json") == *"cpu0/online' is empty, and 3 more"* ]] || die "no note on empty online files"
+	json=$("$NUMAPLACE" --root "$fw/offline-node0" topo --json)
+	expect_eq "[10]" "$(jq -c '.nodes[0].distances' <<<"$json")" "node 1's row indexed by possible nodes"
+	json=$("$NUMAPLACE" --root "$fw/overlap-linked" topo --json)
+	expect_eq "0 1 2 3" "$(jq -r '[.nodes[].cpus] | join(" ")' <<<"$json")" "overlapping lists, links decide"
+	[[ $(jq -r '.notes[]' <<<"$json") == *"inconsistent firmware"*"cpuN/nodeM link"* ]] || die "no firmware note"
+	json=$("$NUMAPLACE" --root "$fw/overlap-unlinked" topo --json)
+	expect_eq "0-1 2-3 " "$(jq -r '[.nodes[].cpus] | join(" ")' <<<"$json")" "overlapping lists, first node keeps"
+	[[ $(jq -r '.notes[]' <<<"$json") == *"inconsistent firmware"*"first node listing it"* ]] || die "no firmware note"
+	json=$("$NUMAPLACE" --root "$fw/offline-in-list" topo --json)
+	expect_eq "2" "$(jq -r '.nodes[1].cpus' <<<"$json")" "offline CPU out of node 1's list"
+	expect_eq "1 false" "$(jq -r '.cpus[3] | "\(.node) \(.online)"' <<<"$json")" "offline CPU 3 keeps node 1"
+	json=$("$NUMAPLACE" --root "$fw/hmat" topo --json)
+	expect_eq "2-3 initiators" "$(jq -r '.nodes[2] | "\(.near_cpus) \(.near_by)"' <<<"$json")" "HMAT initiators"
+	json=$("$NUMAPLACE" --root "$FIXTURES/cpuless" topo --json)
+	expect_eq "0-3 distance" "$(jq -r '.nodes[2] | "\(.near_cpus) \(.near_by)"' <<<"$json")" "nearest by distance"
+}
+
+# Blank, "(null)" and unreadable (a directory where the file should be) per-CPU and
+# per-node files are unknown, one note per kind, never an exit.
+test_unknown_per_cpu_and_node_files() {
+	local root=$WORK/fw-unknown out json
+	rm -rf "$root" && cp -a "$FIXTURES/r715" "$root" || die "cannot copy r715"
+	local cpu=$root/sys/devices/system/cpu node=$root/sys/devices/system/node
+	printf '   \n' >"$cpu/cpu1/topology/core_id"
+	printf '(null)\n' >"$cpu/cpu2/topology/thread_siblings_list"
+	printf '(null)\n' >"$node/node1/distance"
+	rm "$node/node2/meminfo" && mkdir "$node/node2/meminfo"
+	rm "$node/node3/cpulist" && mkdir "$node/node3/cpulist"
+	printf '\n' >"$node/node3/cpumap"
+	json=$("$NUMAPLACE" --root "$root" topo --json 2>/dev/null) || die "topo exits on unknown files"
+	out=$(jq -r '.notes[]' <<<"$json")
+	[[ $out == *"package and core of CPU 1 unknown: '$cpu/cpu1/topology/core_id' is blank"* ]] || die "core_id: $out"
+	[[ $out == *"SMT siblings of CPU 2 unknown"*"reads '(null)'"* ]] || die "siblings: $out"
+	[[ $out == *"distances of node 1 unknown"* ]] || die "distance: $out"
+	[[ $out == *"memory of node 2 unknown"*"cannot be read (Is a directory)"* ]] || die "meminfo: $out"
+	[[ $out == *"CPU list of node 3 unknown"* ]] || die "cpulist: $out"
+	expect_eq "1,3,5,7" "$(jq -r '.nodes[3].cpus' <<<"$json")" "node 3's CPUs from their links"
+	expect_eq "null null" "$(jq -r '"\(.nodes[1].distances) \(.nodes[2].memory_kb)"' <<<"$json")" "unknown as null"
+	expect_eq "null" "$(jq -r '.cpus[1].core' <<<"$json")" "core of CPU 1"
 }

@@ -624,7 +624,7 @@ static void test_debugfs_managed(void **state)
 	char *aliases[] = { "virtio1" };
 	struct np_pci_dev dev = { .addr = "0000:00:02.0", .driver = "virtio-pci",
 				  .child_driver = "virtio_blk", .aliases = aliases, .naliases = 1 };
-	struct np_pci pci = { &dev, 1 };
+	struct np_pci pci = { .devs = &dev, .ndevs = 1 };
 	np_irqs_tie(&f->irqs, &pci);
 	assert_int_equal(find(f, 41)->managed, NP_MANAGED_YES);
 	assert_int_equal(find(f, 42)->managed, NP_MANAGED_NO);
@@ -811,7 +811,7 @@ static void test_tie(void **state)
 	assert_int_equal(find(f, 53)->managed, NP_MANAGED_NO);
 
 	/* Without devices, nothing is tied and nothing inferred. */
-	struct np_pci none = { NULL, 0 };
+	struct np_pci none = { .devs = NULL };
 	np_irqs_tie(&f->irqs, &none);
 	for (size_t i = 0; i < f->irqs.n; i++) {
 		assert_int_equal(f->irqs.v[i].dev, -1);
@@ -836,7 +836,7 @@ static void test_tie_legacy_shared(void **state)
 		{ .addr = "0000:00:1d.0", .legacy_irq = 18, .driver = "uhci-pci" },
 		{ .addr = "0000:00:1f.3", .legacy_irq = 17, .msi_irqs = msi, .nmsi = 1, .driver = "x" },
 	};
-	struct np_pci pci = { devs, sizeof(devs) / sizeof(devs[0]) };
+	struct np_pci pci = { .devs = devs, .ndevs = sizeof(devs) / sizeof(devs[0]) };
 	np_irqs_tie(&f->irqs, &pci);
 	/* The driver named in the action wins over address order... */
 	assert_tie(f, 16, 1, NP_TIE_LEGACY, -1);

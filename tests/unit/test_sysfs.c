@@ -174,6 +174,60 @@ static void test_read_text(void **state)
 	free(text);
 }
 
+/* Read until a short read, never sized from fstat: every length around a
+ * block boundary comes back whole, and a CPU list longer than a page (node
+ * and topology lists are binary attributes since Linux 5.14) too. */
+static void test_read_sizes(void **state)
+{
+	struct fixture *f = *state;
+	static const size_t sizes[] = { 1, 4095, 4096, 4097, 8191, 8192, 8193, 65536, 100000 };
+	char *text = NULL, *want = malloc(100001);
+	assert_non_null(want);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (size_t j = 0; j < sizes[i]; j++)
+			want[j] = (char)('a' + j % 26);
+		want[sizes[i]] = '\0';
+		tmproot_put(f->root, "/sys/sized", want);
+		size_t len = 0;
+		assert_int_equal(np_read_bytes(&f->ctx, &text, &len, "/sys/sized"), 0);
+		assert_int_equal(len, sizes[i]);
+		assert_string_equal(text, want);
+		free(text);
+	}
+	free(want);
+
+	struct np_cpuset set = NP_CPUSET_INIT;
+	char list[16384];
+	size_t len = 0;
+	for (int c = 0; c < 8192; c += 3)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", c ? "," : "", c);
+	assert_true(len > 8192);
+	list[len++] = '\n';
+	list[len] = '\0';
+	tmproot_put(f->root, "/sys/long_cpulist", list);
+	assert_int_equal(np_read_cpulist(&f->ctx, &set, "/sys/long_cpulist"), 0);
+	assert_int_equal(np_cpuset_count(&set), 2731);
+	assert_int_equal(np_cpuset_last(&set), 8190);
+	np_cpuset_free(&set);
+}
+
+/* What is no file is refused, naming it: a FIFO (would block, or read
+ * empty), a directory. */
+static void test_read_not_a_file(void **state)
+{
+	struct fixture *f = *state;
+	char *text = NULL, path[PATH_MAX];
+	tmproot_put(f->root, "/sys/fifo", "");
+	tmproot_path(f->root, path, "/sys/fifo");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/fifo"), -EINVAL);
+	assert_err_has(&f->ctx, "fifo' is not a regular file");
+	tmproot_put(f->root, "/sys/dir/x", "1\n");
+	assert_int_equal(np_read_text(&f->ctx, &text, "/sys/dir"), -EISDIR);
+	assert_err_has(&f->ctx, "dir'");
+}
+
 static void test_read_absent(void **state)
 {
 	struct fixture *f = *state;
@@ -573,6 +627,8 @@ int main(void)
 	unsetenv(NP_ROOT_ENV);
 	const struct CMUnitTest tests[] = {
 		T(test_ctx_root_dir),
+		T(test_read_sizes),
+		T(test_read_not_a_file),
 		T(test_ctx_env),
 		T(test_ctx_missing_root),
 		T(test_ctx_root_is_file),

@@ -223,10 +223,27 @@ static void test_cpus_without_topology(void **state)
 static void test_garbled_cpulist_fails(void **state)
 {
 	struct fixture *f = *state;
-	tmproot_put(f->root, NODE "/node2/cpulist", "(null)\n");
+	tmproot_put(f->root, NODE "/node2/cpulist", "2-x\n");
 	np_topology_free(&f->topo);
 	assert_int_equal(np_topology_load(&f->ctx, &f->topo), -EINVAL);
 	assert_err_has(&f->ctx, "/node2/cpulist");
+}
+
+/* "(null)" tells nothing: with no cpumap and no cpuN/nodeM links either, node
+ * 2's CPUs are unknown (in no node), said in a note; never an error. */
+static void test_null_cpulist_is_a_note(void **state)
+{
+	struct fixture *f = *state;
+	tmproot_put(f->root, NODE "/node2/cpulist", "(null)\n");
+	np_topology_free(&f->topo);
+	assert_int_equal(np_topology_load(&f->ctx, &f->topo), 0);
+	assert_true(np_cpuset_empty(&np_topology_node(&f->topo, 2)->cpus));
+	assert_int_equal(np_topology_node_of_cpu(&f->topo, 2), -1);
+	assert_int_equal(np_topology_node_of_cpu(&f->topo, 0), 0);
+	bool noted = false;
+	for (size_t i = 0; i < f->topo.nnotes; i++)
+		noted |= strstr(f->topo.notes[i], "CPU list of node 2 unknown") && strstr(f->topo.notes[i], "reads '(null)'");
+	assert_true(noted);
 }
 
 int main(void)
@@ -240,6 +257,7 @@ int main(void)
 		T(test_one_node_memory_from_proc),
 		T(test_cpus_without_topology),
 		T(test_garbled_cpulist_fails),
+		T(test_null_cpulist_is_a_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

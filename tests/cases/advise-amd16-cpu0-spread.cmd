@@ -1,0 +1,1 @@
+--root "$FIXTURES/amd16-cpu0" advise --policy spread

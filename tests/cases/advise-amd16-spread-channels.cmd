@@ -1,0 +1,1 @@
+--root "$FIXTURES/amd16" advise --policy spread --channels per-node

@@ -1,0 +1,1 @@
+--root "$FIXTURES/e810" advise

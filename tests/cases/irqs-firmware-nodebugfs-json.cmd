@@ -1,0 +1,1 @@
+--root "$FIXTURES/firmware/nodebugfs" irqs --json -o irq,managed,managed_source

@@ -1,0 +1,1 @@
+--root "$FIXTURES/firmware/nodebugfs" irqs -o irq,name,device,affinity,managed,managed_source

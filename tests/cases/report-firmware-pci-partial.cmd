@@ -1,0 +1,1 @@
+--root "$FIXTURES/firmware/pci-partial" report

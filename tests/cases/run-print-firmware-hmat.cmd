@@ -1,0 +1,1 @@
+--root "$FIXTURES/firmware/hmat" run --near 0000:c0:00.0 --print

@@ -1,0 +1,1 @@
+--root "$FIXTURES/firmware/offline-in-list" topo --cpus

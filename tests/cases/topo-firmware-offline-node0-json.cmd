@@ -1,0 +1,1 @@
+--root "$FIXTURES/firmware/offline-node0" topo --json
