@@ -9,6 +9,7 @@
 #include "../lib/advise.h"
 #include "../lib/appdev.h"
 #include "../lib/findings.h"
+#include "../lib/quote.h"
 #include "cmd.h"
 #include "output.h"
 #include "term.h"
@@ -289,7 +290,9 @@ static void print_grouped(const struct np_machine *m, const struct np_findings *
 		if (!x->nfixes)
 			continue;
 		putchar('\n');
-		np_print_wrapped(stdout, x->message, width, 0, 4);
+		char *message = np_escape_dup(x->message); /* names are the kernel's bytes */
+		np_print_wrapped(stdout, message ? message : "?", width, 0, 4);
+		free(message);
 		/* The IRQ reasons' shared tail (the policy's target), said once. */
 		const char *first = NULL, *tail = NULL;
 		size_t shared = 0, nirq = 0;
@@ -331,10 +334,12 @@ static void print_grouped(const struct np_machine *m, const struct np_findings *
 				continue;
 			if (again || !len || asprintf(&full, "  %s: %.*s", line, (int)len, r->reason) < 0)
 				full = NULL;
+			char *shown = np_escape_dup(full ? full : line);
 			if (full)
-				np_print_wrapped(stdout, full, width, 0, 6);
+				np_print_wrapped(stdout, shown ? shown : "?", width, 0, 6);
 			else
-				printf("  %s\n", line);
+				printf("  %s\n", shown ? shown : "?");
+			free(shown);
 			said = r->reason;
 			said_len = len;
 			free(full);

@@ -113,14 +113,19 @@ static const char *state_of(const struct fixture *f, const char *id, char *buf, 
 	return buf;
 }
 
-static int apply_rps(struct fixture *f, const char *value, struct np_txn *txn)
+static int apply_rps_session(struct fixture *f, const char *value, const char *session, struct np_txn *txn)
 {
 	struct np_change c = { .path = RPS, .attr = NP_ATTR_RPS_CPUS, .subject = "eth4 rx-0 rps_cpus",
 			       .new_value = (char *)value };
-	struct np_txn_opts o = { .state_dir = f->state };
+	struct np_txn_opts o = { .state_dir = f->state, .session = session };
 	int rc = np_txn_apply(&f->ctx, &o, "t", &c, 1, txn);
 	free(c.old_value);
 	return rc;
+}
+
+static int apply_rps(struct fixture *f, const char *value, struct np_txn *txn)
+{
+	return apply_rps_session(f, value, NULL, txn);
 }
 
 /* The rewrite to "applied" fails: the values are put back and the journal
@@ -247,15 +252,6 @@ static int count_journals(const struct fixture *f, const char *tail)
 	return n;
 }
 
-static int apply_rps_session(struct fixture *f, const char *value, const char *session, struct np_txn *txn)
-{
-	struct np_change c = { .path = RPS, .attr = NP_ATTR_RPS_CPUS, .subject = "eth4 rx-0 rps_cpus",
-			       .new_value = (char *)value };
-	struct np_txn_opts o = { .state_dir = f->state, .session = session };
-	int rc = np_txn_apply(&f->ctx, &o, "t", &c, 1, txn);
-	free(c.old_value);
-	return rc;
-}
 
 /* 20 re-applies of a value its driver keeps resetting: the earlier ones fold
  * into the latest, the first apply stays, and the session still reverts to
