@@ -50,8 +50,9 @@ struct np_option {
 
 /* Ready-made callbacks: a number 0..2^22 into an int; a directory appended
  * to a struct np_dirlist (--profile-dir, repeatable); seconds, 0 < SEC <=
- * 3600, into a double (--interval, top's --delay). */
-np_opt_cb np_opt_int, np_opt_dir, np_opt_interval;
+ * 3600, into a double (--interval, top's --delay); whole seconds, 1..86400,
+ * into an int (hold's --interval, trial's --timeout). */
+np_opt_cb np_opt_int, np_opt_dir, np_opt_interval, np_opt_whole_seconds;
 
 /* What apply and hold do about irqbalance (--irqbalance ban|warn|ignore,
  * into an enum np_irqb_mode, lib/irqbalance.h). */

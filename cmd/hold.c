@@ -45,20 +45,9 @@ struct hold_opts {
 	enum np_irqb_mode irqbalance;
 };
 
-static int parse_interval(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 1 || v > 86400)
-		return np_usage_error(cmd, "--%s takes whole seconds from 1 to 86400, not '%s'", o->name, arg);
-	*(int *)field = (int)v;
-	return EXIT_OK;
-}
-
 const struct np_option hold_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct hold_opts, interval, int, "SECONDS",
-			"check every value against the profile this often (default 30)", NULL, parse_interval),
+			"check every value against the profile this often (default 30)", NULL, np_opt_whole_seconds),
 	NP_OPT_BOOL(0, "report-only", struct hold_opts, report_only, "log drift and device events, change nothing"),
 	NP_OPT_JSON(struct hold_opts, json, "log one JSON object per line"),
 	NP_OPT_CALLBACK(0, "profile-dir", struct hold_opts, dirs, struct np_dirlist, "DIR",

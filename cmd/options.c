@@ -185,6 +185,17 @@ int np_opt_interval(const struct np_command *cmd, const struct np_option *o, con
 	return EXIT_OK;
 }
 
+int np_opt_whole_seconds(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 86400)
+		return np_usage_error(cmd, "--%s takes whole seconds from 1 to 86400, not '%s'", o->name, arg);
+	*(int *)field = (int)v;
+	return EXIT_OK;
+}
+
 int np_opt_irqbalance(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
 {
 	static const char *const modes[] = { [NP_IRQB_BAN] = "ban", [NP_IRQB_WARN] = "warn", [NP_IRQB_IGNORE] = "ignore" };

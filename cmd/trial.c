@@ -67,17 +67,6 @@ static int parse_pairs(const struct np_command *cmd, const struct np_option *o, 
 	return EXIT_OK;
 }
 
-static int parse_seconds(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 1 || v > 86400)
-		return np_usage_error(cmd, "--%s takes whole seconds from 1 to 86400, not '%s'", o->name, arg);
-	*(int *)field = (int)v;
-	return EXIT_OK;
-}
-
 static int parse_settle(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
 {
 	char *end;
@@ -126,7 +115,7 @@ const struct np_option trial_options[] = {
 	NP_OPT_CALLBACK(0, "warmup", struct trial_opts, warmup, int, "N",
 			"run CMD N times first, before any switch, and count none of them", NULL, parse_pairs),
 	NP_OPT_CALLBACK(0, "timeout", struct trial_opts, timeout, int, "SECONDS",
-			"stop a run of CMD after SECONDS: a failed run", NULL, parse_seconds),
+			"stop a run of CMD after SECONDS: a failed run", NULL, np_opt_whole_seconds),
 	NP_OPT_CALLBACK(0, "settle", struct trial_opts, settle, double, "SECONDS",
 			"wait this long after each switch between the states", NULL, parse_settle),
 	NP_OPT_CALLBACK(0, "seed", struct trial_opts, seed, struct seed_opt, "SEED",

@@ -336,17 +336,7 @@ static int exclusive_finding(const struct np_machine *m, size_t di, const struct
 		tally_free(&t);
 		return rc;
 	}
-	/* The containers hit, each once. */
-	char *owners = strdup(""), *more, buf[512], a[16], b[16];
-	for (size_t c = 0; owners && c < k->n; c++) {
-		if (!np_cpuset_intersects(&k->v[c].cpus, &t.cpus))
-			continue;
-		if (asprintf(&more, "%s%s%s", owners, *owners ? ", " : "",
-			     np_kube_container_text(&k->v[c], buf, sizeof(buf))) < 0)
-			more = NULL;
-		free(owners);
-		owners = more;
-	}
+	char *owners = np_kube_owners_text(k, &t.cpus), a[16], b[16];
 	char *who = dev_who(m, &m->pci.devs[di]), *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX);
 	struct np_finding *x = NULL;
 	if (who && cpus && owners)

@@ -216,6 +216,21 @@ const char *np_kube_container_text(const struct np_kube_container *c, char *buf,
 	return buf;
 }
 
+char *np_kube_owners_text(const struct np_kubelet *k, const struct np_cpuset *cpus)
+{
+	char *owners = strdup(""), *more, buf[512];
+	for (size_t c = 0; owners && c < k->n; c++) {
+		if (!np_cpuset_intersects(&k->v[c].cpus, cpus))
+			continue;
+		if (asprintf(&more, "%s%s%s", owners, *owners ? ", " : "",
+			     np_kube_container_text(&k->v[c], buf, sizeof(buf))) < 0)
+			more = NULL;
+		free(owners);
+		owners = more;
+	}
+	return owners;
+}
+
 /* The topology seen by a second parse: node i the plain CPUs of node i,
  * node N + i its exclusive ones, isolated and nohz_full CPUs of no node
  * (they are counted apart, as quiet). Free t->nodes and t->node_of_cpu. */
@@ -412,20 +427,12 @@ int np_kubelet_forbid(const struct np_machine *m, struct np_advise_opts *o, char
 		if (then <= share + 1)
 			continue;
 		struct np_cpuset hit = NP_CPUSET_INIT;
-		char *cpus = NULL, *owners = strdup(""), *more, *text, buf[512];
+		char *cpus = NULL, *owners, *text;
 		if (np_cpuset_copy(&hit, &before) == 0) {
 			np_cpuset_and(&hit, &k->exclusive);
 			cpus = np_cpuset_format_list(&hit);
 		}
-		for (size_t c = 0; owners && c < k->n; c++) {
-			if (!np_cpuset_intersects(&k->v[c].cpus, &hit))
-				continue;
-			if (asprintf(&more, "%s%s%s", owners, *owners ? ", " : "",
-				     np_kube_container_text(&k->v[c], buf, sizeof(buf))) < 0)
-				more = NULL;
-			free(owners);
-			owners = more;
-		}
+		owners = np_kube_owners_text(k, &hit);
 		const struct np_pci_dev *d = &m->pci.devs[di];
 		if (!cpus || !owners ||
 		    asprintf(&text, "%s (%s): clearing CPU%s %s, exclusive to container %s, would put its %d queues on %d core%s, "

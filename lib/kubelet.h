@@ -61,6 +61,9 @@ int np_kubelet_parse(const char *text, size_t len, const char *shown, struct np_
 const struct np_kube_container *np_kubelet_owner(const struct np_kubelet *k, int cpu);
 /* "POD-UID/CONTAINER (pod NAME)" into buf. */
 const char *np_kube_container_text(const struct np_kube_container *c, char *buf, size_t size);
+/* The containers holding any of cpus, each once, ", "-separated (malloc'd;
+ * "" when none); NULL on ENOMEM. */
+char *np_kube_owners_text(const struct np_kubelet *k, const struct np_cpuset *cpus);
 /* Fills k->split (see above) from /proc/interrupts, once. Returns 0 or -errno. */
 int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k);
 /* After an interval (np_sample_interval): a loaded split's counts become
