@@ -37,6 +37,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LC_ALL=C
 unset NUMAPLACE_ROOT
 mkdir -p "$WORK"
+# The package is built once per run (package.sh): never one a past run left.
+[ "$MODE" != package ] || rm -rf "$WORK/package"
 
 passed=0 failed=0 skipped=0
 failures=()
