@@ -566,13 +566,22 @@ void txn_fold_session(struct np_ctx *ctx, struct txn_store *st, const struct np_
 		return;
 	}
 	bool *dirty = calloc(n ? n : 1, sizeof(*dirty));
-	for (size_t i = 0; dirty && i < latest->nchanges; i++) {
-		const char *path = latest->changes[i].path;
-		bool earliest = true;
-		for (size_t k = 0; k < n; k++) {
+	size_t self = 0;
+	while (self < n && strcmp(all[self].id, latest->id))
+		self++;
+	for (size_t i = 0; dirty && self < n && i < all[self].nchanges; i++) {
+		const char *path = all[self].changes[i].path;
+		/* A file's text (irqbalance's) is reverted by putting back the
+		 * block its old text had, not by a session's first value: the
+		 * latest takes over the old text of the first re-apply it folds,
+		 * so that its revert also undoes what that one added. Before, the
+		 * folded bans stayed and the first apply's revert refused. */
+		struct np_change *mine = &all[self].changes[i];
+		bool earliest = true, text = kind_of(mine) == NP_VALUE_TEXT, took = false;
+		for (size_t k = 0; k < self; k++) {
 			struct np_txn *e = &all[k];
-			if (e->state == NP_TXN_UNREADABLE || !strcmp(e->id, latest->id) ||
-			    strcmp(txn_session_of(e), latest->session) || !touches(e, path))
+			if (e->state == NP_TXN_UNREADABLE || strcmp(txn_session_of(e), latest->session) ||
+			    !touches(e, path))
 				continue;
 			/* The session's first value there is what its revert restores. */
 			if (earliest) {
@@ -583,16 +592,27 @@ void txn_fold_session(struct np_ctx *ctx, struct txn_store *st, const struct np_
 				continue;
 			size_t kept = 0;
 			for (size_t j = 0; j < e->nchanges; j++) {
-				if (strcmp(e->changes[j].path, path))
+				if (strcmp(e->changes[j].path, path)) {
 					e->changes[kept++] = e->changes[j];
-				else
-					np_change_free(&e->changes[j]);
+					continue;
+				}
+				if (text && !took) {
+					free(mine->old_value);
+					mine->old_value = e->changes[j].old_value;
+					e->changes[j].old_value = NULL;
+					took = dirty[self] = true;
+				}
+				np_change_free(&e->changes[j]);
 			}
 			e->nchanges = kept;
 			dirty[k] = true;
 		}
 	}
-	for (size_t k = 0; dirty && k < n; k++) {
+	/* The latest first: a crash after it leaves the folded re-apply's
+	 * text at its old value already, which its revert then leaves alone. */
+	if (dirty && self < n && dirty[self] && txn_write_journal(ctx, st, &all[self], NULL))
+		memset(dirty, 0, n * sizeof(*dirty));
+	for (size_t k = 0; dirty && k < self; k++) {
 		char name[ID_MAX + 16];
 		if (!dirty[k])
 			continue;
@@ -661,29 +681,37 @@ int np_txn_pending(struct np_ctx *ctx, const struct np_txn_opts *opts, char **id
 	return rc;
 }
 
-/* Journals in the state directory so far: the next transaction's sequence
- * number. IDs are created under the lock, so the number also orders two
- * transactions made within the same second. */
-static unsigned journal_count(struct txn_store *st)
+/* The next transaction's sequence number: one more than any journal's. IDs
+ * are created under the lock, so the number also orders two transactions
+ * made within the same second. It was the count of journals, which drops
+ * when a hold re-apply folds one away (or prune removes some): the next id
+ * of that second then sorted before the newest, and 'revert' took them in
+ * the wrong order. */
+static unsigned journal_next_seq(struct txn_store *st)
 {
 	int fd = dup(st->txnfd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	unsigned n = 0;
+	unsigned long max = 0;
 	struct dirent *de;
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return 0;
+		return 1;
 	}
 	/* The dup shares its offset with txnfd, which the pending check has
 	 * read to the end: without this, every count after it was 0. */
 	rewinddir(dir);
 	while ((de = readdir(dir))) {
 		size_t len = strlen(de->d_name);
-		n += len > strlen(JOURNAL_EXT) && !strcmp(de->d_name + len - strlen(JOURNAL_EXT), JOURNAL_EXT);
+		if (len <= strlen(JOURNAL_EXT) || strcmp(de->d_name + len - strlen(JOURNAL_EXT), JOURNAL_EXT))
+			continue;
+		const char *dash = strrchr(de->d_name, '-');
+		unsigned long seq = dash ? strtoul(dash + 1, NULL, 10) : 0;
+		if (seq > max && seq < UINT_MAX - 100000)
+			max = seq;
 	}
 	closedir(dir);
-	return n;
+	return (unsigned)max + 1;
 }
 
 /* "YYYYMMDD-HHMMSS-SEQ": sortable by time (UTC, so daylight saving never
@@ -698,7 +726,7 @@ int txn_new_id(struct np_ctx *ctx, struct txn_store *st, time_t now, char **id)
 			       strerror(EOVERFLOW));
 	snprintf(base, sizeof(base), "%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-	for (unsigned n = journal_count(st) + 1, tries = 0; tries < 100000; n++, tries++) {
+	for (unsigned n = journal_next_seq(st), tries = 0; tries < 100000; n++, tries++) {
 		struct stat sb;
 		snprintf(name, sizeof(name), "%s-%u" JOURNAL_EXT, base, n);
 		if (fstatat(st->txnfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)

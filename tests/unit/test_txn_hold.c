@@ -260,11 +260,19 @@ static void test_reapplies_fold(void **state)
 {
 	struct fixture *f = *state;
 	struct np_txn first, txn;
+	char last[64];
 	assert_int_equal(apply_rps(f, "4", &first), 0);
+	snprintf(last, sizeof(last), "%s", first.id);
 	for (int i = 0; i < 20; i++) {
 		tmproot_put(f->root, RPS, i % 2 ? "0000\n" : "0001\n");
 		assert_int_equal(apply_rps_session(f, "4", first.id, &txn), 0);
 		assert_int_equal(txn.nchanges, 1);
+		/* Newest sorts last, however many journals the folds removed:
+		 * the sequence was the count of journals, and an id could repeat
+		 * a removed one's, before the newest. */
+		if (strverscmp(last, txn.id) >= 0)
+			fail_msg("transaction %s sorts before %s, made earlier", txn.id, last);
+		snprintf(last, sizeof(last), "%s", txn.id);
 		np_txn_free(&txn);
 	}
 	assert_int_equal(count_journals(f, ".json"), 2);
