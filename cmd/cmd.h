@@ -97,11 +97,15 @@ void np_print_help(const struct np_command *cmd, FILE *out);
 /* "  -j, --json   print JSON": the tag padded to width, long-only options
  * aligned with the long names of the others when align_long. */
 void np_print_option(const struct np_option *o, FILE *out, int width, bool align_long);
-/* Prints "numaplace: CMD: MESSAGE" and returns EXIT_USAGE. */
+/* Prints "numaplace: CMD: MESSAGE" (as np_say) and returns EXIT_USAGE. */
 int np_usage_error(const struct np_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Prints "numaplace: MESSAGE" and returns EXIT_FAIL. */
+/* Prints "numaplace: MESSAGE" (as np_say) and returns EXIT_FAIL. */
 int np_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "numaplace: [WHAT: ]TEXT" on stderr, TEXT with what would not show
+ * escaped (np_escape): messages carry names from the machine (interfaces,
+ * IRQ actions, paths), whatever bytes the kernel allowed in them. */
+void np_say(const char *what, const char *text);
 
 /* The commands themselves, one file each. */
 int cmd_help(int argc, char **argv, struct np_ctx *ctx);

@@ -4,27 +4,42 @@
  * the output layer and the commands all use. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "../lib/quote.h"
 #include "cmd.h"
+
+void np_say(const char *what, const char *text)
+{
+	char buf[4096];
+	fprintf(stderr, "numaplace: %s%s%s\n", what ? what : "", what ? ": " : "", np_escape(text, buf, sizeof(buf)));
+}
+
+static void vsay(const char *what, const char *fmt, va_list ap)
+{
+	char *text;
+	if (vasprintf(&text, fmt, ap) < 0) {
+		np_say(what, "out of memory writing the error message");
+		return;
+	}
+	np_say(what, text);
+	free(text);
+}
 
 int np_usage_error(const struct np_command *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "numaplace: %s: ", cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(cmd->name, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_USAGE;
 }
 
 int np_error(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("numaplace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_FAIL;
 }

@@ -606,7 +606,7 @@ void np_notef(const char *fmt, ...)
 	/* A message written as one printf may end in a newline: the line is the note. */
 	if (n > 0 && text[n - 1] == '\n')
 		text[n - 1] = '\0';
-	fprintf(stderr, "numaplace: %s\n", text);
+	np_say(NULL, text);
 	char **more = realloc(notes, (nnotes + 1) * sizeof(*notes));
 	if (!more) {
 		free(text);

@@ -91,3 +91,19 @@ test_svg_and_plan_never_follow_a_link() {
 	ls -a "$WORK/names" | grep -q numaplace- && die "a temporary file was left"
 	return 0
 }
+
+# Errors and warnings carry names from the machine too (a path under an
+# interface's directory, a subject): escaped as the rest of the output.
+# Before, an unreadable mask under a hostile interface printed its raw ESC
+# and BEL (an OSC title change) in the one-line error.
+test_error_messages_escape_names() {
+	local name=$'a\e]0;PWN\a\x01\xff' err
+	named_root "$name"
+	echo zz >"$ROOT/sys/class/net/$name/queues/rx-0/rps_cpus"
+	for cmd in devices report irqs advise; do
+		err=$(np $cmd 2>&1 >/dev/null) && die "$cmd read a malformed rps_cpus without an error"
+		grep -aq $'[\e\a\x01\xff]' <<<"$err" && die "$cmd's error shows raw bytes: $(cat -v <<<"$err")"
+		[[ $err == *"/net/a\\x1b]0;PWN\\x07\\x01\\xff/queues/rx-0/rps_cpus': expected a CPU mask, found 'zz'"* ]] ||
+			die "$cmd's error does not name the file with its name escaped: $err"
+	done
+}
