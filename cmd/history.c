@@ -78,6 +78,27 @@ static int get_cause(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, TXN(row)->cause);
 }
 
+/* All the transactions listed: a row's session is found among them. */
+struct listed {
+	const struct np_txn *txns;
+	size_t n;
+};
+
+/* The hold session a transaction belongs to: the id of the hold's first
+ * apply, which each re-apply names (and 'revert --session' takes); that
+ * first apply shows its own id once a re-apply names it. Null for the
+ * others: an apply, a trial's step. */
+static int get_session(const void *data, const void *row, struct np_value *v)
+{
+	const struct listed *all = data;
+	if (TXN(row)->session)
+		return np_val_str(v, TXN(row)->session);
+	for (size_t i = 0; i < all->n; i++)
+		if (all->txns[i].session && !strcmp(all->txns[i].session, TXN(row)->id))
+			return np_val_str(v, TXN(row)->id);
+	return np_val_str(v, NULL);
+}
+
 static int get_trial(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
@@ -110,6 +131,9 @@ static const struct np_column history_columns[] = {
 	NP_COLUMN("profile", "PROFILE", 1, 0, "the profile applied", get_profile),
 	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),
 	NP_COLUMN("changes", "CHANGES", 4, SCOLS_FL_RIGHT | NP_FL_DESCENDING, "the values it changed", get_changes),
+	NP_COLUMN("session", "SESSION", 20, 0,
+		  "the hold session: the id of the hold's first apply ('numaplace revert --session ID'); null for the "
+		  "others", get_session),
 	NP_COLUMN("cause", "CAUSE", 0.2, SCOLS_FL_WRAP,
 		  "what made it: hold's event or check, a trial's step; null for apply", get_cause),
 	NP_COLUMN("trial", "TRIAL", 0.3, SCOLS_FL_WRAP, "the evidence of the trial that kept it (numaplace trial)",
@@ -133,18 +157,20 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		struct np_txn_opts popts = { .state_dir = o.state_dir, .wait_for_lock = true };
 		return prune(ctx, &popts, o.keep >= 0 ? (size_t)o.keep : NP_TXN_KEEP, o.json, o.pretty);
 	}
-	struct np_table t;
-	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes,cause", &o.table, o.json, NULL)) !=
-	    NP_CONTINUE)
-		return rc;
-
 	struct np_txn_opts topts = { .state_dir = o.state_dir };
 	struct np_txn *txns;
 	size_t n;
+	struct listed all;
+	struct np_table t;
+	/* -o help needs no state directory: the table first. */
+	if ((rc = np_table_init(&t, self, history_columns, "id,time,profile,state,changes,session,cause", &o.table,
+				o.json, &all)) != NP_CONTINUE)
+		return rc;
 	if (np_txn_list(ctx, &topts, &txns, &n)) {
 		np_table_free(&t);
 		return np_error("%s", ctx->err);
 	}
+	all = (struct listed){ txns, n };
 	const void **rows = calloc(n + 1, sizeof(*rows));
 	rc = rows ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	for (size_t i = 0; rc == EXIT_OK && i < n; i++)
@@ -164,10 +190,14 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_table_print(&t, stdout);
 	}
 	np_table_free(&t);
-	for (size_t i = 0; i < n; i++)
-		if (txns[i].unreadable)
-			fprintf(stderr, "numaplace: history: transaction %s is unreadable: %s\n", txns[i].id,
-				txns[i].unreadable);
+	for (size_t i = 0; i < n; i++) {
+		char *text;
+		if (txns[i].unreadable && asprintf(&text, "transaction %s is unreadable: %s", txns[i].id,
+						   txns[i].unreadable) >= 0) {
+			np_say("history", text);
+			free(text);
+		}
+	}
 	np_txns_free(txns, n);
 	return rc;
 }

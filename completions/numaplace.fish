@@ -149,7 +149,7 @@ function __numaplace_commands
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
         disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
-        history 'List the transactions: id, time, profile, state, number of changes, cause (hold\'s event).' \
+        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event).' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
         snapshot 'Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.' \

@@ -167,6 +167,22 @@ test_hold_revert_session_in_one_step() {
 		"the journals' session"
 }
 
+# history shows each transaction's hold session: the id of the hold's first
+# apply, which 'revert --session' takes; a plain apply has none. Before, the
+# re-applies showed only their cause, and which hold they came from was in
+# the journals alone.
+test_history_shows_the_hold_session() {
+	hold_session
+	local first=${HOLD_IDS%%$'\n'*} hs=(history --state-dir "$WORK/hold/state")
+	profile "$WORK/hold/q.json" '"cpus": "3"' '"cpus": "2"'
+	np apply --state-dir "$WORK/hold/state" --irqbalance=ignore "$WORK/hold/q.json" >/dev/null 2>&1 || die "apply failed"
+	expect_eq "$first $first $first null" "$(np "${hs[@]}" --json | jq -r '[.transactions[].session] | map(. // "null") | join(" ")')" \
+		"history --json's session"
+	expect_eq "$first $first $first -" "$(np "${hs[@]}" -n -r -o session | tr '\n' ' ' | sed 's/ $//')" \
+		"history -o session"
+	np "${hs[@]}" | head -1 | grep -q ' SESSION ' || die "history's table has no SESSION column: $(np "${hs[@]}")"
+}
+
 # The profile of hold_root, with eth4's rx-1 on CPU 2 too: two files of one
 # device (0000:23:00.0).
 two_eth4_files() {
