@@ -91,14 +91,11 @@ static void device_metrics(FILE *out, const struct np_machine *m)
 	       "CPUs, else on CPUs a Kubernetes container holds exclusively, else off the device's node, else local.");
 	for (size_t di = 0; di < m->pci.ndevs; di++) {
 		const struct np_pci_dev *d = &m->pci.devs[di];
-		struct np_irq_summary s;
 		struct np_where w;
-		np_device_irq_summary(m, di, &s);
-		if (!s.nirqs)
+		int node;
+		if (!np_device_where(m, di, &w, &node))
 			continue;
-		np_device_where(m, di, &w);
 		const unsigned long long v[] = { w.local, w.remote, w.isolated, w.exclusive };
-		int node = np_device_node(m, d, NULL);
 		char nodebuf[16];
 		snprintf(nodebuf, sizeof(nodebuf), "%d", node);
 		for (int k = 0; k < 4; k++) {

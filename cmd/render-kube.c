@@ -65,13 +65,10 @@ void np_where_write(struct np_jw *jw, const struct np_machine *m)
 	np_jw_array(jw, "interrupts_where");
 	for (size_t di = 0; di < m->pci.ndevs; di++) {
 		const struct np_pci_dev *d = &m->pci.devs[di];
-		struct np_irq_summary s;
 		struct np_where w;
-		np_device_irq_summary(m, di, &s);
-		if (!s.nirqs)
+		int node;
+		if (!np_device_where(m, di, &w, &node))
 			continue;
-		np_device_where(m, di, &w);
-		int node = np_device_node(m, d, NULL);
 		np_jw_object(jw, NULL);
 		np_jw_str(jw, "device", d->addr);
 		np_jw_str(jw, "name", np_device_label(d));

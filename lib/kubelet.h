@@ -96,5 +96,6 @@ struct np_machine;
 int np_kubelet_forbid(const struct np_machine *m, struct np_advise_opts *o, char ***warnings, size_t *nwarnings);
 
 /* The same summed over the IRQs of device di (m->pci.devs), judged against
- * np_device_node. Needs np_kubelet_split on m->kube. */
-void np_device_where(const struct np_machine *m, size_t di, struct np_where *w);
+ * its node, np_device_node (into *node: -1 unknown). Returns how many IRQs
+ * the device has (0: w is all zero). Needs np_kubelet_split on m->kube. */
+size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w, int *node);
