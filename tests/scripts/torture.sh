@@ -192,7 +192,7 @@ test_kill_hold_reapply_then_plain_reverts() {
 	HOLD_PID=
 	trap '[ -z "$HOLD_PID" ] || kill -9 "$HOLD_PID" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 	mkfifo "$T/ev"
-	local trial kind want ms t0=$SECONDS pending=0 midway=0 span_hup span_ev
+	local trial want ms t0=$SECONDS pending=0 midway=0 span_hup span_ev
 	# The reference: each kind of re-apply to its end, then plain reverts;
 	# hold's own timing of the re-applies is the window the kills fall in.
 	for trial in 1 2; do
