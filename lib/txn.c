@@ -546,11 +546,13 @@ static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force,
 	char more[64] = "";
 	if (ndrift > 1)
 		snprintf(more, sizeof(more), " (and %zu more)", ndrift - 1);
+	/* The subject lists every IRQ banned (hundreds of words): cut, so that
+	 * what to do still fits the message. */
 	if (c->attr == NP_ATTR_IRQBALANCE_CONFIG)
 		return np_fail(ctx, -EBUSY,
 			       "'%s' (%s): its banned-IRQ lines (IRQBALANCE_ARGS) changed since transaction %s%s; "
 			       "use --force to put back the ones from before it anyway",
-			       full_path(ctx, c->path, fp), display_name(c), txn->id, more);
+			       full_path(ctx, c->path, fp), np_excerpt(display_name(c), ex, sizeof(ex)), txn->id, more);
 	char expected[200];
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
