@@ -263,6 +263,12 @@ struct parser {
 	size_t *lines;           /* input line of each out->v entry */
 	size_t dropped;
 	bool unsorted;
+	/* A second grouping of the same columns into nodes, counted in the same
+	 * pass (np_irqs_read_counts_split), or none. */
+	const struct np_topology *topo2;
+	struct np_irqs *out2;
+	int *col_node2;
+	unsigned long long *acc2;
 };
 
 static void parser_free(struct parser *ps)
@@ -273,6 +279,8 @@ static void parser_free(struct parser *ps)
 	free(ps->acc);
 	free(ps->ran);
 	free(ps->lines);
+	free(ps->col_node2);
+	free(ps->acc2);
 }
 
 static int node_index(const struct np_topology *topo, int cpu)
@@ -309,6 +317,12 @@ static int parse_header(struct parser *ps, const char *line, size_t lineno)
 	ps->acc = malloc(((size_t)ps->topo->nnodes + 1) * sizeof(*ps->acc));
 	if (!ps->col_cpu || !ps->col_node || !ps->col_quiet || !ps->acc)
 		return -ENOMEM;
+	if (ps->topo2) {
+		ps->col_node2 = malloc(n * sizeof(int));
+		ps->acc2 = malloc(((size_t)ps->topo2->nnodes + 1) * sizeof(*ps->acc2));
+		if (!ps->col_node2 || !ps->acc2)
+			return -ENOMEM;
+	}
 
 	struct np_cpuset seen = NP_CPUSET_INIT;
 	long max = -1;
@@ -331,6 +345,8 @@ static int parse_header(struct parser *ps, const char *line, size_t lineno)
 			break;
 		ps->col_cpu[ps->ncols] = (int)cpu;
 		ps->col_node[ps->ncols] = node_index(ps->topo, (int)cpu);
+		if (ps->topo2)
+			ps->col_node2[ps->ncols] = node_index(ps->topo2, (int)cpu);
 		ps->col_quiet[ps->ncols] = np_cpuset_test(&ps->topo->isolated, (unsigned)cpu) ||
 					   np_cpuset_test(&ps->topo->nohz_full, (unsigned)cpu);
 		ps->ncols++;
@@ -416,6 +432,11 @@ static int grow_rows(struct parser *ps)
 	if (!v)
 		return -ENOMEM;
 	ps->out->v = v;
+	if (ps->out2) {
+		if (!(v = realloc(ps->out2->v, cap * sizeof(*v))))
+			return -ENOMEM;
+		ps->out2->v = v;
+	}
 	size_t *lines = realloc(ps->lines, cap * sizeof(*lines));
 	if (!lines)
 		return -ENOMEM;
@@ -452,6 +473,30 @@ static int skip_row(struct parser *ps, const char *line, size_t len, size_t line
 
 /* One numbered row. Everything is checked before anything is kept, so a
  * malformed row leaves no count behind. Returns 0 (kept or skipped) or -ENOMEM. */
+/* Row q as the second grouping counts it: counts only (no chip, hwirq or
+ * name), at the same index in ps->out2 as q in ps->out. */
+static int add_row2(struct parser *ps, const struct np_irq *q)
+{
+	size_t n2 = (size_t)ps->topo2->nnodes;
+	struct np_irq *r = &ps->out2->v[ps->out2->n];
+	memset(r, 0, sizeof(*r));
+	r->irq = q->irq;
+	r->total = q->total;
+	r->quiet = q->quiet;
+	r->unknown_node = ps->acc2[n2];
+	r->dev = -1;
+	r->queue = -1;
+	if (!(r->per_node = malloc((n2 ? n2 : 1) * sizeof(*r->per_node))))
+		return -ENOMEM;
+	memcpy(r->per_node, ps->acc2, n2 * sizeof(*r->per_node));
+	if (q->ran_on.bits && np_cpuset_copy(&r->ran_on, &q->ran_on)) {
+		irq_free(r);
+		return -ENOMEM;
+	}
+	ps->out2->n++;
+	return 0;
+}
+
 static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 {
 	const struct np_topology *topo = ps->topo;
@@ -494,6 +539,8 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 	p++;
 
 	memset(ps->acc, 0, ((size_t)topo->nnodes + 1) * sizeof(*ps->acc));
+	if (ps->acc2)
+		memset(ps->acc2, 0, ((size_t)ps->topo2->nnodes + 1) * sizeof(*ps->acc2));
 	memset(ps->ran, 0, ps->nwords * sizeof(*ps->ran));
 	unsigned long long total = 0;
 	bool any = false;
@@ -536,6 +583,8 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 		if (__builtin_add_overflow(total, v, &total))
 			SKIP("counts add up past 64 bits");
 		ps->acc[ps->col_node[c]] += v;
+		if (ps->acc2)
+			ps->acc2[ps->col_node2[c]] += v;
 		if (ps->col_quiet[c])
 			ps->quiet += v;
 		ps->ran[ps->col_cpu[c] / 64] |= UINT64_C(1) << (ps->col_cpu[c] % 64);
@@ -578,6 +627,10 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 		return rc;
 	}
 	memcpy(q->per_node, ps->acc, (size_t)topo->nnodes * sizeof(*q->per_node));
+	if (ps->out2 && (rc = add_row2(ps, q))) {
+		irq_free(q);
+		return rc;
+	}
 	ps->lines[out->n++] = lineno;
 	return 0;
 }
@@ -597,10 +650,11 @@ static int by_irq_then_line(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Rows out of order are rare, so their duplicates are only found here. */
-static int sort_rows(struct parser *ps)
+/* Rows out of order are rare, so their duplicates are only found here.
+ * out: ps->out, or ps->out2 (whose rows are ps->out's, at the same indexes,
+ * and whose duplicates are not warned about twice). */
+static int sort_rows(struct parser *ps, struct np_irqs *out)
 {
-	struct np_irqs *out = ps->out;
 	struct order *ord = malloc(out->n * sizeof(*ord));
 	struct np_irq *v = malloc(out->n * sizeof(*v));
 	if (!ord || !v) {
@@ -616,7 +670,7 @@ static int sort_rows(struct parser *ps)
 	for (size_t i = 0; i < out->n; i++) {
 		struct np_irq *q = &out->v[ord[i].at];
 		if (n && v[n - 1].irq == q->irq) {
-			if (!rc)
+			if (!rc && out == ps->out)
 				rc = np_irqs_warn(out, &ps->dropped, "'%s' line %zu: IRQ %d again (first on line %zu)",
 					  ps->path, ord[i].line, q->irq, kept_line);
 			irq_free(q);
@@ -637,11 +691,12 @@ static int sort_rows(struct parser *ps)
 #define NP_INTERRUPTS_MAX_BYTES ((size_t)1 << 30)
 #define NP_INTERRUPTS_MAX_LINE ((size_t)4 << 20)
 
-/* Parses an open /proc/interrupts (path: for messages) and closes it. */
+/* Parses an open /proc/interrupts (path: for messages) and closes it; with
+ * topo2, counts by it into out2 in the same pass. */
 static int read_counts(struct np_ctx *ctx, const struct np_topology *topo, FILE *f, const char *path,
-		       struct np_irqs *out)
+		       struct np_irqs *out, const struct np_topology *topo2, struct np_irqs *out2)
 {
-	struct parser ps = { .ctx = ctx, .topo = topo, .out = out };
+	struct parser ps = { .ctx = ctx, .topo = topo, .out = out, .topo2 = topo2, .out2 = topo2 ? out2 : NULL };
 	snprintf(ps.path, sizeof(ps.path), "%s", path);
 	int rc = 0;
 	char *line = NULL;
@@ -689,27 +744,40 @@ static int read_counts(struct np_ctx *ctx, const struct np_topology *topo, FILE 
 	fclose(f);
 	if (!rc && !header)
 		rc = np_fail(ctx, -EINVAL, "'%s': no header line of CPU columns", ps.path);
+	if (!rc && ps.unsorted && ps.out2)
+		rc = sort_rows(&ps, ps.out2);
 	if (!rc && ps.unsorted)
-		rc = sort_rows(&ps);
+		rc = sort_rows(&ps, out);
 	if (!rc)
 		rc = np_irqs_warn_dropped(out, ps.dropped, ps.path, "malformed lines skipped");
 	parser_free(&ps);
 	if (rc == -ENOMEM)
 		np_fail(ctx, rc, "reading '%s': %s", ps.path, strerror(ENOMEM));
-	if (rc)
+	if (rc) {
 		np_irqs_free(out);
+		if (ps.out2)
+			np_irqs_free(ps.out2);
+	}
 	return rc;
 }
 
-int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out)
+int np_irqs_read_counts_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out,
+			      const struct np_topology *split_topo, struct np_irqs *split)
 {
 	char path[PATH_MAX];
 	memset(out, 0, sizeof(*out));
+	if (split_topo)
+		memset(split, 0, sizeof(*split));
 	int rc = np_sysfs_path(ctx, path, "/proc/interrupts");
 	if (rc)
 		return rc;
 	FILE *f = np_fopen(ctx, &rc, NP_INTERRUPTS_MAX_BYTES, NP_INTERRUPTS_MAX_LINE, "/proc/interrupts");
-	return f ? read_counts(ctx, topo, f, path, out) : rc;
+	return f ? read_counts(ctx, topo, f, path, out, split_topo, split) : rc;
+}
+
+int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out)
+{
+	return np_irqs_read_counts_split(ctx, topo, out, NULL, NULL);
 }
 
 /* A copy given by the user, not a file of the machine: not under --root,
@@ -721,7 +789,7 @@ int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo,
 	int rc;
 	memset(out, 0, sizeof(*out));
 	FILE *f = np_fopen_user(ctx, &rc, NP_INTERRUPTS_MAX_BYTES, NP_INTERRUPTS_MAX_LINE, path);
-	return f ? read_counts(ctx, topo, f, path, out) : rc;
+	return f ? read_counts(ctx, topo, f, path, out, NULL, NULL) : rc;
 }
 
 /* The text in memory: fmemopen gives the same stream the files give, so
@@ -735,7 +803,7 @@ int np_irqs_parse_counts(struct np_ctx *ctx, const struct np_topology *topo, con
 		int err = errno;
 		return np_fail(ctx, -err, "cannot read '%s': %s", name, strerror(err));
 	}
-	return read_counts(ctx, topo, f, name, out);
+	return read_counts(ctx, topo, f, name, out, NULL, NULL);
 }
 
 int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo)

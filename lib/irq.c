@@ -62,7 +62,13 @@ static int read_default_affinity(struct np_ctx *ctx, struct np_irqs *out, size_t
 
 int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out)
 {
-	int rc = np_irqs_read_counts(ctx, topo, out);
+	return np_irqs_read_split(ctx, topo, out, NULL, NULL);
+}
+
+int np_irqs_read_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out,
+		       const struct np_topology *split_topo, struct np_irqs *split)
+{
+	int rc = np_irqs_read_counts_split(ctx, topo, out, split_topo, split);
 	if (rc)
 		return rc;
 	size_t dropped = 0;
@@ -105,6 +111,8 @@ int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_i
 		if (rc == -ENOMEM)
 			np_fail(ctx, rc, "reading /proc/irq: %s", strerror(ENOMEM));
 		np_irqs_free(out);
+		if (split_topo)
+			np_irqs_free(split);
 	}
 	return rc;
 }
