@@ -766,17 +766,24 @@ static struct np_bounded *bounded_over(struct np_ctx *ctx, int *rc, int fd, cons
 	return b;
 }
 
+/* The machine file fmt names, opened as the bounded readers want it; its
+ * path as shown in messages into path. An fd, or -errno (ctx->err). */
+static int vopen_bounded(struct np_ctx *ctx, char *path, const char *fmt, va_list ap)
+{
+	char mpath[PATH_MAX];
+	int rc = vpath(ctx, path, mpath, fmt, ap);
+	return rc ? rc : open_bounded(ctx, mpath, path, NULL);
+}
+
 struct np_bounded *np_bounded_open(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *fmt,
 				   ...)
 {
-	char path[PATH_MAX], mpath[PATH_MAX];
+	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	*rc = vpath(ctx, path, mpath, fmt, ap);
+	int fd = vopen_bounded(ctx, path, fmt, ap);
 	va_end(ap);
-	if (*rc)
-		return NULL;
-	return bounded_over(ctx, rc, open_bounded(ctx, mpath, path, NULL), path, max_total, max_line);
+	return bounded_over(ctx, rc, fd, path, max_total, max_line);
 }
 
 struct np_bounded *np_bounded_open_user(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line,
@@ -832,14 +839,12 @@ static FILE *bounded_stream(struct np_ctx *ctx, int *rc, int fd, const char *pat
 
 FILE *np_fopen(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *fmt, ...)
 {
-	char path[PATH_MAX], mpath[PATH_MAX];
+	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	*rc = vpath(ctx, path, mpath, fmt, ap);
+	int fd = vopen_bounded(ctx, path, fmt, ap);
 	va_end(ap);
-	if (*rc)
-		return NULL;
-	return bounded_stream(ctx, rc, open_bounded(ctx, mpath, path, NULL), path, max_total, max_line);
+	return bounded_stream(ctx, rc, fd, path, max_total, max_line);
 }
 
 FILE *np_fopen_user(struct np_ctx *ctx, int *rc, size_t max_total, size_t max_line, const char *path)
