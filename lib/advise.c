@@ -1040,6 +1040,156 @@ static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct
 	return add_rec(p->m, p->plan, &r);
 }
 
+/* Whether the plan changes any of the device's IRQs. */
+static bool irqs_move(const struct planner *p, size_t di)
+{
+	for (size_t i = 0; i < p->plan->n; i++)
+		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
+			return true;
+	return false;
+}
+
+/* How near CPU a is to CPU b, for XPS: the same CPU, an SMT sibling, a
+ * shared L3, the same node, then by node distance. */
+static int nearness(const struct planner *p, int a, int b)
+{
+	const struct np_machine *m = p->m;
+	if (a == b)
+		return 0;
+	if (core_of(p, a) == core_of(p, b))
+		return 1;
+	const struct np_l3 *l3 = &m->l3;
+	if (a <= l3->max_cpu && b <= l3->max_cpu && l3->of_cpu[a] >= 0 && l3->of_cpu[a] == l3->of_cpu[b])
+		return 2;
+	int na = np_topology_node_of_cpu(&m->topo, a), nb = np_topology_node_of_cpu(&m->topo, b);
+	if (na == nb)
+		return 3;
+	int d = np_topology_distance(&m->topo, na, nb);
+	return 4 + (d < 0 ? 255 : d);
+}
+
+/* The CPU serving a queue's interrupt once the plan is applied, -1 when that
+ * is not one CPU (a mask the kernel picks within, delivery unknown). */
+static int serving_cpu(const struct planner *p, int ii)
+{
+	if (ii < 0)
+		return -1;
+	const struct np_cpuset *after = irq_cpus_after(p, (size_t)ii);
+	return np_cpuset_count(after) == 1 ? np_cpuset_next(after, 0) : -1;
+}
+
+/* Whether today's XPS already follows interrupts that stay where they are:
+ * no housekeeping CPU in two queues, each mapped CPU in one of its nearest
+ * queues. CPUs left out are no problem on their own (drivers map only the
+ * queues' own CPUs; the others hash over the queues): with nothing moving,
+ * a working map is not churned. */
+static bool xps_agrees(const struct planner *p, const struct np_netif *nif, const int *serve)
+{
+	struct np_cpuset seen = NP_CPUSET_INIT;
+	bool agrees = true;
+	for (int q = 0; agrees && q < nif->ntx; q++) {
+		if (!nif->xps_known[q])
+			continue;
+		/* The CPU serving a queue's interrupt sends on that queue (the first
+		 * such queue, when it serves several). */
+		int first = 0;
+		while (serve[q] >= 0 && first < q && serve[first] != serve[q])
+			first++;
+		if (serve[q] >= 0 && first == q && np_cpuset_test(&p->usable, (unsigned)serve[q]) &&
+		    !np_cpuset_test(&nif->xps[q], (unsigned)serve[q]))
+			agrees = false;
+		np_cpuset_foreach(cpu, &nif->xps[q]) {
+			if (!agrees || cpu > p->m->topo.max_cpu || !np_cpuset_test(&p->usable, (unsigned)cpu))
+				continue;
+			if (serve[q] < 0 || np_cpuset_test(&seen, (unsigned)cpu) || np_cpuset_set(&seen, (unsigned)cpu)) {
+				agrees = false;
+				continue;
+			}
+			int near = nearness(p, cpu, serve[q]);
+			for (int o = 0; agrees && o < nif->ntx; o++)
+				agrees = serve[o] < 0 || nearness(p, cpu, serve[o]) >= near;
+		}
+	}
+	np_cpuset_free(&seen);
+	return agrees;
+}
+
+/* XPS as the kernel's scaling.rst suggests it: each housekeeping CPU maps
+ * onto exactly one transmit queue, the queue whose interrupt is served on
+ * that CPU or on its nearest core (a shared cache first), so transmit
+ * completions stay where the sends happened; ties go to the queue with the
+ * fewest CPUs so far. A queue with no interrupt of its own (XDP) gets none.
+ * Left alone when some queue's interrupt has no one CPU to follow. */
+static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
+{
+	int *serve = calloc((size_t)nif->ntx + 1, sizeof(int)), *nassigned = calloc((size_t)nif->ntx + 1, sizeof(int));
+	struct np_cpuset *want = calloc((size_t)nif->ntx + 1, sizeof(*want));
+	int rc = serve && nassigned && want ? 0 : -ENOMEM, ncand = 0;
+	bool followed = true; /* every queue with an interrupt has one CPU serving it */
+	bool moved = false;   /* some queue's interrupt moves */
+	for (int q = 0; rc == 0 && q < nif->ntx; q++) {
+		int ii = queue_irq(p, di, q, true);
+		serve[q] = nif->xps_known[q] ? serving_cpu(p, ii) : -1;
+		followed &= ii < 0 || !nif->xps_known[q] || serve[q] >= 0;
+		moved |= serve[q] >= 0 && serve[q] != home_cpu(&p->m->irqs.v[ii]);
+		ncand += serve[q] >= 0;
+	}
+	if (!followed || (!moved && xps_agrees(p, nif, serve)))
+		ncand = 0;
+	/* The serving CPUs first (each to its queue, the first queue when two
+	 * share one), so that the ties below count them. */
+	struct np_cpuset served = NP_CPUSET_INIT;
+	for (int q = 0; rc == 0 && ncand > 1 && q < nif->ntx; q++) {
+		if (serve[q] < 0 || !np_cpuset_test(&p->usable, (unsigned)serve[q]) ||
+		    np_cpuset_test(&served, (unsigned)serve[q]))
+			continue;
+		if ((rc = np_cpuset_set(&served, (unsigned)serve[q])) == 0 &&
+		    (rc = np_cpuset_set(&want[q], (unsigned)serve[q])) == 0)
+			nassigned[q]++;
+	}
+	np_cpuset_foreach(cpu, &p->usable) {
+		int best = -1, bestnear = 0;
+		if (rc || ncand < 2 || np_cpuset_test(&served, (unsigned)cpu))
+			continue;
+		for (int q = 0; q < nif->ntx; q++) {
+			if (serve[q] < 0)
+				continue;
+			int near = nearness(p, cpu, serve[q]);
+			if (best < 0 || near < bestnear || (near == bestnear && nassigned[q] < nassigned[best])) {
+				best = q;
+				bestnear = near;
+			}
+		}
+		if ((rc = np_cpuset_set(&want[best], (unsigned)cpu)) == 0)
+			nassigned[best]++;
+	}
+	np_cpuset_free(&served);
+	for (int q = 0; rc == 0 && ncand > 1 && q < nif->ntx; q++) {
+		if (!nif->xps_known[q])
+			continue;
+		char *why = NULL;
+		int first = 0;
+		while (serve[q] >= 0 && first < q && serve[first] != serve[q])
+			first++;
+		if (serve[q] < 0)
+			why = strdup("no interrupt of its own to follow: no CPU transmits on it by XPS");
+		else if (np_cpuset_empty(&want[q]) && asprintf(&why, "its interrupt's CPU %d transmits on queue %d, "
+							      "whose interrupt it also serves", serve[q], first) < 0)
+			why = NULL;
+		else if (!np_cpuset_empty(&want[q]))
+			why = strdup("each housekeeping CPU transmits on one queue, the one whose interrupt is served on "
+				     "it or on its nearest core (kernel Documentation/networking/scaling.rst, XPS)");
+		rc = why ? net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &want[q], why) : -ENOMEM;
+		free(why);
+	}
+	for (int q = 0; want && q < nif->ntx; q++)
+		np_cpuset_free(&want[q]);
+	free(want);
+	free(serve);
+	free(nassigned);
+	return rc;
+}
+
 /* Physical cores among cpus. */
 static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int mark)
 {
@@ -1052,15 +1202,6 @@ static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int
 		}
 	}
 	return n;
-}
-
-/* Whether the plan changes any of the device's IRQs. */
-static bool irqs_move(const struct planner *p, size_t di)
-{
-	for (size_t i = 0; i < p->plan->n; i++)
-		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
-			return true;
-	return false;
 }
 
 /* One queue per node with CPUs, asked for with --channels per-node: the
@@ -1105,14 +1246,8 @@ static int net_recs(struct planner *p, size_t di)
 		 * only with a choice of queues to make; and only for a device
 		 * whose IRQs move or whose traffic is worth a change. */
 		bool xps_worth = irqs_move(p, di) || p->data_volume[di] >= p->opts->min_interrupts;
-		for (int q = 0; q < nif->ntx && nif->ntx > 1 && rc == 0 && xps_worth &&
-				(pol->xps_follow_irq || pol->auto_net); q++) {
-			int ii = queue_irq(p, di, q, true);
-			if (!nif->xps_known[q] || ii < 0 || !p->has_plan[ii] || np_cpuset_count(&p->planned[ii]) != 1)
-				continue;
-			rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &p->planned[ii],
-				     "transmit from the CPU that serves this queue's interrupt in the plan");
-		}
+		if (nif->ntx > 1 && xps_worth && (pol->xps_follow_irq || pol->auto_net))
+			rc = xps_recs(p, di, nif);
 		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
 			rc = channels_rec(p, di, nif);
 		enum np_rps_policy rps = pol->rps;
