@@ -362,6 +362,10 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	free(kube_warnings);
 	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
 		rc = np_error("collecting findings: out of memory");
+	/* How delivery was judged, said once as advise says it. */
+	const char *judged = rc == EXIT_OK ? np_effective_note(&m, &policy) : NULL;
+	if (judged)
+		np_notef("note: %s\n", judged);
 	np_advise_opts_free(&policy);
 	if (rc != EXIT_OK) {
 		free(selected);

@@ -81,6 +81,7 @@ struct planner {
 	int *nqueues, *ncores, *cap, *start; /* per device: queue slots, cores of its target, per-core cap, cursor */
 	int **dcount;              /* per device: its queue slots per core (allocated on use) */
 	int **dcpu;                /* per device: its queue slots per CPU (allocated on use) */
+	int **dtoday;              /* per device: its queue slots per core where they are delivered today */
 	unsigned long long *off_target;  /* per device: interrupts its movable IRQs handled off its target's nodes */
 	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
@@ -385,8 +386,15 @@ static int size_devices(struct planner *p)
 		p->cap[di] = (p->nqueues[di] + n - 1) / (n ? n : 1);
 		for (size_t dj = 0; dj < di; dj++)
 			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
-		if (!(p->dcount[di] = calloc(ncpu, sizeof(int))) || !(p->dcpu[di] = calloc(ncpu, sizeof(int))))
+		if (!(p->dcount[di] = calloc(ncpu, sizeof(int))) || !(p->dcpu[di] = calloc(ncpu, sizeof(int))) ||
+		    !(p->dtoday[di] = calloc(ncpu, sizeof(int))))
 			return -ENOMEM;
+	}
+	for (size_t k = 0; k < p->nslots; k++) {
+		const struct slot *s = &p->slots[k];
+		int cpu = home_cpu(&m->irqs.v[p->refs[s->first]]);
+		if (s->queue >= 0 && cpu >= 0 && (size_t)cpu < ncpu)
+			p->dtoday[s->dev][core_of(p, cpu)]++;
 	}
 	return 0;
 }
@@ -522,10 +530,16 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			return buf;
 		}
 		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
-			/* dcount does not include this queue yet: it counts the others. */
-			snprintf(buf, size, "its core (CPU %d) also serves %d other queue%s of this device, and "
-				 "%d cores allow %d per core", cpu, p->dcount[s->dev][c],
-				 p->dcount[s->dev][c] > 1 ? "s" : "", p->ncores[s->dev], p->cap[s->dev]);
+			/* dcount does not include this queue yet: it counts the others
+			 * the plan keeps or puts there; dtoday all that are there now. */
+			int today = p->dtoday[s->dev][c], other = p->dcount[s->dev][c];
+			if (today > p->cap[s->dev])
+				snprintf(buf, size, "its core (CPU %d) delivers %d of this device's queues today, and %d "
+					 "cores allow %d per core", cpu, today, p->ncores[s->dev], p->cap[s->dev]);
+			else
+				snprintf(buf, size, "the plan gives its core (CPU %d) to %d other queue%s of this device, "
+					 "and %d cores allow %d per core", cpu, other, other > 1 ? "s" : "",
+					 p->ncores[s->dev], p->cap[s->dev]);
 			return buf;
 		}
 	}
@@ -1294,10 +1308,26 @@ static int by_impact(const void *a, const void *b)
 	return 0;
 }
 
+const char *np_effective_note(const struct np_machine *m, const struct np_advise_opts *opts)
+{
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev >= 0 && opts->devices && opts->devices[irq->dev].selected && irq->has_affinity &&
+		    !irq->has_effective)
+			return "effective_affinity is absent here (kernels before 4.13): where an IRQ is delivered is "
+			       "judged on its mask (one CPU is where it runs; within a wider mask the interrupt "
+			       "controller picks)";
+	}
+	return NULL;
+}
+
 static int general_warnings(struct planner *p)
 {
 	int rc = 0;
-	if (np_cpuset_empty(&p->usable))
+	const char *eff = np_effective_note(p->m, p->opts);
+	if (eff)
+		rc = note(p->plan, "%s", eff);
+	if (rc == 0 && np_cpuset_empty(&p->usable))
 		rc = warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
 	if (rc == 0 && p->flat)
 		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
@@ -1382,13 +1412,14 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.start = calloc(ndev, sizeof(int));
 	p.dcount = calloc(ndev, sizeof(int *));
 	p.dcpu = calloc(ndev, sizeof(int *));
+	p.dtoday = calloc(ndev, sizeof(int *));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
 	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
 	p.off_target = calloc(ndev, sizeof(*p.off_target));
 	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
 	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.target && p.target_why && p.anchor &&
-				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.planned && p.has_plan &&
+				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.dtoday && p.planned && p.has_plan &&
 				 p.off_target && p.data_volume && p.cls
 			 ? 0
 			 : -ENOMEM;
@@ -1459,6 +1490,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 			free(p.dcount[i]);
 		if (p.dcpu)
 			free(p.dcpu[i]);
+		if (p.dtoday)
+			free(p.dtoday[i]);
 	}
 	for (size_t i = 0; p.planned && i < m->irqs.n; i++)
 		np_cpuset_free(&p.planned[i]);
@@ -1477,6 +1510,7 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.start);
 	free(p.dcount);
 	free(p.dcpu);
+	free(p.dtoday);
 	free(p.planned);
 	free(p.has_plan);
 	free(p.cls);
