@@ -398,16 +398,20 @@ static int rule_no_node(struct judge *j)
 		np_device_irq_summary(m, di, &s);
 		if (!selected(j, di) || m->topo.nnodes <= 1 || d->numa_node >= 0 || !np_pci_dev_matters(d, s.nirqs > 0))
 			continue;
-		struct np_finding *x;
-		if (inferred)
+		struct np_finding *x = NULL;
+		char *who = dev_who(m, d);
+		if (who && inferred)
 			x = add(j->f, NP_RULE_NO_NODE, d->addr,
-				"%s (%s): firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
-				d->addr, dev_label(d), node, node);
-		else
-			x = add(j->f, NP_RULE_NO_NODE, d->addr,
-				"%s (%s): firmware reports no NUMA node, so its locality is unknown", d->addr, dev_label(d));
-		if (!x || !(x->who = dev_who(m, d)))
+				"%s: firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
+				who, node, node);
+		else if (who)
+			x = add(j->f, NP_RULE_NO_NODE, d->addr, "%s: firmware reports no NUMA node, so its locality is unknown",
+				who);
+		if (!x) {
+			free(who);
 			return -ENOMEM;
+		}
+		x->who = who;
 		x->dev = (int)di;
 		x->what = "no NUMA node";
 		x->total = s.total;
@@ -523,19 +527,19 @@ static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, c
 		n = asprintf(&out, "%s: %s on %s, off its node", who, irqs_text(t), where);
 		break;
 	case NP_RULE_RQ_AFFINITY:
-		n = asprintf(&out, "%s: rq_affinity %s, %s fits: %s", subject, first->current ? first->current : "?",
-			     first->recommended, first->reason);
+		n = asprintf(&out, "%s: %s rq_affinity %s, %s fits: %s", who, subject,
+			     first->current ? first->current : "?", first->recommended, first->reason);
 		break;
 	case NP_RULE_RPS:
-		n = asprintf(&out, "%s: RPS of %zu receive queue%s: %s", subject, nfixes, nfixes > 1 ? "s" : "",
+		n = asprintf(&out, "%s: RPS of %zu %s receive queue%s: %s", who, nfixes, subject, nfixes > 1 ? "s" : "",
 			     first->reason);
 		break;
 	case NP_RULE_XPS:
-		n = asprintf(&out, "%s: XPS of %zu transmit queue%s does not follow their IRQs", subject, nfixes,
+		n = asprintf(&out, "%s: XPS of %zu %s transmit queue%s does not follow their IRQs", who, nfixes, subject,
 			     nfixes > 1 ? "s" : "");
 		break;
 	case NP_RULE_CHANNELS:
-		n = asprintf(&out, "%s: %s queues, %s on request: %s", subject, first->current ? first->current : "?",
+		n = asprintf(&out, "%s: %s queues, %s on request: %s", who, first->current ? first->current : "?",
 			     first->recommended, first->reason);
 		break;
 	default:
@@ -872,6 +876,72 @@ size_t np_findings_summary(const struct np_findings *f)
 	while (n < f->n && f->v[n].severity == NP_WARNING && !f->v[n].minor)
 		n++;
 	return n;
+}
+
+/* A finding's facts without the device's name that leads its message. */
+static const char *fact_of(const struct np_finding *x)
+{
+	size_t len = x->who ? strlen(x->who) : 0;
+	if (len && !strncmp(x->message, x->who, len) && !strncmp(x->message + len, ": ", 2))
+		return x->message + len + 2;
+	return x->message;
+}
+
+int np_findings_lines(const struct np_findings *f, struct np_summary_line **out, size_t *nout)
+{
+	size_t n = np_findings_summary(f), nlines = 0;
+	struct np_summary_line *v = calloc(n + 1, sizeof(*v));
+	int rc = v ? 0 : -ENOMEM;
+	bool *taken = calloc(n + 1, sizeof(bool));
+	if (!taken)
+		rc = -ENOMEM;
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		if (taken[k])
+			continue;
+		const struct np_finding *x = &f->v[k];
+		struct np_summary_line *l = &v[nlines++];
+		l->dev = x->dev;
+		if (!(l->v = calloc(n + 1, sizeof(*l->v))) || !(l->text = strdup(x->message))) {
+			rc = -ENOMEM;
+			break;
+		}
+		/* The device's other problems join its most important one's line;
+		 * channels, a judgement offered on request, keep a line of their own. */
+		for (size_t i = k; i < n && rc == 0; i++) {
+			const struct np_finding *y = &f->v[i];
+			if (taken[i] || (i != k && (x->dev < 0 || y->dev != x->dev || x->rule == NP_RULE_CHANNELS ||
+						    y->rule == NP_RULE_CHANNELS)))
+				continue;
+			taken[i] = true;
+			l->v[l->n++] = i;
+			if (!l->fix)
+				l->fix = y->fix;
+			char *more;
+			if (i != k && asprintf(&more, "%s; also %s", l->text, fact_of(y)) < 0)
+				rc = -ENOMEM;
+			else if (i != k) {
+				free(l->text);
+				l->text = more;
+			}
+		}
+	}
+	free(taken);
+	if (rc) {
+		np_summary_lines_free(v, nlines);
+		return rc;
+	}
+	*out = v;
+	*nout = nlines;
+	return 0;
+}
+
+void np_summary_lines_free(struct np_summary_line *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].v);
+		free(v[i].text);
+	}
+	free(v);
 }
 
 void np_findings_free(struct np_findings *f)
