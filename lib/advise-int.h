@@ -34,6 +34,8 @@ struct planner {
 	int *core_load;     /* queue vectors per core, from this plan */
 	int *vectors;       /* every IRQ's vector per CPU (where it runs), for the x86 budget */
 	int *stamp;         /* scratch per core */
+	int *node_index;    /* per CPU: its node's index in topo.nodes, -1 when none */
+	int *node_dist;     /* node distances by index (nnodes x nnodes), -1 when unknown */
 	struct np_cpuset *target;  /* per device: where its IRQs go (empty: leave them) */
 	char **target_why;         /* per device: the reason's second half */
 	int *anchor;               /* per device: the node distances are measured from */

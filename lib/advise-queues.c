@@ -146,10 +146,11 @@ static int nearness(const struct planner *p, int a, int b)
 	const struct np_l3 *l3 = &m->l3;
 	if (a <= l3->max_cpu && b <= l3->max_cpu && l3->of_cpu[a] >= 0 && l3->of_cpu[a] == l3->of_cpu[b])
 		return 2;
-	int na = np_topology_node_of_cpu(&m->topo, a), nb = np_topology_node_of_cpu(&m->topo, b);
+	/* Asked for every CPU and queue of every interface: by index, no lookup. */
+	int na = p->node_index[a], nb = p->node_index[b];
 	if (na == nb)
 		return 3;
-	int d = np_topology_distance(&m->topo, na, nb);
+	int d = na >= 0 && nb >= 0 ? p->node_dist[na * m->topo.nnodes + nb] : -1;
 	return 4 + (d < 0 ? 255 : d);
 }
 

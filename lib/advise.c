@@ -307,6 +307,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.core_load = calloc(ncpu, sizeof(int));
 	p.vectors = calloc(ncpu, sizeof(int));
 	p.stamp = calloc(ncpu, sizeof(int));
+	p.node_index = malloc(ncpu * sizeof(int));
+	p.node_dist = malloc(((size_t)m->topo.nnodes * (size_t)m->topo.nnodes + 1) * sizeof(int));
 	p.target = calloc(ndev, sizeof(*p.target));
 	p.target_why = calloc(ndev, sizeof(char *));
 	p.anchor = calloc(ndev, sizeof(int));
@@ -322,14 +324,24 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
 	p.off_target = calloc(ndev, sizeof(*p.off_target));
 	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
-	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.target && p.target_why && p.anchor &&
+	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.node_index && p.node_dist && p.target && p.target_why && p.anchor &&
 				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.dtoday && p.planned && p.has_plan &&
 				 p.off_target && p.data_volume && p.cls
 			 ? 0
 			 : -ENOMEM;
 	if (rc == 0) {
-		for (size_t c = 0; c < ncpu; c++)
+		for (size_t c = 0; c < ncpu; c++) {
+			int id = np_topology_node_of_cpu(&m->topo, (int)c);
 			p.core_of[c] = -1;
+			p.node_index[c] = -1;
+			for (int i = 0; i < m->topo.nnodes && id >= 0; i++)
+				if (m->topo.nodes[i].id == id)
+					p.node_index[c] = i;
+		}
+		for (int i = 0; i < m->topo.nnodes; i++)
+			for (int j = 0; j < m->topo.nnodes; j++)
+				p.node_dist[i * m->topo.nnodes + j] = m->topo.nodes[i].distances ? m->topo.nodes[i].distances[j]
+												 : -1;
 		for (size_t i = 0; i < m->irqs.n; i++)
 			np_vector_classify(m->irqs.v[i].name, &p.cls[i]);
 		for (size_t i = 0; i < m->irqs.n; i++) {
@@ -405,6 +417,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.core_load);
 	free(p.vectors);
 	free(p.stamp);
+	free(p.node_index);
+	free(p.node_dist);
 	free(p.target);
 	free(p.target_why);
 	free(p.anchor);
