@@ -527,8 +527,9 @@ static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, c
 		n = asprintf(&out, "%s: %s on %s, off its node", who, irqs_text(t), where);
 		break;
 	case NP_RULE_RQ_AFFINITY:
-		n = asprintf(&out, "%s: %s rq_affinity %s, %s fits: %s", who, subject,
-			     first->current ? first->current : "?", first->recommended, first->reason);
+		/* The why (with its evidence) is the change's reason, said beside it. */
+		n = asprintf(&out, "%s: rq_affinity %s of %s, %s fits its submitters", who,
+			     first->current ? first->current : "?", subject, first->recommended);
 		break;
 	case NP_RULE_RPS:
 		n = asprintf(&out, "%s: RPS of %zu %s receive queue%s: %s", who, nfixes, subject, nfixes > 1 ? "s" : "",
