@@ -50,6 +50,8 @@ static const char *comm_of(const struct np_move *mv, const struct np_change *c)
 static void print_line(const struct np_move *mv, const struct np_change *c, const char *from, const char *to)
 {
 	const char *comm = comm_of(mv, c);
+	/* A v2 cgroup's empty cpuset file: its parent's, nothing of its own. */
+	from = *from ? from : "(empty: the parent's)";
 	printf("  %s%s%s%s: %s -> %s\n", c->subject, comm ? " (" : "", comm ? comm : "", comm ? ")" : "", from, to);
 }
 

@@ -41,7 +41,7 @@ int np_move_node_target(struct np_ctx *ctx, const struct np_topology *topo, int 
 			       topo->nnodes, topo->nnodes == 1 ? "" : "s");
 	if (np_cpuset_empty(&n->cpus))
 		return np_fail(ctx, -EINVAL, "node %d has no online CPU (a memory-only node): no thread can run "
-			       "there; move the threads to a node with CPUs (--memory alone does not exist)", node);
+			       "there; move the process to a node with CPUs", node);
 	if (memory && n->memory_kb == 0)
 		return np_fail(ctx, -EINVAL, "node %d has no memory: --memory has nowhere to put the pages; "
 			       "move without --memory", node);
