@@ -88,7 +88,7 @@ const struct np_command np_commands[] = {
 	  .summary = "Run a command on the CPUs and memory of a device's node.",
 	  .epilog = "Exit status: that of CMD; 1 when numaplace cannot bind, 2 usage error, 126/127 when CMD cannot run." },
 	{ .name = "move", .fn = cmd_move, .operands = "pid", .options = move_options,
-	  .usage = "(--node N | --near DEVICE) [--memory] [--cgroup] [--dry-run] PID",
+	  .usage = "(--node N | --near DEVICE) [--memory] [--cgroup] [--dry-run] [--json] PID",
 	  .summary = "Move a running process's threads (and its memory) to a node, as one transaction.",
 	  .epilog = "Every thread's CPU affinity, threads started meanwhile included; revert restores each thread\n"
 		    "still running (same TID and start time) and says which are gone; moved memory stays moved.\n"

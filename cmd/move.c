@@ -22,13 +22,13 @@ const struct np_option move_options[] = {
 	NP_OPT_CALLBACK(0, "node", struct move_opts, node, int, "N", "to node N's online CPUs (and memory)", NULL,
 			np_opt_int),
 	NP_OPT_STRING(0, "near", struct move_opts, near, "DEVICE",
-		      "to the CPUs and memory near this device, as run --near binds (address, interface, block "
-		      "device, driver)", "device"),
+		      "to the CPUs and memory near this device, as run --near binds\n"
+		      "(address, interface, block device, driver)", "device"),
 	NP_OPT_BOOL(0, "memory", struct move_opts, memory,
-		    "migrate its pages too (numa_migrate_pages); a revert does not move them back"),
+		    "migrate its pages too (numa_migrate_pages);\na revert does not move them back"),
 	NP_OPT_BOOL(0, "cgroup", struct move_opts, cgroup,
-		    "when a cgroup's cpuset owns its placement, change that cgroup's cpuset.cpus (and with "
-		    "--memory cpuset.mems) instead of refusing"),
+		    "when a cgroup's cpuset owns its placement, change that\n"
+		    "cgroup's cpuset.cpus (and with --memory cpuset.mems)\ninstead of refusing"),
 	NP_OPT_BOOL('n', "dry-run", struct move_opts, dry_run, "print the plan and write nothing"),
 	NP_OPT_STRING(0, "state-dir", struct move_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),

@@ -281,9 +281,10 @@ static bool parse_u64(const char *s, size_t len, unsigned long long *out)
 	if (!len || (len > 1 && s[0] == '0'))
 		return false;
 	for (size_t i = 0; i < len; i++) {
-		if (!isdigit((unsigned char)s[i]) || v > (ULLONG_MAX - 9) / 10)
+		unsigned digit = (unsigned)(s[i] - '0');
+		if (!isdigit((unsigned char)s[i]) || v > (ULLONG_MAX - digit) / 10)
 			return false;
-		v = v * 10 + (unsigned)(s[i] - '0');
+		v = v * 10 + digit;
 	}
 	*out = v;
 	return true;
