@@ -195,7 +195,10 @@ int np_move_plan(struct np_ctx *ctx, int pid, const struct np_cpuset *cpus, cons
 		goto out;
 	}
 	/* The cgroup's cpuset moves every thread, present and future: the
-	 * kernel rewrites their affinity to it. */
+	 * kernel rewrites their affinity to it, but keeps a narrower one a
+	 * thread asked for where it fits the new cpuset. Those are moved once
+	 * the cgroup is (np_move_more), their value then journaled. */
+	mv->threads_after_cgroup = mv->cgroup != NULL;
 	size_t n = mv->cgroup ? 1 + (size_t)memory : mv->nthreads;
 	if (!(mv->changes = calloc(n, sizeof(*mv->changes)))) {
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
@@ -233,13 +236,16 @@ int np_move_more(struct np_ctx *ctx, void *arg, struct np_change **changes, size
 	char *list = NULL;
 	*changes = NULL;
 	*n = 0;
-	if (mv->cgroup)
-		return 0;
 	int rc = np_tasks_read(ctx, mv->pid, &now, &nnow);
 	if (rc == -ENOENT)
 		return 0; /* exited: no thread left to appear */
 	if (rc)
 		return rc;
+	if (mv->threads_after_cgroup) {
+		/* Every thread, as it stands now that the cgroup moved. */
+		mv->threads_after_cgroup = false;
+		mv->nthreads = 0;
+	}
 	for (size_t i = 0; i < nnow; i++)
 		fresh += !seen(mv, &now[i]);
 	if (!fresh)

@@ -45,13 +45,17 @@ struct np_move {
 	struct np_task_stat *threads;
 	size_t nthreads;
 	/* The transaction's changes: each thread's affinity, or (use_cgroup
-	 * and a cgroup) the cgroup's cpuset.cpus and, with memory, cpuset.mems. */
+	 * and a cgroup) the cgroup's cpuset.cpus and, with memory, cpuset.mems,
+	 * its threads following through np_move_more. */
 	struct np_change *changes;
 	size_t nchanges;
 	/* The threads that appeared while the first changes were written
 	 * (np_move_more), their changes as the engine filled them. */
 	struct np_change *more;
 	size_t nmore, passes;
+	/* A cgroup's move: its threads' own affinity comes after its cpuset
+	 * (the first np_move_more lists them all). */
+	bool threads_after_cgroup;
 };
 
 /* Plans moving process pid to cpus (and its memory to nodes when memory).

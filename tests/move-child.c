@@ -53,7 +53,10 @@ static void *spawner(void *arg)
 		start();
 		nanosleep(&(struct timespec){ .tv_nsec = 200000 }, NULL);
 	}
-	return NULL;
+	/* Stays, as the threads it started: every thread a move journaled is
+	 * there for its revert. */
+	for (;;)
+		pause();
 }
 
 static void on_signal(int sig)

@@ -16,7 +16,7 @@ live_move_ok() {
 	cc -O2 -pthread -o "$MOVE_CHILD" "$TOP/tests/move-child.c" || die "cannot build move-child"
 	rm -rf "$MOVE_STATE"
 	CHILDREN=()
-	trap 'kill -9 "${CHILDREN[@]}" 2>/dev/null; wait 2>/dev/null; true' EXIT
+	trap 'kill -9 "${CHILDREN[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 }
 
 # start_child ARGS...: move-child on CPU $LAST; CHILD is its PID, once its threads run.
@@ -174,7 +174,7 @@ test_move_cgroup_live() {
 	live_move_ok
 	local cg=/sys/fs/cgroup/cpuset/numaplace-move-test
 	[ -f /sys/fs/cgroup/cpuset/cpuset.cpus ] || skip_test "no cgroup v1 cpuset hierarchy"
-	trap 'kill -9 "${CHILDREN[@]}" 2>/dev/null; wait 2>/dev/null; rmdir '"$cg"' 2>/dev/null; true' EXIT
+	trap 'kill -9 "${CHILDREN[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rmdir '"$cg"' 2>/dev/null || true' EXIT
 	mkdir "$cg"
 	cat /sys/fs/cgroup/cpuset/cpuset.mems >"$cg/cpuset.mems"
 	echo "$LAST" >"$cg/cpuset.cpus"
