@@ -191,6 +191,23 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 	return with_subject(ctx, rc, c);
 }
 
+/* One write of an apply or a revert: i goes into done[] when the value may
+ * have changed (to be undone); a target gone meanwhile (a thread that
+ * exited) is marked so, and no error: nothing of it to undo or restore. */
+static int write_step(struct np_ctx *ctx, struct np_change *c, const char *value, bool exact, size_t i,
+		      size_t *done, size_t *ndone)
+{
+	bool written;
+	int rc = write_checked(ctx, c, value, exact, &written);
+	if (gone(rc, c)) {
+		c->gone = true;
+		return 0;
+	}
+	if (written)
+		done[(*ndone)++] = i;
+	return rc;
+}
+
 /* Writes values[done[j]] back for j from last to first, reading each back.
  * Goes on past a failure so that as much as possible is restored; returns
  * the first error, its detail copied to err. */
@@ -393,19 +410,9 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	for (size_t from = 0;;) {
 		for (size_t i = from; i < txn.nchanges; i++) {
-			bool written;
-			rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, false, &written);
-			if (gone(rc, &txn.changes[i])) {
-				/* Exited meanwhile: nothing of it to undo or revert. */
-				txn.changes[i].gone = true;
-				rc = 0;
-				continue;
-			}
-			if (written)
-				done[ndone++] = i;
-			if (rc)
+			if ((rc = write_step(ctx, &txn.changes[i], txn.changes[i].new_value, false, i, done, &ndone)))
 				break;
-			if (fault && ++nwrites == fault)
+			if (fault && !txn.changes[i].gone && ++nwrites == fault)
 				_exit(3);
 		}
 		from = txn.nchanges;
@@ -746,19 +753,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	}
 
 	for (size_t i = txn.nchanges; i-- > 0;) {
-		struct np_change *c = &txn.changes[i];
-		bool written;
-		if (!restore[i])
-			continue;
-		rc = write_checked(ctx, c, restore[i], true, &written);
-		if (gone(rc, c)) {
-			c->gone = true;
-			rc = 0;
-			continue;
-		}
-		if (written)
-			done[ndone++] = i;
-		if (rc)
+		if (restore[i] && (rc = write_step(ctx, &txn.changes[i], restore[i], true, i, done, &ndone)))
 			break;
 	}
 

@@ -69,6 +69,13 @@ test_move_child_and_revert_live() {
 	grep -q "5 values restored$" <<<"$out" || die "revert said: $out"
 	expect_all_on "$CHILD" "$LAST" "after the revert"
 	no_pending
+	# --near: the CPUs run --near binds to, the same five threads in the plan.
+	if [ -e /sys/block/vda ]; then
+		out=$(np_move --near vda --dry-run --json "$CHILD")
+		expect_eq 5 "$(jq '.changes | length' <<<"$out")" "threads in the plan of --near vda"
+		expect_eq "$("$NUMAPLACE" run --near vda --print --json | jq -r .cpus)" "$(jq -r .cpus <<<"$out")" \
+			"the CPUs of move --near vda and run --near vda"
+	fi
 }
 
 # This machine's one node: the pages have nowhere else to go, and the call must succeed.
