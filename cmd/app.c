@@ -64,7 +64,11 @@ static int get_cpu_share(const void *data, const void *row, struct np_value *v)
 static int get_memory(const void *data, const void *row, struct np_value *v)
 {
 	const struct np_process *p = VIEW(data)->p;
-	return p->memory_known ? np_val_kb(v, p->kib[NODE(row)]) : np_val_null(v);
+	char buf[24];
+	if (!p->memory_known)
+		return np_val_null(v);
+	char *text = strdup(p->kib[NODE(row)] ? np_kib_text(p->kib[NODE(row)], buf) : "0");
+	return text ? np_val_take(v, text) : -ENOMEM;
 }
 
 static int get_pages(const void *data, const void *row, struct np_value *v)
@@ -248,11 +252,13 @@ static int app_json(const struct np_machine *m, const struct np_app *app, const 
 
 static void print_problems(const struct np_machine *m, const struct np_app *app, const struct np_findings *f, int width)
 {
+	static const enum np_rule_id order[] = { NP_RULE_APP_MEMORY, NP_RULE_APP_THREADS, NP_RULE_APP_IRQS };
 	size_t shown = 0;
 	puts("== Summary");
-	for (size_t k = 0; k < f->n; k++) {
-		const struct np_finding *x = &f->v[k];
-		if (!app_rule(x->rule) || x->minor)
+	/* Its own problems before its devices': the move fixes them. */
+	for (size_t k = 0; k < 3 * f->n; k++) {
+		const struct np_finding *x = &f->v[k % f->n];
+		if (x->rule != order[k / f->n] || x->minor)
 			continue;
 		shown++;
 		char *line;
@@ -263,8 +269,9 @@ static void print_problems(const struct np_machine *m, const struct np_app *app,
 		for (size_t i = 0; i < x->nfixes; i++) {
 			const struct np_rec *r = &f->plan.v[x->fixes[i]];
 			char *change, *shown_text;
-			if (asprintf(&change, "  irq %d %s: %s -> %s", r->irq, r->vector ? r->vector : "",
-				     r->current ? r->current : "?", r->recommended) < 0)
+			char c[16];
+			if (asprintf(&change, "  irq %d %s: %s -> %s (%s interrupts)", r->irq, r->vector ? r->vector : "",
+				     r->current ? r->current : "?", r->recommended, np_count_text(r->interrupts, c)) < 0)
 				continue;
 			shown_text = np_escape_dup(change);
 			np_print_wrapped(stdout, shown_text ? shown_text : change, width, 0, 6);
@@ -288,14 +295,15 @@ static void print_process(const struct np_machine *m, const struct np_process *p
 	if (p->cgroup) {
 		char *shown = np_escape_dup(p->cgroup);
 		cgcpus = p->has_cgroup_cpus ? np_cpus_text(&m->topo, &p->cgroup_cpus) : NULL;
-		if (asprintf(&cg, "; cgroup %s%s%s", shown ? shown : "?", cgcpus ? ", cpuset.cpus.effective " : "",
-			     cgcpus ? cgcpus : "") < 0)
+		if (asprintf(&cg, "; cgroup %s%s%s%s", shown ? shown : "?", cgcpus ? " (cpuset.cpus.effective: " : "",
+			     cgcpus ? cgcpus : "", cgcpus ? ")" : "") < 0)
 			cg = NULL;
 		free(shown);
 	}
 	puts("\n== Process");
-	if (asprintf(&line, "%s (pid %d): %zu thread%s, allowed on CPUs %s, memory on %s%s", comm ? comm : "?", p->pid,
-		     p->ntasks, p->ntasks == 1 ? "" : "s", allowed ? allowed : "?", mems ? mems : "?", cg ? cg : "") >= 0) {
+	if (asprintf(&line, "%s (pid %d): %zu thread%s; may run on CPUs %s and allocate on %s%s", comm ? comm : "?",
+		     p->pid, p->ntasks, p->ntasks == 1 ? "" : "s", allowed ? allowed : "?", mems ? mems : "?",
+		     cg ? cg : "") >= 0) {
 		np_print_wrapped(stdout, line, width, 0, 4);
 		free(line);
 	}

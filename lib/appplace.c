@@ -220,6 +220,24 @@ void np_app_free(struct np_app *app)
 	app->threads_node = app->memory_node = app->place_node = -1;
 }
 
+int np_app_advise(struct np_ctx *ctx, const struct np_machine *m, int pid, bool app_policy, struct np_app *app,
+		  char **note)
+{
+	int rc = np_app_load(ctx, m, pid, app);
+	if (rc == 0 && (rc = np_app_place(m, app)) != 0)
+		np_app_free(app);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc == 0)
+		rc = asprintf(note, "%s%s", app->placement,
+			      app->place_node < 0 ? ""
+			      : app_policy     ? "; its devices' interrupts follow it"
+					       : "; its devices' interrupts follow it with --policy app");
+	else
+		rc = asprintf(note, "not placed: %s", ctx->err);
+	return rc < 0 ? -ENOMEM : 0;
+}
+
 /* Problems */
 
 static void problem_free(struct np_app_problem *x)
@@ -278,12 +296,21 @@ static int memory_problem(const struct np_machine *m, const struct np_app *app, 
 	char a[24], b[24];
 	struct np_app_problem x = { .dev = -1, .amount = off_pages, .unit = "pages", .minor = off_kib < NP_APP_MIN_KIB };
 	x.who = app_who(p);
-	const char *where = p->ticks_total ? "where its threads used most CPU time" : "where most of its threads ran last";
+	char where[96];
+	unsigned all = 0;
+	for (int k = 0; k < p->nnodes; k++)
+		all += p->threads_on[k];
+	if (p->ticks_total)
+		snprintf(where, sizeof(where), "where its threads used %.0f%% of their CPU time in %g s",
+			 100.0 * (double)p->ticks[t] / (double)p->ticks_total, p->seconds);
+	else
+		snprintf(where, sizeof(where), "where %u of its %u threads last ran", p->threads_on[t], all);
 	if (x.who &&
-	    asprintf(&x.message, "%s: %.0f%% of its memory (%s of %s, %llu pages) is off node %d, %s; node %d holds %.0f%%",
-		     x.who, 100.0 * (double)off_kib / (double)p->kib_total, np_kib_text(off_kib, a),
-		     np_kib_text(p->kib_total, b), off_pages, node_id(m, t), where, node_id(m, app->memory_node),
-		     100.0 * (double)p->kib[app->memory_node] / (double)p->kib_total) < 0)
+	    asprintf(&x.message, "%s: %.0f%% of its memory (%s in %llu pages) is off node %d, %s; node %d holds %.0f%% (%s)",
+		     x.who, 100.0 * (double)off_kib / (double)p->kib_total, np_kib_text(off_kib, a), off_pages,
+		     node_id(m, t), where, node_id(m, app->memory_node),
+		     100.0 * (double)p->kib[app->memory_node] / (double)p->kib_total,
+		     np_kib_text(p->kib[app->memory_node], b)) < 0)
 		x.message = NULL;
 	if (asprintf(&x.subject, "pid %d", p->pid) < 0)
 		x.subject = NULL;

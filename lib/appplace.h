@@ -60,6 +60,13 @@ int np_app_sample(struct np_ctx *ctx, const struct np_machine *m, struct np_app 
 /* The facts, the devices' interrupts (m's counts) and the placement. */
 int np_app_place(const struct np_machine *m, struct np_app *app);
 void np_app_free(struct np_app *app);
+/* advise --app-pid: loads and places process pid, or says why not. *note
+ * (malloc'd) is the sentence to show: the placement (and, unless
+ * app_policy, that its IRQs follow it under --policy app), or "not placed:
+ * ..." with app left empty (place_node -1) when the process cannot be read
+ * whole (a copy without its threads). 0 or -ENOMEM. */
+int np_app_advise(struct np_ctx *ctx, const struct np_machine *m, int pid, bool app_policy, struct np_app *app,
+		  char **note);
 
 /* An application's problem of one rule, for lib/findings.c. */
 struct np_app_problem {
