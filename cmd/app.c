@@ -154,17 +154,16 @@ static const struct np_column device_columns[] = {
 	NP_COLUMN_END,
 };
 
-static bool app_rule(enum np_rule_id rule)
-{
-	return rule == NP_RULE_APP_MEMORY || rule == NP_RULE_APP_THREADS || rule == NP_RULE_APP_IRQS;
-}
+/* Its own problems before its devices': the move fixes them. */
+static const enum np_rule_id app_rules[] = { NP_RULE_APP_MEMORY, NP_RULE_APP_THREADS, NP_RULE_APP_IRQS };
+#define NAPP_RULES (sizeof(app_rules) / sizeof(app_rules[0]))
 
 static cJSON *problems_json(const struct np_findings *f)
 {
 	cJSON *a = cJSON_CreateArray();
-	for (size_t k = 0; a && k < f->n; k++) {
-		const struct np_finding *x = &f->v[k];
-		if (!app_rule(x->rule))
+	for (size_t k = 0; a && k < NAPP_RULES * f->n; k++) {
+		const struct np_finding *x = &f->v[k % f->n];
+		if (x->rule != app_rules[k / f->n])
 			continue;
 		cJSON *o = cJSON_CreateObject(), *w = cJSON_CreateObject(), *changes = cJSON_CreateArray();
 		cJSON_AddStringToObject(o, "kind", x->kind);
@@ -252,13 +251,11 @@ static int app_json(const struct np_machine *m, const struct np_app *app, const 
 
 static void print_problems(const struct np_machine *m, const struct np_app *app, const struct np_findings *f, int width)
 {
-	static const enum np_rule_id order[] = { NP_RULE_APP_MEMORY, NP_RULE_APP_THREADS, NP_RULE_APP_IRQS };
 	size_t shown = 0;
 	puts("== Summary");
-	/* Its own problems before its devices': the move fixes them. */
-	for (size_t k = 0; k < 3 * f->n; k++) {
+	for (size_t k = 0; k < NAPP_RULES * f->n; k++) {
 		const struct np_finding *x = &f->v[k % f->n];
-		if (x->rule != order[k / f->n] || x->minor)
+		if (x->rule != app_rules[k / f->n] || x->minor)
 			continue;
 		shown++;
 		char *line;
