@@ -23,8 +23,8 @@ struct app_opts {
 
 const struct np_option app_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct app_opts, interval, double, "SEC",
-			"also measure its threads' CPU time per node, and its devices' interrupts, during SEC seconds "
-			"(0 < SEC <= 3600)", NULL, np_opt_interval),
+			"measure its threads' CPU time per node and its devices' interrupts during SEC seconds (0 < SEC <= 3600)",
+			NULL, np_opt_interval),
 	NP_OPT_JSON(struct app_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct app_opts, pretty),
 	NP_OPT_END,
