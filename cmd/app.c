@@ -311,6 +311,17 @@ static void print_process(const struct np_machine *m, const struct np_process *p
 	free(cgcpus);
 }
 
+/* Each line after its label, names escaped (paths and interfaces are the kernel's bytes). */
+static void print_lines(const char *label, char *const *lines, size_t n, int width)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(label, stdout);
+		char *shown = np_escape_dup(lines[i]);
+		np_print_wrapped(stdout, shown ? shown : "?", width, (int)strlen(label), 4);
+		free(shown);
+	}
+}
+
 static int print_text(const struct np_command *self, const struct np_machine *m, const struct np_app *app,
 		      const struct np_findings *f, struct np_table *devices)
 {
@@ -339,24 +350,14 @@ static int print_text(const struct np_command *self, const struct np_machine *m,
 	free(rows);
 	if (p->seconds > 0)
 		printf("CPU time over %g s: %.2f s\n", p->seconds, (double)p->ticks_total / NP_USER_HZ);
-	for (size_t i = 0; i < p->nnotes; i++) {
-		fputs("note: ", stdout);
-		char *shown = np_escape_dup(p->notes[i]);
-		np_print_wrapped(stdout, shown ? shown : "?", width, 6, 4);
-		free(shown);
-	}
+	print_lines("note: ", p->notes, p->nnotes, width);
 
 	puts("\n== Devices");
 	if (app->ndevs && rc == EXIT_OK)
 		rc = np_table_print(devices, stdout);
 	else if (rc == EXIT_OK)
 		puts("none found (open files, working directory, memory maps, sockets)");
-	for (size_t i = 0; i < app->nwhy; i++) {
-		fputs("found: ", stdout);
-		char *shown = np_escape_dup(app->why[i]);
-		np_print_wrapped(stdout, shown ? shown : "?", width, 7, 4);
-		free(shown);
-	}
+	print_lines("found: ", app->why, app->nwhy, width);
 
 	puts("\n== Placement");
 	np_print_wrapped(stdout, app->placement, width, 0, 4);

@@ -258,6 +258,20 @@ static int add(struct np_app_problem **v, size_t *n, struct np_app_problem *x)
 	return 0;
 }
 
+/* A problem of the process itself: its subject, the move that fixes it, added to v. */
+static int add_process_problem(const struct np_app *app, struct np_app_problem *x, struct np_app_problem **v,
+			       size_t *n)
+{
+	if (asprintf(&x->subject, "pid %d", app->proc.pid) < 0)
+		x->subject = NULL;
+	x->fix = app->move ? strdup(app->move) : NULL;
+	if (!x->who || !x->message || !x->subject || (app->move && !x->fix) || add(v, n, x)) {
+		problem_free(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static char *app_who(const struct np_process *p)
 {
 	char *comm = np_escape_dup(p->comm), *out;
@@ -312,14 +326,7 @@ static int memory_problem(const struct np_machine *m, const struct np_app *app, 
 		     100.0 * (double)p->kib[app->memory_node] / (double)p->kib_total,
 		     np_kib_text(p->kib[app->memory_node], b)) < 0)
 		x.message = NULL;
-	if (asprintf(&x.subject, "pid %d", p->pid) < 0)
-		x.subject = NULL;
-	x.fix = app->move ? strdup(app->move) : NULL;
-	if (!x.who || !x.message || !x.subject || (app->move && !x.fix) || add(v, n, &x)) {
-		problem_free(&x);
-		return -ENOMEM;
-	}
-	return 0;
+	return add_process_problem(app, &x, v, n);
 }
 
 /* Threads on several nodes while its memory and devices are on one. */
@@ -371,14 +378,7 @@ static int threads_problem(const struct np_machine *m, const struct np_app *app,
 		x.message = NULL;
 	free(spread);
 	free(devs);
-	if (asprintf(&x.subject, "pid %d", p->pid) < 0)
-		x.subject = NULL;
-	x.fix = app->move ? strdup(app->move) : NULL;
-	if (!x.who || !x.message || !x.subject || (app->move && !x.fix) || add(v, n, &x)) {
-		problem_free(&x);
-		return -ENOMEM;
-	}
-	return 0;
+	return add_process_problem(app, &x, v, n);
 }
 
 /* A device's interrupts on nodes with none of its threads and under a
