@@ -298,7 +298,7 @@ static void print_process(const struct np_machine *m, const struct np_process *p
 		free(shown);
 	}
 	puts("\n== Process");
-	if (asprintf(&line, "%s (pid %d): %zu thread%s; may run on CPUs %s and allocate on %s%s", comm ? comm : "?",
+	if (asprintf(&line, "%s (pid %d): %zu thread%s; CPUs allowed: %s; memory allowed: %s%s", comm ? comm : "?",
 		     p->pid, p->ntasks, p->ntasks == 1 ? "" : "s", allowed ? allowed : "?", mems ? mems : "?",
 		     cg ? cg : "") >= 0) {
 		np_print_wrapped(stdout, line, width, 0, 4);

@@ -141,9 +141,12 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 		rc = np_cpuset_copy(&app->place_cpus, &cpus);
 		unsigned long long off = p->kib_total - p->kib[app->place_node];
 		app->move_memory = p->memory_known && 10 * off >= p->kib_total && off;
-		if (!threads_all_on(p, app->place_node) || app->move_memory) {
-			if (asprintf(&app->move, "numaplace move %d --node %d%s", p->pid, node_id(m, app->place_node),
-				     app->move_memory ? " --memory" : "") < 0)
+		/* A cgroup whose cpuset leaves the node out owns the placement: the
+		 * move changes it only when told (move refuses it otherwise). */
+		app->cgroup_bars = p->has_cgroup_cpus && !np_cpuset_subset(&app->place_cpus, &p->cgroup_cpus);
+		if (!threads_all_on(p, app->place_node) || app->move_memory || app->cgroup_bars) {
+			if (asprintf(&app->move, "numaplace move %d --node %d%s%s", p->pid, node_id(m, app->place_node),
+				     app->move_memory ? " --memory" : "", app->cgroup_bars ? " --cgroup" : "") < 0)
 				app->move = NULL, rc = -ENOMEM;
 		}
 	}
@@ -192,13 +195,24 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 	free(dev);
 	if (len < 0)
 		return -ENOMEM;
-	char *comm = np_escape_dup(p->comm);
-	if (!comm ||
-	    asprintf(&app->placement, "%s (pid %d) belongs on %s%s%s", comm, p->pid, rule,
+	char *comm = np_escape_dup(p->comm), *cgroup = NULL, *cgcpus = NULL, *bars = NULL;
+	if (app->cgroup_bars) {
+		cgroup = np_escape_dup(p->cgroup);
+		cgcpus = np_cpuset_format_list(&p->cgroup_cpus);
+		if (!cgroup || !cgcpus ||
+		    asprintf(&bars, "; its cgroup %s keeps it on CPUs %s (cpuset.cpus.effective): the move changes that "
+			     "cgroup's cpuset (--cgroup)", cgroup, cgcpus) < 0)
+			bars = NULL;
+	}
+	if (!comm || (app->cgroup_bars && !bars) ||
+	    asprintf(&app->placement, "%s (pid %d) belongs on %s%s%s%s", comm, p->pid, rule, bars ? bars : "",
 		     app->place_node < 0 ? "" : app->move ? "; run: " : "; it is there already",
 		     app->move ? app->move : "") < 0)
 		app->placement = NULL;
 	free(comm);
+	free(cgroup);
+	free(cgcpus);
+	free(bars);
 	free(rule);
 	return app->placement ? 0 : -ENOMEM;
 }

@@ -10,7 +10,8 @@
  * otherwise the node of its busiest device (most interrupts). The devices'
  * interrupts then follow the application (--policy app with the placement's
  * CPUs). The fix is a 'numaplace move' command line, with --memory when a
- * tenth or more of its memory is elsewhere. */
+ * tenth or more of its memory is elsewhere, and --cgroup when its cgroup's
+ * cpuset leaves the node's CPUs out. */
 #ifndef NUMAPLACE_APPPLACE_H
 #define NUMAPLACE_APPPLACE_H
 
@@ -47,6 +48,7 @@ struct np_app {
 	unsigned memory_node_cpus;     /* usable CPUs of memory_node */
 	struct np_cpuset place_cpus;   /* usable CPUs of place_node */
 	bool move_memory;              /* the move takes its memory along (--memory) */
+	bool cgroup_bars;              /* its cgroup's cpuset leaves place_cpus out: the move needs --cgroup */
 	char *move;                    /* "numaplace move PID --node N [--memory]"; NULL: nothing to move */
 	char *placement;               /* the rule's answer with its numbers, one sentence */
 };

@@ -73,12 +73,13 @@ static void test_memory_remote(void **state)
 	assert_int_equal(node_id(&j, j.app.place_node), 3);
 	assert_int_equal(node_id(&j, j.app.threads_node), 1);
 	assert_false(j.app.move_memory);
-	assert_string_equal(j.app.move, "numaplace move 3101 --node 3");
+	assert_true(j.app.cgroup_bars); /* its unit's AllowedCPUs=8-15 leaves node 3 out */
+	assert_string_equal(j.app.move, "numaplace move 3101 --node 3 --cgroup");
 	const struct np_finding *x = only(&j, NP_RULE_APP_MEMORY);
 	assert_non_null(x);
 	assert_string_equal(x->unit, "pages");
 	assert_int_equal(x->interrupts, 262144 + 256 + 300); /* node 3's pages and node 0's */
-	assert_string_equal(x->fix, "numaplace move 3101 --node 3");
+	assert_string_equal(x->fix, "numaplace move 3101 --node 3 --cgroup");
 	assert_null(only(&j, NP_RULE_APP_THREADS));
 	/* The RAID controller's IRQ moves with it: the change is this problem's fix. */
 	x = only(&j, NP_RULE_APP_IRQS);
