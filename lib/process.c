@@ -150,95 +150,134 @@ struct policy_use {
 	unsigned long long kib;
 };
 
-int np_numa_maps_parse(const char *text, const struct np_topology *topo, unsigned long long *pages,
-		       unsigned long long *kib, char ***notes, size_t *nnotes)
-{
+/* What the lines of numa_maps add up to. */
+struct maps_sum {
+	const struct np_topology *topo;
+	unsigned long long *pages, *kib;
 	struct policy_use uses[8];
-	size_t nuses = 0;
-	unsigned long long elsewhere = 0;
-	int rc = 0;
-	for (const char *line = text; line && *line;) {
-		size_t len = strcspn(line, "\n");
-		/* "ADDR POLICY [file=...] [anon=N] ... N0=3 N1=2 kernelpagesize_kB=4" */
-		char policy[64] = "", rest[48] = "";
-		sscanf(line, "%*s %63s %47s", policy, rest);
-		/* "weighted interleave:0-3" is two words (Linux 6.9). */
-		if (!strcmp(policy, "weighted"))
-			snprintf(policy, sizeof(policy), "weighted %s", rest);
-		unsigned long long page_kb = 4, node_pages[64] = { 0 }, line_pages = 0;
-		int ids[64];
-		size_t nids = 0;
-		for (const char *w = line; w < line + len;) {
-			w += strspn(w, " ");
-			size_t wl = strcspn(w, " \n");
-			int id;
-			unsigned long long v;
-			int used = 0;
-			if (sscanf(w, "N%d=%llu%n", &id, &v, &used) == 2 && (size_t)used == wl && id >= 0 && nids < 64) {
-				ids[nids] = id;
-				node_pages[nids++] = v;
-				line_pages += v;
-			} else if (sscanf(w, "kernelpagesize_kB=%llu%n", &v, &used) == 1 && (size_t)used == wl && v) {
-				page_kb = v;
-			}
-			w += wl;
+	size_t nuses;
+	unsigned long long elsewhere; /* KiB on nodes the topology lacks */
+};
+
+/* "ADDR POLICY [file=...] [anon=N] ... N0=3 N1=2 kernelpagesize_kB=4", len bytes. */
+static void maps_line(struct maps_sum *sum, const char *line, size_t len)
+{
+	char policy[64] = "", rest[48] = "";
+	sscanf(line, "%*s %63s %47s", policy, rest);
+	/* "weighted interleave:0-3" is two words (Linux 6.9). */
+	if (!strcmp(policy, "weighted"))
+		snprintf(policy, sizeof(policy), "weighted %s", rest);
+	unsigned long long page_kb = 4, node_pages[64] = { 0 }, line_pages = 0;
+	int ids[64];
+	size_t nids = 0;
+	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
+		len--;
+	for (const char *w = line; w < line + len;) {
+		w += strspn(w, " ");
+		size_t wl = strcspn(w, " \n");
+		if (!wl)
+			break; /* a NUL or a newline inside: nothing more on this line */
+		int id, used = 0;
+		unsigned long long v;
+		if (sscanf(w, "N%d=%llu%n", &id, &v, &used) == 2 && (size_t)used == wl && id >= 0 && nids < 64) {
+			ids[nids] = id;
+			node_pages[nids++] = v;
+			line_pages += v;
+		} else if (sscanf(w, "kernelpagesize_kB=%llu%n", &v, &used) == 1 && (size_t)used == wl && v) {
+			page_kb = v;
 		}
-		for (size_t i = 0; i < nids; i++) {
-			int n = np_node_index(topo, ids[i]);
-			if (n < 0) {
-				elsewhere += node_pages[i] * page_kb;
-				continue;
-			}
-			pages[n] += node_pages[i];
-			kib[n] += node_pages[i] * page_kb;
-		}
-		if (placing_policy(policy) && line_pages) {
-			size_t u = 0;
-			while (u < nuses && strcmp(uses[u].policy, policy))
-				u++;
-			if (u == nuses && nuses < sizeof(uses) / sizeof(uses[0])) {
-				memset(&uses[u], 0, sizeof(uses[u]));
-				snprintf(uses[u].policy, sizeof(uses[u].policy), "%s", policy);
-				nuses++;
-			}
-			if (u < nuses) {
-				uses[u].mappings++;
-				uses[u].kib += line_pages * page_kb;
-			}
-		}
-		line += len;
-		line += *line == '\n';
+		w += wl;
 	}
+	for (size_t i = 0; i < nids; i++) {
+		int n = np_node_index(sum->topo, ids[i]);
+		if (n < 0) {
+			sum->elsewhere += node_pages[i] * page_kb;
+			continue;
+		}
+		sum->pages[n] += node_pages[i];
+		sum->kib[n] += node_pages[i] * page_kb;
+	}
+	if (!placing_policy(policy) || !line_pages)
+		return;
+	size_t u = 0;
+	while (u < sum->nuses && strcmp(sum->uses[u].policy, policy))
+		u++;
+	if (u == sum->nuses && u < sizeof(sum->uses) / sizeof(sum->uses[0])) {
+		memset(&sum->uses[u], 0, sizeof(sum->uses[u]));
+		snprintf(sum->uses[u].policy, sizeof(sum->uses[u].policy), "%s", policy);
+		sum->nuses++;
+	}
+	if (u < sum->nuses) {
+		sum->uses[u].mappings++;
+		sum->uses[u].kib += line_pages * page_kb;
+	}
+}
+
+static int maps_notes(const struct maps_sum *sum, char ***notes, size_t *nnotes)
+{
 	char a[24];
-	for (size_t u = 0; u < nuses && rc == 0; u++) {
-		bool bind = !strcmp(placing_policy(uses[u].policy), "bind");
-		rc = note(notes, nnotes, "memory policy %s on %zu mapping%s (%s resident): %s", uses[u].policy,
-			  uses[u].mappings, uses[u].mappings == 1 ? "" : "s", np_kib_text(uses[u].kib, a),
+	int rc = 0;
+	for (size_t u = 0; u < sum->nuses && rc == 0; u++) {
+		bool bind = !strcmp(placing_policy(sum->uses[u].policy), "bind");
+		rc = note(notes, nnotes, "memory policy %s on %zu mapping%s (%s resident): %s", sum->uses[u].policy,
+			  sum->uses[u].mappings, sum->uses[u].mappings == 1 ? "" : "s", np_kib_text(sum->uses[u].kib, a),
 			  bind ? "their pages are allocated on those nodes wherever the threads run"
 			       : "their pages are spread over those nodes on purpose");
 	}
-	if (rc == 0 && elsewhere)
+	if (rc == 0 && sum->elsewhere)
 		rc = note(notes, nnotes, "%s of its memory is on nodes the topology does not list",
-			  np_kib_text(elsewhere, a));
+			  np_kib_text(sum->elsewhere, a));
 	return rc;
 }
 
+int np_numa_maps_parse(const char *text, const struct np_topology *topo, unsigned long long *pages,
+		       unsigned long long *kib, char ***notes, size_t *nnotes)
+{
+	struct maps_sum sum = { .topo = topo, .pages = pages, .kib = kib };
+	for (const char *line = text; line && *line;) {
+		size_t len = strcspn(line, "\n");
+		maps_line(&sum, line, len);
+		line += len;
+		line += *line == '\n';
+	}
+	return maps_notes(&sum, notes, nnotes);
+}
+
+/* numa_maps grows with the mappings (vm.max_map_count, 65530 by default,
+ * raised to 262144 for some databases; a line is about 100 bytes). */
+#define NUMA_MAPS_MAX_BYTES ((size_t)256 << 20)
+#define NUMA_MAPS_MAX_LINE ((size_t)64 << 10)
+
 static int read_memory(struct np_ctx *ctx, const struct np_topology *topo, struct np_process *p)
 {
-	char *text = NULL;
-	size_t len;
 	/* Once: the kernel walks the page tables under the mmap lock to write it. */
-	int rc = np_read_bytes(ctx, &text, &len, "/proc/%d/numa_maps", p->pid);
-	if (rc == -ENOENT || rc == -EACCES || rc == -EPERM) {
+	int rc;
+	FILE *f = np_fopen(ctx, &rc, NUMA_MAPS_MAX_BYTES, NUMA_MAPS_MAX_LINE, "/proc/%d/numa_maps", p->pid);
+	if (!f && (rc == -ENOENT || rc == -EACCES || rc == -EPERM)) {
 		char why[1100];
 		snprintf(why, sizeof(why), "%s", ctx->err);
 		return note(&p->notes, &p->nnotes, "memory per node unknown: %s",
 			    rc == -ENOENT ? "no numa_maps (a kernel without CONFIG_NUMA, or a copy without it)" : why);
 	}
-	if (rc)
+	if (!f)
 		return rc;
-	rc = np_numa_maps_parse(text, topo, p->pages, p->kib, &p->notes, &p->nnotes);
-	free(text);
+	struct maps_sum sum = { .topo = topo, .pages = p->pages, .kib = p->kib };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	errno = 0;
+	while ((len = getline(&line, &cap, f)) >= 0)
+		maps_line(&sum, line, (size_t)len);
+	if (ferror(f)) {
+		int err = errno ? errno : EIO;
+		rc = err == EFBIG ? np_fail(ctx, -EFBIG, "'%s/proc/%d/numa_maps' is larger than 256 MiB or has a line "
+					    "longer than 64 KiB", ctx->root, p->pid)
+				  : np_fail(ctx, -err, "'%s/proc/%d/numa_maps': %s", ctx->root, p->pid, strerror(err));
+	}
+	free(line);
+	fclose(f);
+	if (rc == 0)
+		rc = maps_notes(&sum, &p->notes, &p->nnotes);
 	p->memory_known = rc == 0;
 	for (int n = 0; n < p->nnodes; n++) {
 		p->pages_total += p->pages[n];
