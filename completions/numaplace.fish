@@ -143,7 +143,7 @@ function __numaplace_commands
         irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
         top 'Watch interrupt rates live: per node, per device, the busiest IRQs.' \
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
-        app 'Show where a process\'s threads and memory are, next to its devices, and where it belongs.' \
+        app 'Show a process\'s threads and memory per node, its devices, and where it belongs.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
         metrics 'Print placement, drift and hold\'s work as Prometheus metrics.' \
