@@ -99,6 +99,8 @@ static bool threads_all_on(const struct np_process *p, int n)
 	return on && p->threads_on[n] == on;
 }
 
+static int placement_sentence(const struct np_machine *m, struct np_app *app, const struct np_app_device *busiest);
+
 int np_app_place(const struct np_machine *m, struct np_app *app)
 {
 	struct np_process *p = &app->proc;
@@ -152,10 +154,13 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 	}
 	np_cpuset_free(&usable);
 	np_cpuset_free(&cpus);
-	if (rc)
-		return rc;
+	return rc ? rc : placement_sentence(m, app, busiest);
+}
 
-	/* The sentence: the rule's numbers, then what to run. */
+/* The rule's answer with its numbers, then what to run. */
+static int placement_sentence(const struct np_machine *m, struct np_app *app, const struct np_app_device *busiest)
+{
+	const struct np_process *p = &app->proc;
 	char a[24], b[24], threads[96];
 	int place = node_id(m, app->place_node), mem = node_id(m, app->memory_node);
 	double mem_share = p->kib_total && app->memory_node >= 0
