@@ -5,6 +5,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ static void flush(struct np_jw *jw)
 	jw->len = 0;
 }
 
-static void put(struct np_jw *jw, const char *s, size_t len)
+static inline __attribute__((always_inline)) void put(struct np_jw *jw, const char *s, size_t len)
 {
 	if (len > sizeof(jw->buf) - jw->len) {
 		flush(jw);
@@ -40,7 +41,7 @@ static void put(struct np_jw *jw, const char *s, size_t len)
 	jw->len += len;
 }
 
-static void putch(struct np_jw *jw, char c)
+static inline __attribute__((always_inline)) void putch(struct np_jw *jw, char c)
 {
 	if (jw->len == sizeof(jw->buf))
 		flush(jw);
@@ -70,6 +71,17 @@ static void string(struct np_jw *jw, const char *s)
 	};
 	putch(jw, '"');
 	const char *run = s;
+	/* Eight bytes at a time while none of them stops the run (most
+	 * strings, and every key, are plain ASCII). */
+	size_t left = strlen(s);
+	for (uint64_t w; left >= 8; left -= 8, s += 8) {
+		memcpy(&w, s, sizeof(w));
+		const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+		uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+		/* A byte below 0x20, a '"', a '\\' or one with its high bit set. */
+		if (((w - ones * 0x20) | (quote - ones) | (backslash - ones) | w) & highs)
+			break;
+	}
 	for (const unsigned char *p = (const unsigned char *)s;; p++) {
 		unsigned char c = *p;
 		if (!stop[c])

@@ -331,7 +331,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 
 	struct np_machine m;
 	struct np_findings f;
-	if (np_machine_load(ctx, &m))
+	/* JSON's interrupts_where counts by CPU class in the same pass. */
+	if (np_machine_load_some(ctx, &m, o.json && !(o.interval > 0) ? NP_LOAD_KUBE_SPLIT : 0))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
 	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace trial: run the user's command with and without a profile, in
  * pairs whose order is drawn from a printed seed, and keep the profile only
- * when the per-pair ratios say it wins (lib/trialstat). */
-#include <cjson/cJSON.h>
+ * when the per-pair ratios say it wins (lib/trialstat). The runner is here;
+ * the outcome (statistics, verdict, table and JSON) is trial-report.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,34 +25,17 @@
 #include "../lib/trialstat.h"
 #include "../lib/txn.h"
 #include "output.h"
+#include "trial.h"
 
 #define DEFAULT_PAIRS 10
 /* Six pairs are the fewest whose exact signed-rank interval reaches 95%
  * (1 - 2/2^6 = 96.9%). */
 #define MIN_PAIRS 6
-#define WANT_LEVEL 0.95
 /* After SIGTERM, the time CMD has to exit before it is killed. */
 #define KILL_GRACE 5
-/* What --require-keep exits with when the verdict is not keep. */
-#define EXIT_NOT_KEPT 4
 /* Seeds stay exact in JSON (a double holds integers up to 2^53). */
 #define MAX_SEED ((1ULL << 53) - 1)
 
-struct seed_opt {
-	bool set;
-	unsigned long long value;
-};
-
-struct trial_opts {
-	int pairs, warmup, timeout;
-	double settle, min_gain;
-	const char *metric, *state_dir;
-	bool lower, json, pretty, keep_going, require_keep;
-	struct seed_opt seed;
-	struct np_dirlist dirs;
-	enum np_irqb_mode irqbalance;
-	struct np_table_opts table;
-};
 
 static int parse_pairs(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
 {
@@ -138,22 +121,6 @@ const struct np_option trial_options[] = {
 	NP_OPT_END,
 };
 
-enum arm { ARM_BASELINE, ARM_PROFILE };
-static const char *const arm_names[] = { "baseline", "profile" };
-
-struct run {
-	size_t number;      /* 1-based, warm-ups first */
-	enum arm arm;
-	bool warmup;
-	size_t pair;        /* 0-based, for counted runs */
-	bool done, ok;      /* ran; exited 0 with a value */
-	double value;       /* NAN when there is none */
-	int status;         /* exit status, 128 + signal when killed */
-	bool timed_out;
-	double seconds;
-	char output[PATH_MAX];
-};
-
 /* What a signal handler may touch. */
 static volatile sig_atomic_t stop_signal, timed_out, term_sent, child_pgid;
 
@@ -175,30 +142,6 @@ static void on_signal(int sig)
 		alarm(KILL_GRACE);
 	}
 }
-
-struct trial {
-	struct np_ctx *ctx;
-	const struct np_command *self;
-	struct trial_opts *o;
-	struct np_txn_opts topts;
-	const char *profile_name;
-	struct np_change *changes;
-	size_t nchanges;
-	size_t nplacements; /* the changes before the irqbalance ban, if any */
-	char **cmd;
-	char id[64];
-	char dir[PATH_MAX];
-	uint64_t seed;
-	regex_t re;
-	bool has_re, progress;
-	struct run *runs;
-	size_t nruns;
-	/* The trial's transactions applied now, to revert newest first. */
-	char **applied;
-	size_t napplied;
-	enum arm state;
-	size_t reapplied;
-};
 
 static double now_s(void)
 {
@@ -322,7 +265,7 @@ static int read_metric(struct trial *t, const char *path, double *value, char *w
  * could not start (ctx->err). */
 static int run_cmd(struct trial *t, struct run *r)
 {
-	if (snprintf(r->output, sizeof(r->output), "%s/%03zu-%s%s.out", t->dir, r->number, arm_names[r->arm],
+	if (snprintf(r->output, sizeof(r->output), "%s/%03zu-%s%s.out", t->dir, r->number, trial_arm_names[r->arm],
 		     r->warmup ? "-warmup" : "") >= (int)sizeof(r->output))
 		return np_fail(t->ctx, -ENAMETOOLONG, "%s: %s", t->dir, strerror(ENAMETOOLONG));
 	int out = open(r->output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -383,12 +326,12 @@ static bool run_value(struct trial *t, struct run *r, char *why, size_t whylen)
 {
 	if (r->timed_out) {
 		snprintf(why, whylen, "run %zu (%s) took more than --timeout %d s: stopped", r->number,
-			 arm_names[r->arm], t->o->timeout);
+			 trial_arm_names[r->arm], t->o->timeout);
 		return false;
 	}
 	if (r->status) {
 		snprintf(why, whylen, "run %zu (%s): '%s' exited with status %d (its output: %s)", r->number,
-			 arm_names[r->arm], t->cmd[0], r->status, r->output);
+			 trial_arm_names[r->arm], t->cmd[0], r->status, r->output);
 		return false;
 	}
 	if (!t->has_re) {
@@ -397,23 +340,10 @@ static bool run_value(struct trial *t, struct run *r, char *why, size_t whylen)
 	}
 	char detail[2 * PATH_MAX];
 	if (read_metric(t, r->output, &r->value, detail, sizeof(detail))) {
-		snprintf(why, whylen, "run %zu (%s): %s", r->number, arm_names[r->arm], detail);
+		snprintf(why, whylen, "run %zu (%s): %s", r->number, trial_arm_names[r->arm], detail);
 		return false;
 	}
 	return true;
-}
-
-/* The median of the counted values of arm so far; NAN when none. */
-static double arm_median(const struct trial *t, enum arm arm)
-{
-	double *v = malloc(t->nruns * sizeof(*v));
-	size_t n = 0;
-	for (size_t i = 0; v && i < t->nruns; i++)
-		if (t->runs[i].ok && !t->runs[i].warmup && t->runs[i].arm == arm)
-			v[n++] = t->runs[i].value;
-	double m = n ? np_trial_median(v, n) : NAN;
-	free(v);
-	return m;
 }
 
 static void progress(const struct trial *t, const struct run *r, size_t counted)
@@ -427,7 +357,7 @@ static void progress(const struct trial *t, const struct run *r, size_t counted)
 		fprintf(stderr, "trial: warm-up %zu of %d: %s\n", r->number, t->o->warmup, val);
 	else
 		fprintf(stderr, "trial: run %zu of %d (%s): %s; medians baseline %.6g, profile %.6g\n", counted,
-			2 * t->o->pairs, arm_names[r->arm], val, arm_median(t, ARM_BASELINE), arm_median(t, ARM_PROFILE));
+			2 * t->o->pairs, trial_arm_names[r->arm], val, trial_arm_median(t, ARM_BASELINE), trial_arm_median(t, ARM_PROFILE));
 }
 
 /* The order of the runs: warm-ups at the baseline, then each pair in the
@@ -512,286 +442,6 @@ static int execute(struct trial *t)
 	return EXIT_OK;
 }
 
-/* The per-pair log-ratios profile/baseline of the pairs whose both runs
- * have a value. */
-static size_t log_ratios(const struct trial *t, double *d)
-{
-	size_t n = 0, pairs = (size_t)t->o->pairs;
-	for (size_t p = 0; p < pairs; p++) {
-		const struct run *arm[2] = { NULL, NULL };
-		for (size_t i = 0; i < t->nruns; i++)
-			if (!t->runs[i].warmup && t->runs[i].pair == p && t->runs[i].ok)
-				arm[t->runs[i].arm] = &t->runs[i];
-		if (arm[ARM_BASELINE] && arm[ARM_PROFILE])
-			d[n++] = log(arm[ARM_PROFILE]->value / arm[ARM_BASELINE]->value);
-	}
-	return n;
-}
-
-#define RUN(row) ((const struct run *)(row))
-
-static int get_number(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	return np_val_int(v, (long long)RUN(row)->number);
-}
-
-static int get_arm(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	return np_val_str(v, arm_names[RUN(row)->arm]);
-}
-
-static int get_warmup(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	return np_val_bool(v, RUN(row)->warmup);
-}
-
-static int get_value(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	return RUN(row)->ok ? np_val_number(v, RUN(row)->value) : np_val_null(v);
-}
-
-static int get_status(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	if (RUN(row)->timed_out)
-		return np_val_str(v, "timeout");
-	return np_val_int(v, RUN(row)->status);
-}
-
-static int get_seconds(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	return np_val_number(v, round(RUN(row)->seconds * 1000) / 1000);
-}
-
-static int get_output(const void *data, const void *row, struct np_value *v)
-{
-	(void)data;
-	return np_val_str(v, RUN(row)->output);
-}
-
-static const struct np_column run_columns[] = {
-	NP_COLUMN("run", "RUN", 3, SCOLS_FL_RIGHT, "its number, warm-ups first", get_number),
-	NP_COLUMN("arm", "ARM", 8, 0, "baseline (the machine as it was) or profile (applied)", get_arm),
-	NP_COLUMN("warmup", "WARMUP", 3, 0, "a warm-up run, not counted", get_warmup),
-	NP_COLUMN("value", "VALUE", 10, SCOLS_FL_RIGHT, "the metric (--metric), or the wall time in seconds", get_value),
-	NP_COLUMN("status", "STATUS", 7, SCOLS_FL_RIGHT, "CMD's exit status (128 + N: killed by signal N), or timeout",
-		  get_status),
-	NP_COLUMN("seconds", "SECONDS", 7, SCOLS_FL_RIGHT, "its wall time", get_seconds),
-	NP_COLUMN("output", "OUTPUT", 0.4, SCOLS_FL_TRUNC, "the file holding its output", get_output),
-	NP_COLUMN_END,
-};
-#define RUN_DEFAULTS "run,arm,value,status,seconds"
-
-/* "+5.2%" for a log-ratio. */
-static const char *pct(char *buf, size_t len, double log_ratio)
-{
-	snprintf(buf, len, "%+.1f%%", expm1(log_ratio) * 100);
-	return buf;
-}
-
-struct outcome {
-	struct np_trial_stats s;
-	bool have_stats;
-	enum np_trial_verdict verdict;
-	size_t pairs_needed;
-	double med[2];
-	char *kept;   /* the keep transaction */
-};
-
-/* The one line of evidence a kept transaction's journal carries. */
-static char *evidence(const struct trial *t, const struct outcome *oc)
-{
-	char a[32], b[32], c[32], *text = NULL, *cmd = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&cmd, &len);
-	if (!f)
-		return NULL;
-	for (char **p = t->cmd; *p; p++)
-		fprintf(f, "%s%s", p == t->cmd ? "" : " ", *p);
-	fclose(f);
-	if (asprintf(&text, "trial %s: keep, %s (%.1f%% interval %s to %s), %zu pairs, medians baseline %.6g "
-		     "profile %.6g (%s), seed %llu, command: %s", t->id, pct(a, sizeof(a), oc->s.estimate),
-		     oc->s.level * 100, pct(b, sizeof(b), oc->s.lo), pct(c, sizeof(c), oc->s.hi), oc->s.n,
-		     oc->med[ARM_BASELINE], oc->med[ARM_PROFILE],
-		     t->has_re ? (t->o->lower ? "metric, lower is better" : "metric, higher is better")
-			       : "wall time in seconds",
-		     (unsigned long long)t->seed, cmd) < 0)
-		text = NULL;
-	free(cmd);
-	return text;
-}
-
-/* The trial's document, runs the rows given (owned from here). */
-static cJSON *trial_doc(const struct trial *t, cJSON *runs, const struct outcome *oc)
-{
-	cJSON *doc = np_json_doc(), *a;
-	if (!doc) {
-		cJSON_Delete(runs);
-		return NULL;
-	}
-	cJSON_AddStringToObject(doc, "trial", t->id);
-	cJSON_AddStringToObject(doc, "profile", t->profile_name);
-	a = cJSON_AddArrayToObject(doc, "command");
-	for (char **p = t->cmd; *p; p++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(*p));
-	np_json_put(doc, "metric", np_json_str(t->o->metric));
-	cJSON_AddBoolToObject(doc, "lower_is_better", t->o->lower);
-	cJSON_AddNumberToObject(doc, "seed", (double)t->seed);
-	cJSON_AddNumberToObject(doc, "pairs", t->o->pairs);
-	cJSON_AddStringToObject(doc, "outputs", t->dir);
-	np_json_put(doc, "runs", runs);
-	cJSON *m = cJSON_AddObjectToObject(doc, "medians");
-	for (int arm = 0; arm < 2; arm++)
-		np_json_put(m, arm_names[arm], isnan(oc->med[arm]) ? cJSON_CreateNull() : cJSON_CreateNumber(oc->med[arm]));
-	cJSON_AddNumberToObject(doc, "pairs_counted", (double)oc->s.n);
-	/* As ratios profile/baseline minus 1: 0.05 is 5% more. */
-	cJSON_AddNumberToObject(doc, "estimate", expm1(oc->s.estimate));
-	a = cJSON_AddArrayToObject(doc, "interval");
-	cJSON_AddItemToArray(a, cJSON_CreateNumber(expm1(oc->s.lo)));
-	cJSON_AddItemToArray(a, cJSON_CreateNumber(expm1(oc->s.hi)));
-	cJSON_AddNumberToObject(doc, "level", oc->s.level);
-	cJSON_AddNumberToObject(doc, "min_gain", expm1(t->o->min_gain));
-	cJSON_AddStringToObject(doc, "verdict", np_trial_verdict_name(oc->verdict));
-	np_json_put(doc, "runs_needed", oc->verdict == NP_TRIAL_INCONCLUSIVE && oc->pairs_needed
-						? cJSON_CreateNumber(2.0 * (double)oc->pairs_needed) : cJSON_CreateNull());
-	cJSON_AddNumberToObject(doc, "reapplied", (double)t->reapplied);
-	np_json_put(doc, "transaction", np_json_str(oc->kept));
-	return doc;
-}
-
-/* trial.json beside the runs' output: every column, whatever the verdict,
- * so that a trial that kept nothing still has its evidence somewhere. */
-static void save_doc(const struct trial *t, const struct outcome *oc)
-{
-	struct np_table all;
-	char path[PATH_MAX];
-	if (np_table_init(&all, t->self, run_columns, RUN_DEFAULTS, NULL, true, NULL) != NP_CONTINUE)
-		return;
-	for (size_t i = 0; i < t->nruns; i++)
-		if (t->runs[i].done && np_table_add(&all, &t->runs[i]) != EXIT_OK)
-			break;
-	cJSON *doc = trial_doc(t, np_table_take_json(&all), oc);
-	np_table_free(&all);
-	char *text = doc ? cJSON_Print(doc) : NULL;
-	cJSON_Delete(doc);
-	int fd = -1;
-	if (text && snprintf(path, sizeof(path), "%s/trial.json", t->dir) < (int)sizeof(path))
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	size_t len = text ? strlen(text) : 0;
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
-		np_notef("trial: WARNING: the summary was not saved in %s/trial.json: %s\n", t->dir,
-			 text ? strerror(errno) : strerror(ENOMEM));
-	if (fd >= 0)
-		close(fd);
-	free(text);
-}
-
-static int print_json(const struct trial *t, struct np_table *tb, const struct outcome *oc)
-{
-	cJSON *doc = trial_doc(t, np_table_take_json(tb), oc);
-	return doc ? np_print_json(doc, t->o->pretty) : np_error("%s", strerror(ENOMEM));
-}
-
-static int print_text(const struct trial *t, struct np_table *tb, const struct outcome *oc)
-{
-	char a[32], b[32], c[32];
-	int rc = np_table_print(tb, stdout);
-	if (rc != EXIT_OK)
-		return rc;
-	const char *what = t->has_re ? "metric" : "wall time (s)";
-	const char *better = t->o->lower ? "lower is better" : "higher is better";
-	printf("\nmedians (%s, %s): baseline %.6g, profile %.6g\n", what, better, oc->med[ARM_BASELINE],
-	       oc->med[ARM_PROFILE]);
-	printf("profile/baseline: %s (Hodges-Lehmann), %.1f%% interval %s to %s (exact Wilcoxon signed-rank, "
-	       "%zu pairs)\n", pct(a, sizeof(a), oc->s.estimate), oc->s.level * 100, pct(b, sizeof(b), oc->s.lo),
-	       pct(c, sizeof(c), oc->s.hi), oc->s.n);
-	if (t->reapplied)
-		printf("the profile drifted and was re-applied before %zu run%s\n", t->reapplied,
-		       t->reapplied == 1 ? "" : "s");
-	switch (oc->verdict) {
-	case NP_TRIAL_KEEP:
-		printf("verdict: keep: the profile stays applied (transaction %s); undo with 'numaplace revert %s'\n",
-		       oc->kept, oc->kept);
-		break;
-	case NP_TRIAL_REVERT:
-		puts("verdict: revert: the profile loses; the machine is back to its baseline");
-		break;
-	case NP_TRIAL_INCONCLUSIVE:
-		if (oc->pairs_needed > NP_TRIAL_MAX_PAIRS)
-			printf("verdict: inconclusive: the machine is back to its baseline; more than %d runs would be "
-			       "needed: whatever the effect is, it is too small to tell from the noise\n",
-			       2 * NP_TRIAL_MAX_PAIRS);
-		else if (oc->pairs_needed)
-			printf("verdict: inconclusive: the machine is back to its baseline; about %zu runs "
-			       "(--runs %zu) would likely tell\n", 2 * oc->pairs_needed, oc->pairs_needed);
-		else
-			puts("verdict: inconclusive: the machine is back to its baseline; the estimate is too close to "
-			     "no effect (or below --min-gain) for more runs to tell");
-		break;
-	}
-	return EXIT_OK;
-}
-
-/* The statistics, the keep transaction, the report. */
-static int conclude(struct trial *t)
-{
-	struct outcome oc = { .verdict = NP_TRIAL_INCONCLUSIVE };
-	double *d = calloc((size_t)t->o->pairs, sizeof(*d));
-	if (!d)
-		return np_error("%s", strerror(ENOMEM));
-	size_t n = log_ratios(t, d);
-	int rc = n ? np_trial_stats(d, n, WANT_LEVEL, &oc.s) : -EINVAL;
-	free(d);
-	if (rc == -ENOMEM)
-		return np_error("%s", strerror(ENOMEM));
-	if (rc)
-		return np_error("trial: no pair has a value in both states: nothing to compare (outputs in %s)", t->dir);
-	oc.med[ARM_BASELINE] = arm_median(t, ARM_BASELINE);
-	oc.med[ARM_PROFILE] = arm_median(t, ARM_PROFILE);
-	oc.verdict = np_trial_decide(&oc.s, t->o->lower, t->o->min_gain);
-	if (oc.verdict == NP_TRIAL_INCONCLUSIVE)
-		oc.pairs_needed = np_trial_pairs_needed(&oc.s, t->o->lower, t->o->min_gain);
-	if (oc.verdict == NP_TRIAL_KEEP) {
-		char *ev = evidence(t, &oc), cause[96];
-		struct np_txn txn;
-		struct np_txn_opts opts = t->topts;
-		snprintf(cause, sizeof(cause), "trial %s: keep", t->id);
-		opts.cause = cause;
-		opts.trial = ev;
-		if (!ev)
-			return np_error("%s", strerror(ENOMEM));
-		rc = np_txn_apply(t->ctx, &opts, t->profile_name, t->changes, t->nchanges, &txn);
-		free(ev);
-		if (rc)
-			return np_error("trial: the verdict is keep, but applying %s failed: %s; the machine is at its "
-					"baseline", t->profile_name, t->ctx->err);
-		oc.kept = txn.nchanges ? strdup(txn.id) : NULL;
-		np_txn_free(&txn);
-		if (!oc.kept)
-			return np_error("trial: the verdict is keep, but the profile changed nothing when applied again");
-	}
-	save_doc(t, &oc);
-	struct np_table tb;
-	rc = np_table_init(&tb, t->self, run_columns, RUN_DEFAULTS, &t->o->table, t->o->json, NULL);
-	if (rc == NP_CONTINUE) {
-		rc = EXIT_OK;
-		for (size_t i = 0; rc == EXIT_OK && i < t->nruns; i++)
-			if (t->runs[i].done)
-				rc = np_table_add(&tb, &t->runs[i]);
-		if (rc == EXIT_OK)
-			rc = t->o->json ? print_json(t, &tb, &oc) : print_text(t, &tb, &oc);
-		np_table_free(&tb);
-	}
-	free(oc.kept);
-	if (rc == EXIT_OK && t->o->require_keep && oc.verdict != NP_TRIAL_KEEP)
-		rc = EXIT_NOT_KEPT;
-	return rc;
-}
 
 /* The directory of this trial's outputs, made. */
 static int make_dir(struct trial *t)
@@ -939,7 +589,7 @@ static int trial_run(struct trial *t)
 	} else if (rc != EXIT_OK) {
 		np_notef("trial: the machine is back to its baseline (outputs in %s)\n", t->dir);
 	} else {
-		rc = conclude(t);
+		rc = trial_conclude(t);
 	}
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
@@ -960,7 +610,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 	/* -o help, or a column that does not exist, before the runs and not after. */
 	if (rc == NP_CONTINUE && o.table.columns) {
 		struct np_table tb;
-		int r = np_table_init(&tb, self, run_columns, RUN_DEFAULTS, &o.table, o.json, NULL);
+		int r = np_table_init(&tb, self, trial_run_columns, TRIAL_RUN_DEFAULTS, &o.table, o.json, NULL);
 		if (r != NP_CONTINUE) {
 			np_dirs_free(&o.dirs);
 			return r;

@@ -71,6 +71,16 @@ struct np_irqs {
 int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
 /* Counts only (for --interval sampling): same parse, no /proc/irq reads. */
 int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
+/* The same pass also counts each row by split_topo (the same CPUs grouped
+ * into other nodes, as lib/kubelet's split) into split: counts only (no chip,
+ * hwirq or name), rows as in out. Reading /proc/interrupts once instead of
+ * twice: it is 46 MB on 1024 CPUs. split_topo NULL: np_irqs_read_counts. On
+ * failure both are freed. */
+int np_irqs_read_counts_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out,
+			      const struct np_topology *split_topo, struct np_irqs *split);
+/* np_irqs_read whose pass over /proc/interrupts counts by split_topo too. */
+int np_irqs_read_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out,
+		       const struct np_topology *split_topo, struct np_irqs *split);
 /* The same parse of a bare copy of /proc/interrupts at path (as pasted in a
  * bug report), read as a file given by the user, not under the root. */
 int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo, const char *path,

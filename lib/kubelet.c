@@ -281,6 +281,22 @@ int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct 
 	return rc;
 }
 
+int np_kubelet_read_irqs(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k,
+			 struct np_irqs *irqs)
+{
+	struct np_topology t;
+	int rc = split_topology(topo, k, &t);
+	if (rc)
+		return rc;
+	if (k->split_loaded)
+		np_irqs_free(&k->split);
+	rc = np_irqs_read_split(ctx, topo, irqs, &t, &k->split);
+	free(t.nodes);
+	free(t.node_of_cpu);
+	k->split_loaded = rc == 0;
+	return rc;
+}
+
 int np_kubelet_split_delta(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k)
 {
 	struct np_topology t;

@@ -39,11 +39,12 @@ struct np_kubelet {
 	char **notes;      /* why the file was set aside, one line each */
 	size_t nnotes;
 	/* Interrupts per CPU class, from a second pass over /proc/interrupts
-	 * (np_kubelet_split): rows as in np_irqs, per_node entries 0..N-1 the
-	 * topology's nodes without their isolated, nohz_full or exclusive CPUs,
-	 * N..2N-1 the exclusive CPUs (not isolated) of each node, quiet the
-	 * isolated and nohz_full CPUs' counts. A second read: on a live
-	 * machine its counts are a little later than the machine's. */
+	 * (np_kubelet_split) or the machine's own (np_kubelet_read_irqs): rows
+	 * as in np_irqs (counts only), per_node entries 0..N-1 the topology's
+	 * nodes without their isolated, nohz_full or exclusive CPUs, N..2N-1
+	 * the exclusive CPUs (not isolated) of each node, quiet the isolated and
+	 * nohz_full CPUs' counts. A second read: on a live machine its counts
+	 * are a little later than the machine's. */
 	struct np_irqs split;
 	bool split_loaded;
 };
@@ -66,6 +67,11 @@ const char *np_kube_container_text(const struct np_kube_container *c, char *buf,
 char *np_kube_owners_text(const struct np_kubelet *k, const struct np_cpuset *cpus);
 /* Fills k->split (see above) from /proc/interrupts, once. Returns 0 or -errno. */
 int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k);
+/* np_irqs_read of the machine whose one pass over /proc/interrupts also
+ * fills k->split, as np_kubelet_split would (which is then a no-op).
+ * Returns 0 or -errno (-ENOENT: no /proc/interrupts, nothing filled). */
+int np_kubelet_read_irqs(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k,
+			 struct np_irqs *irqs);
 /* After an interval (np_sample_interval): a loaded split's counts become
  * those of the interval, read again now. Returns 0 or -errno. */
 int np_kubelet_split_delta(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k);

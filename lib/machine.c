@@ -61,7 +61,11 @@ static int load_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
 	if (rc == 0 && !(skip & NP_LOAD_NO_NAMES))
 		rc = np_pci_lookup_names(ctx, &m->pci);
 	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
-	if (rc == 0 && (rc = np_irqs_read(ctx, &m->topo, &m->irqs)) == -ENOENT)
+	if (rc == 0 && (skip & NP_LOAD_KUBE_SPLIT) && !m->kube.split_loaded)
+		rc = np_kubelet_read_irqs(ctx, &m->topo, &m->kube, &m->irqs);
+	else if (rc == 0)
+		rc = np_irqs_read(ctx, &m->topo, &m->irqs);
+	if (rc == -ENOENT)
 		rc = 0;
 	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
 		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
@@ -81,10 +85,12 @@ int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip
 		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
 		rc = np_kubelet_load(ctx, ctx->kubelet_state, &m->kube);
 	}
+	/* Interrupts on exclusive CPUs need a count of their own, in the same pass. */
+	if (rc == 0 && !np_cpuset_empty(&m->kube.exclusive))
+		skip |= NP_LOAD_KUBE_SPLIT;
 	if (rc == 0)
 		rc = load_devices(ctx, m, skip);
-	/* Interrupts on exclusive CPUs need a count of their own. */
-	if (rc == 0 && !np_cpuset_empty(&m->kube.exclusive))
+	if (rc == 0 && (skip & NP_LOAD_KUBE_SPLIT))
 		rc = np_kubelet_split(ctx, &m->topo, &m->kube);
 	if (rc)
 		np_machine_free(m);

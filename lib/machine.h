@@ -28,7 +28,10 @@ int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
 enum np_load_skip {
 	NP_LOAD_NO_NAMES = 1 << 0,     /* PCI vendor, device and class names: the ID database */
 	NP_LOAD_NO_PROCESSES = 1 << 1, /* whether irqbalance runs (every /proc/PID/comm):
-					* irqbalance and irqbalance_known stay false */
+					* irqbalance and irqbalance_known stay false */	/* Not a skip: the pass over /proc/interrupts also fills kube.split
+	 * (np_kubelet_split, which is then a no-op), for a caller that needs it
+	 * (report --json's interrupts_where): one read of the file, not two. */
+	NP_LOAD_KUBE_SPLIT = 1 << 2,
 };
 int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip);
 /* Reads again what a device coming or going changes (PCI functions with

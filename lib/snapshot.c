@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What a snapshot copies (the topology, PCI functions and what hangs off
+ * them, /proc, IRQ debugfs state, irqbalance's comm, the kubelet's state) and
+ * where it goes (a directory, or an archive made by tar). How each file is
+ * copied is lib/snapshot-copy.c's. */
 #include "snapshot.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +19,8 @@
 #include "attr.h"
 #include "kubelet.h"
 #include "pci.h"
+#include "snapshot-internal.h"
 #include "sysfs.h"
-
-/* Names that identify a machine or its owner rather than its layout (ppin is
- * the CPU's serial number, root-only since 5.19). Never copied, wherever
- * they appear in a directory that is copied whole. */
-static const char *const private_names[] = {
-	"serial", "address", "wwid", "uuid", "vpd", "ppin", "environ", NULL,
-};
 
 static const char *const cpu_files[] = {
 	"online", "offline", "possible", "present", "isolated", "nohz_full", "kernel_max", NULL,
@@ -60,299 +56,7 @@ static const char *const irq_files[] = {
 };
 #define MAX_DIR_FILES 32
 
-/* Directories already copied, so that two links to one device copy it once. */
-struct seen {
-	char **slot;
-	size_t cap, n;
-};
-
-struct snap {
-	struct np_ctx *ctx;
-	char out[PATH_MAX]; /* the tree being written; machine paths are appended */
-	size_t outlen;
-	struct np_snapshot_stats *stats;
-	struct seen seen;
-};
-
-/* What a link leads to, and so what of its target is copied. */
-enum follow { FOLLOW_NONE, FOLLOW_PCI, FOLLOW_DRIVER, FOLLOW_NET, FOLLOW_BLOCK };
-
 static int follow(struct snap *s, const char *dir, enum follow kind);
-
-static uint64_t fnv1a(const char *text)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *text; text++) {
-		h ^= (unsigned char)*text;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static int seen_grow(struct seen *set)
-{
-	size_t cap = set->cap ? set->cap * 2 : 256;
-	char **slot = calloc(cap, sizeof(*slot));
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < set->cap; i++) {
-		if (!set->slot[i])
-			continue;
-		size_t j = fnv1a(set->slot[i]) & (cap - 1);
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = set->slot[i];
-	}
-	free(set->slot);
-	set->slot = slot;
-	set->cap = cap;
-	return 0;
-}
-
-/* 1 the first time key is given, 0 afterwards, or -ENOMEM. */
-static int seen_add(struct seen *set, const char *key)
-{
-	if ((set->n + 1) * 2 > set->cap && seen_grow(set))
-		return -ENOMEM;
-	size_t j = fnv1a(key) & (set->cap - 1);
-	for (; set->slot[j]; j = (j + 1) & (set->cap - 1))
-		if (!strcmp(set->slot[j], key))
-			return 0;
-	if (!(set->slot[j] = strdup(key)))
-		return -ENOMEM;
-	set->n++;
-	return 1;
-}
-
-static void seen_free(struct seen *set)
-{
-	for (size_t i = 0; i < set->cap; i++)
-		free(set->slot[i]);
-	free(set->slot);
-	memset(set, 0, sizeof(*set));
-}
-
-/* 1 when dir has not been copied as kind yet, 0 when it has; -ENOMEM. */
-static int first_visit(struct snap *s, char kind, const char *dir)
-{
-	char key[PATH_MAX + 2];
-	snprintf(key, sizeof(key), "%c%s", kind, dir);
-	int rc = seen_add(&s->seen, key);
-	return rc < 0 ? np_fail(s->ctx, rc, "snapshot: %s", strerror(ENOMEM)) : rc;
-}
-
-static int mp_fmt(struct snap *s, char *buf, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int mp_fmt(struct snap *s, char *buf, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, PATH_MAX, fmt, ap);
-	va_end(ap);
-	if (n < 0 || n >= PATH_MAX)
-		return np_fail(s->ctx, -ENAMETOOLONG, "path under '%s%s...': %s", s->ctx->root, buf,
-			       strerror(ENAMETOOLONG));
-	return 0;
-}
-
-static int dst_path(struct snap *s, char *buf, const char *mp)
-{
-	size_t len = strlen(mp);
-	if (s->outlen + len >= PATH_MAX)
-		return np_fail(s->ctx, -ENAMETOOLONG, "'%s%s': %s", s->out, mp, strerror(ENAMETOOLONG));
-	memcpy(buf, s->out, s->outlen);
-	memcpy(buf + s->outlen, mp, len + 1);
-	return 0;
-}
-
-/* Source errors that say the machine, not this one file, is in trouble. */
-static bool fatal_error(int err)
-{
-	return err == ENOMEM || err == EMFILE || err == ENFILE || err == ENAMETOOLONG;
-}
-
-/* A present but unreadable source: write-only attributes (EINVAL), root-only
- * ones (EACCES), ones a driver refuses (EIO, ENODEV, ...) are left out and
- * counted; an absent one is not counted. */
-static int skip_or_fail(struct snap *s, int err, const char *src)
-{
-	if (err == ENOENT || err == ENOTDIR)
-		return 0;
-	if (fatal_error(err))
-		return np_fail(s->ctx, -err, "cannot read '%s': %s", src, strerror(err));
-	s->stats->skipped++;
-	return 0;
-}
-
-static bool private_name(const char *mp)
-{
-	const char *base = strrchr(mp, '/');
-	base = base ? base + 1 : mp;
-	for (size_t i = 0; private_names[i]; i++)
-		if (!strcmp(base, private_names[i]))
-			return true;
-	return false;
-}
-
-/* Creates the directories of dst below the output directory: every
- * component, or all but the last. */
-static int make_dirs(struct snap *s, char *dst, bool last)
-{
-	char *p = dst + s->outlen; /* the '/' that starts the machine path */
-	for (;;) {
-		char *slash = strchr(p + 1, '/');
-		if (!slash && !last)
-			return 0;
-		if (slash)
-			*slash = '\0';
-		int err = mkdir(dst, 0755) < 0 && errno != EEXIST ? errno : 0;
-		if (err)
-			np_fail(s->ctx, -err, "cannot create directory '%s': %s", dst, strerror(err));
-		if (slash)
-			*slash = '/';
-		if (err)
-			return -err;
-		if (!slash)
-			return 0;
-		p = slash;
-	}
-}
-
-static int ensure_dir(struct snap *s, const char *mp)
-{
-	char dst[PATH_MAX];
-	int rc = dst_path(s, dst, mp);
-	return rc ? rc : make_dirs(s, dst, true);
-}
-
-static int write_file(struct snap *s, const char *mp, const char *data, size_t len)
-{
-	char dst[PATH_MAX];
-	int rc = dst_path(s, dst, mp);
-	if (rc)
-		return rc;
-	int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
-	int fd = open(dst, flags, 0644);
-	if (fd < 0 && errno == ENOENT) {
-		if ((rc = make_dirs(s, dst, false)))
-			return rc;
-		fd = open(dst, flags, 0644);
-	}
-	if (fd < 0 && errno == EEXIST)
-		return 0; /* reached a second time, through another link */
-	if (fd < 0)
-		return np_fail(s->ctx, -errno, "cannot create '%s': %s", dst, strerror(errno));
-	size_t done = 0;
-	int err = 0;
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = errno;
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (err)
-		return np_fail(s->ctx, -err, "cannot write '%s': %s", dst, strerror(err));
-	s->stats->files++;
-	s->stats->bytes += len;
-	return 0;
-}
-
-/* Some boards (Raspberry Pi) print the SoC's serial number in /proc/cpuinfo. */
-static size_t drop_serial_lines(char *buf, size_t len)
-{
-	size_t in = 0, out = 0;
-	while (in < len) {
-		const char *nl = memchr(buf + in, '\n', len - in);
-		size_t end = nl ? (size_t)(nl - buf) + 1 : len;
-		if (end - in < 6 || memcmp(buf + in, "Serial", 6)) {
-			memmove(buf + out, buf + in, end - in);
-			out += end - in;
-		}
-		in = end;
-	}
-	return out;
-}
-
-enum { COPY_DONE = 0, COPY_IS_DIR = 1 };
-
-/* Copies one file by reading it: sysfs sizes say 4096 whatever the content.
- * limit > 0 keeps only that many bytes. Returns COPY_DONE (also when absent
- * or unreadable), COPY_IS_DIR, or -errno. */
-static int copy_file(struct snap *s, const char *mp, size_t limit)
-{
-	char src[PATH_MAX];
-	if (private_name(mp))
-		return COPY_DONE;
-	int rc = np_sysfs_path(s->ctx, src, "%s", mp);
-	if (rc)
-		return rc;
-	/* O_NONBLOCK: a FIFO in a copied root must not hang the copy. Resolved
-	 * inside the root: a link there never copies a file of this machine. */
-	int fd = np_open(s->ctx, mp, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-	if (fd < 0)
-		return skip_or_fail(s, -fd, src);
-	struct stat st;
-	int err = fstat(fd, &st) < 0 ? errno : 0;
-	if (err || !S_ISREG(st.st_mode)) {
-		close(fd);
-		if (err)
-			return skip_or_fail(s, err, src);
-		if (S_ISDIR(st.st_mode))
-			return COPY_IS_DIR;
-		s->stats->skipped++;
-		return COPY_DONE;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	err = buf ? 0 : ENOMEM;
-	while (!err) {
-		if (len == cap) {
-			char *bigger = realloc(buf, cap * 2);
-			if (!bigger) {
-				err = ENOMEM;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		size_t want = cap - len;
-		if (limit && want > limit - len)
-			want = limit - len;
-		if (!want)
-			break;
-		ssize_t n = read(fd, buf + len, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			err = errno;
-		else if (n == 0)
-			break;
-		else
-			len += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		/* Opened, so present: ENOENT here is a driver's refusal (xps_cpus). */
-		return skip_or_fail(s, err == ENOENT || err == ENOTDIR ? EIO : err, src);
-	}
-	if (!strcmp(mp, "/proc/cpuinfo"))
-		len = drop_serial_lines(buf, len);
-	rc = write_file(s, mp, buf, len);
-	free(buf);
-	return rc < 0 ? rc : COPY_DONE;
-}
-
-static int copy_plain(struct snap *s, const char *mp)
-{
-	int rc = copy_file(s, mp, 0);
-	return rc < 0 ? rc : 0;
-}
 
 /* own, then the files of every kind whose values live in a directory of
  * this sort, so that a new kind is copied by its row alone. */
@@ -369,87 +73,6 @@ static const char *const *with_attr_files(const char **out, const char *const *o
 	return out;
 }
 
-static int copy_files(struct snap *s, const char *dir, const char *const *names)
-{
-	char mp[PATH_MAX];
-	int rc = 0;
-	for (size_t i = 0; names[i] && rc >= 0; i++)
-		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
-			rc = copy_file(s, mp, 0);
-	return rc < 0 ? rc : 0;
-}
-
-/* Entries of a machine directory, in natural order; none when it is absent
- * or unreadable (the latter counted). *present says whether it was there. */
-static int list(struct snap *s, const char *mp, char ***names, size_t *n, bool *present)
-{
-	*names = NULL;
-	*n = 0;
-	int rc = np_list_dir(s->ctx, names, n, "%s", mp);
-	if (present)
-		*present = rc == 0;
-	if (rc == -ENOENT || rc == -ENOTDIR)
-		return 0;
-	if (rc && !fatal_error(-rc)) {
-		s->stats->skipped++;
-		return 0;
-	}
-	return rc;
-}
-
-/* "/sys/devices/pci0000:00/0000:00:02.0/../../../bus/pci/drivers/x" ->
- * "/sys/bus/pci/drivers/x", by the text alone: the target may not exist yet
- * in the copy, and in a copied root it must be resolved inside the root. */
-static bool resolve(const char *link, const char *target, char *out)
-{
-	char buf[2 * PATH_MAX + 2];
-	if (target[0] == '/') {
-		snprintf(buf, sizeof(buf), "%s", target);
-	} else {
-		const char *slash = strrchr(link, '/');
-		snprintf(buf, sizeof(buf), "%.*s/%s", slash ? (int)(slash - link) : 0, link, target);
-	}
-	size_t o = 0;
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(c, "."))
-			continue;
-		if (!strcmp(c, "..")) {
-			while (o > 0 && out[--o] != '/')
-				;
-			continue;
-		}
-		size_t len = strlen(c);
-		if (o + 1 + len >= PATH_MAX)
-			return false;
-		out[o++] = '/';
-		memcpy(out + o, c, len);
-		o += len;
-	}
-	if (!o)
-		out[o++] = '/';
-	out[o] = '\0';
-	return true;
-}
-
-static int copy_link(struct snap *s, const char *mp, const char *target)
-{
-	char dst[PATH_MAX];
-	int rc = dst_path(s, dst, mp);
-	if (rc)
-		return rc;
-	int ok = symlink(target, dst) == 0;
-	if (!ok && errno == ENOENT) {
-		if ((rc = make_dirs(s, dst, false)))
-			return rc;
-		ok = symlink(target, dst) == 0;
-	}
-	if (ok)
-		s->stats->links++;
-	else if (errno != EEXIST)
-		return np_fail(s->ctx, -errno, "cannot create link '%s': %s", dst, strerror(errno));
-	return 0;
-}
-
 /* A directory entry that is usually a link (class and bus listings, driver,
  * nodeN, cpuN): the link is recreated with the same text, then what it leads
  * to is copied as kind says. Old kernels have real directories instead. */
@@ -463,12 +86,12 @@ static int copy_entry(struct snap *s, const char *mp, enum follow kind)
 		return rc;
 	int pfd = np_open_parent(s->ctx, mp, &base);
 	if (pfd < 0)
-		return skip_or_fail(s, -pfd, src);
+		return snap_skip_or_fail(s, -pfd, src);
 	int err = fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ? errno : 0;
 	if (err || !S_ISLNK(st.st_mode)) {
 		close(pfd);
 		if (err)
-			return skip_or_fail(s, err, src);
+			return snap_skip_or_fail(s, err, src);
 		if (S_ISDIR(st.st_mode))
 			return kind == FOLLOW_NONE ? 0 : follow(s, mp, kind);
 		return 0;
@@ -477,11 +100,11 @@ static int copy_entry(struct snap *s, const char *mp, enum follow kind)
 	err = n < 0 ? errno : (size_t)n >= sizeof(target) ? ENAMETOOLONG : 0;
 	close(pfd);
 	if (err)
-		return skip_or_fail(s, err, src);
+		return snap_skip_or_fail(s, err, src);
 	target[n] = '\0';
-	if ((rc = copy_link(s, mp, target)))
+	if ((rc = snap_copy_link(s, mp, target)))
 		return rc;
-	if (kind == FOLLOW_NONE || !resolve(mp, target, dir) || strncmp(dir, "/sys/", 5))
+	if (kind == FOLLOW_NONE || !snap_resolve(mp, target, dir) || strncmp(dir, "/sys/", 5))
 		return 0;
 	return follow(s, dir, kind);
 }
@@ -500,20 +123,20 @@ static int copy_driver(struct snap *s, const char *dir)
 	if (fd < 0)
 		return 0;
 	close(fd);
-	return ensure_dir(s, dir);
+	return snap_ensure_dir(s, dir);
 }
 
 /* The files of one PCI function that identify it, and its driver link. */
 static int copy_pci_files(struct snap *s, const char *dir)
 {
 	char mp[PATH_MAX];
-	int rc = first_visit(s, 'F', dir);
+	int rc = snap_first_visit(s, 'F', dir);
 	if (rc <= 0)
 		return rc;
 	for (size_t i = 0; pci_files[i] && rc >= 0; i++)
-		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, pci_files[i])))
-			rc = copy_file(s, mp, strcmp(pci_files[i], "config") ? 0 : PCI_CONFIG_HEADER);
-	if (rc < 0 || (rc = mp_fmt(s, mp, "%s/driver", dir)))
+		if (!(rc = snap_mp_fmt(s, mp, "%s/%s", dir, pci_files[i])))
+			rc = snap_copy_file(s, mp, strcmp(pci_files[i], "config") ? 0 : PCI_CONFIG_HEADER);
+	if (rc < 0 || (rc = snap_mp_fmt(s, mp, "%s/driver", dir)))
 		return rc;
 	return copy_entry(s, mp, FOLLOW_DRIVER);
 }
@@ -547,19 +170,19 @@ static int copy_msi_irqs(struct snap *s, const char *dir)
 	char mp[PATH_MAX], **names;
 	size_t n;
 	bool present;
-	int rc = mp_fmt(s, mp, "%s/msi_irqs", dir);
-	if (rc || (rc = list(s, mp, &names, &n, &present)))
+	int rc = snap_mp_fmt(s, mp, "%s/msi_irqs", dir);
+	if (rc || (rc = snap_list(s, mp, &names, &n, &present)))
 		return rc;
 	if (present)
-		rc = ensure_dir(s, mp);
+		rc = snap_ensure_dir(s, mp);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		char entry[PATH_MAX];
-		if ((rc = mp_fmt(s, entry, "%s/%s", mp, names[i])))
+		if ((rc = snap_mp_fmt(s, entry, "%s/%s", mp, names[i])))
 			break;
 		/* Before Linux 3.14 each vector was a directory holding "mode". */
-		if ((rc = copy_file(s, entry, 0)) == COPY_IS_DIR && !(rc = ensure_dir(s, entry)) &&
-		    !(rc = mp_fmt(s, entry, "%s/%s/mode", mp, names[i])))
-			rc = copy_file(s, entry, 0);
+		if ((rc = snap_copy_file(s, entry, 0)) == COPY_IS_DIR && !(rc = snap_ensure_dir(s, entry)) &&
+		    !(rc = snap_mp_fmt(s, entry, "%s/%s/mode", mp, names[i])))
+			rc = snap_copy_file(s, entry, 0);
 	}
 	np_names_free(names, n);
 	return rc < 0 ? rc : 0;
@@ -572,25 +195,25 @@ static int copy_pci_children(struct snap *s, const char *dir)
 	char mp[PATH_MAX], **names;
 	size_t n;
 	bool present;
-	int rc = list(s, dir, &names, &n, NULL);
+	int rc = snap_list(s, dir, &names, &n, NULL);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (strncmp(names[i], "virtio", 6) || names[i][6] < '0' || names[i][6] > '9')
 			continue;
-		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])) && !(rc = ensure_dir(s, mp)) &&
-		    !(rc = mp_fmt(s, mp, "%s/%s/driver", dir, names[i])))
+		if (!(rc = snap_mp_fmt(s, mp, "%s/%s", dir, names[i])) && !(rc = snap_ensure_dir(s, mp)) &&
+		    !(rc = snap_mp_fmt(s, mp, "%s/%s/driver", dir, names[i])))
 			rc = copy_entry(s, mp, FOLLOW_DRIVER);
 	}
 	np_names_free(names, n);
 	/* nvme/nvmeN, and infiniband/NAME: the RDMA device names devices --near shows. */
 	for (const char *const *sub = (const char *const[]){ "nvme", "infiniband", NULL }; *sub && !rc; sub++) {
-		if ((rc = mp_fmt(s, mp, "%s/%s", dir, *sub)) || (rc = list(s, mp, &names, &n, &present)))
+		if ((rc = snap_mp_fmt(s, mp, "%s/%s", dir, *sub)) || (rc = snap_list(s, mp, &names, &n, &present)))
 			return rc;
 		if (present)
-			rc = ensure_dir(s, mp);
+			rc = snap_ensure_dir(s, mp);
 		for (size_t i = 0; i < n && !rc; i++) {
 			char child[PATH_MAX];
-			if (!(rc = mp_fmt(s, child, "%s/%s", mp, names[i])))
-				rc = ensure_dir(s, child);
+			if (!(rc = snap_mp_fmt(s, child, "%s/%s", mp, names[i])))
+				rc = snap_ensure_dir(s, child);
 		}
 		np_names_free(names, n);
 	}
@@ -599,7 +222,7 @@ static int copy_pci_children(struct snap *s, const char *dir)
 
 static int copy_pci_function(struct snap *s, const char *dir)
 {
-	int rc = first_visit(s, 'P', dir);
+	int rc = snap_first_visit(s, 'P', dir);
 	if (rc <= 0)
 		return rc;
 	if ((rc = copy_pci_parents(s, dir)) || (rc = copy_pci_files(s, dir)) || (rc = copy_msi_irqs(s, dir)))
@@ -615,19 +238,19 @@ static int copy_dir_of(struct snap *s, const char *dir, const char *sub, const c
 	char mp[PATH_MAX], **names;
 	size_t n;
 	bool present;
-	int rc = mp_fmt(s, mp, "%s/%s", dir, sub);
-	if (rc || (rc = list(s, mp, &names, &n, &present)))
+	int rc = snap_mp_fmt(s, mp, "%s/%s", dir, sub);
+	if (rc || (rc = snap_list(s, mp, &names, &n, &present)))
 		return rc;
 	if (present)
-		rc = ensure_dir(s, mp);
+		rc = snap_ensure_dir(s, mp);
 	for (size_t i = 0; i < n && !rc; i++) {
 		char child[PATH_MAX];
-		if ((rc = mp_fmt(s, child, "%s/%s", mp, names[i])) || (rc = ensure_dir(s, child)))
+		if ((rc = snap_mp_fmt(s, child, "%s/%s", mp, names[i])) || (rc = snap_ensure_dir(s, child)))
 			break;
 		if (files)
-			rc = copy_files(s, child, files);
-		else if (!(rc = mp_fmt(s, child, "%s/%s/%s", mp, names[i], file)))
-			rc = copy_plain(s, child);
+			rc = snap_copy_files(s, child, files);
+		else if (!(rc = snap_mp_fmt(s, child, "%s/%s/%s", mp, names[i], file)))
+			rc = snap_copy_plain(s, child);
 	}
 	np_names_free(names, n);
 	return rc;
@@ -636,13 +259,13 @@ static int copy_dir_of(struct snap *s, const char *dir, const char *sub, const c
 static int copy_netif(struct snap *s, const char *dir)
 {
 	char mp[PATH_MAX];
-	int rc = first_visit(s, 'N', dir);
+	int rc = snap_first_visit(s, 'N', dir);
 	if (rc <= 0)
 		return rc;
 	const char *files[MAX_DIR_FILES];
-	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, net_files)) ||
+	if ((rc = snap_ensure_dir(s, dir)) || (rc = snap_copy_files(s, dir, net_files)) ||
 	    (rc = copy_dir_of(s, dir, "queues", with_attr_files(files, queue_files, NP_DIR_NET_QUEUE), NULL)) ||
-	    (rc = mp_fmt(s, mp, "%s/device", dir)))
+	    (rc = snap_mp_fmt(s, mp, "%s/device", dir)))
 		return rc;
 	return copy_entry(s, mp, FOLLOW_NONE);
 }
@@ -650,12 +273,12 @@ static int copy_netif(struct snap *s, const char *dir)
 static int copy_block(struct snap *s, const char *dir)
 {
 	char mp[PATH_MAX];
-	int rc = first_visit(s, 'B', dir);
+	int rc = snap_first_visit(s, 'B', dir);
 	if (rc <= 0)
 		return rc;
 	const char *files[MAX_DIR_FILES];
-	if ((rc = ensure_dir(s, dir)) || (rc = copy_files(s, dir, with_attr_files(files, block_files, NP_DIR_BLOCK))) ||
-	    (rc = copy_dir_of(s, dir, "mq", NULL, "cpu_list")) || (rc = mp_fmt(s, mp, "%s/device", dir)))
+	if ((rc = snap_ensure_dir(s, dir)) || (rc = snap_copy_files(s, dir, with_attr_files(files, block_files, NP_DIR_BLOCK))) ||
+	    (rc = copy_dir_of(s, dir, "mq", NULL, "cpu_list")) || (rc = snap_mp_fmt(s, mp, "%s/device", dir)))
 		return rc;
 	return copy_entry(s, mp, FOLLOW_NONE);
 }
@@ -691,28 +314,28 @@ static int copy_cpu(struct snap *s, const char *cpu)
 	char mp[PATH_MAX], **names;
 	size_t n;
 	int rc;
-	if ((rc = ensure_dir(s, cpu)) || (rc = mp_fmt(s, mp, "%s/online", cpu)) || (rc = copy_plain(s, mp)))
+	if ((rc = snap_ensure_dir(s, cpu)) || (rc = snap_mp_fmt(s, mp, "%s/online", cpu)) || (rc = snap_copy_plain(s, mp)))
 		return rc;
-	if ((rc = mp_fmt(s, mp, "%s/topology", cpu)) || (rc = list(s, mp, &names, &n, NULL)))
+	if ((rc = snap_mp_fmt(s, mp, "%s/topology", cpu)) || (rc = snap_list(s, mp, &names, &n, NULL)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
 		char file[PATH_MAX];
-		if (!(rc = mp_fmt(s, file, "%s/%s", mp, names[i])))
-			rc = copy_plain(s, file);
+		if (!(rc = snap_mp_fmt(s, file, "%s/%s", mp, names[i])))
+			rc = snap_copy_plain(s, file);
 	}
 	np_names_free(names, n);
-	if (rc || (rc = list(s, cpu, &names, &n, NULL)))
+	if (rc || (rc = snap_list(s, cpu, &names, &n, NULL)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
-		if (numbered(names[i], "node") && !(rc = mp_fmt(s, mp, "%s/%s", cpu, names[i])))
+		if (numbered(names[i], "node") && !(rc = snap_mp_fmt(s, mp, "%s/%s", cpu, names[i])))
 			rc = copy_entry(s, mp, FOLLOW_NONE);
 	np_names_free(names, n);
-	if (rc || (rc = mp_fmt(s, mp, "%s/cache", cpu)) || (rc = list(s, mp, &names, &n, NULL)))
+	if (rc || (rc = snap_mp_fmt(s, mp, "%s/cache", cpu)) || (rc = snap_list(s, mp, &names, &n, NULL)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
 		char index[PATH_MAX];
-		if (numbered(names[i], "index") && !(rc = mp_fmt(s, index, "%s/%s", mp, names[i])))
-			rc = copy_files(s, index, cache_files);
+		if (numbered(names[i], "index") && !(rc = snap_mp_fmt(s, index, "%s/%s", mp, names[i])))
+			rc = snap_copy_files(s, index, cache_files);
 	}
 	np_names_free(names, n);
 	return rc;
@@ -723,11 +346,11 @@ static int copy_cpus(struct snap *s)
 	static const char dir[] = "/sys/devices/system/cpu";
 	char mp[PATH_MAX], **names;
 	size_t n;
-	int rc = copy_files(s, dir, cpu_files);
-	if (rc || (rc = list(s, dir, &names, &n, NULL)))
+	int rc = snap_copy_files(s, dir, cpu_files);
+	if (rc || (rc = snap_list(s, dir, &names, &n, NULL)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
-		if (numbered(names[i], "cpu") && !(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+		if (numbered(names[i], "cpu") && !(rc = snap_mp_fmt(s, mp, "%s/%s", dir, names[i])))
 			rc = copy_cpu(s, mp);
 	np_names_free(names, n);
 	return rc;
@@ -740,27 +363,27 @@ static int copy_nodes(struct snap *s)
 	size_t n;
 	bool present;
 	/* Present but empty is an error for numaplace, absent a kernel without NUMA. */
-	int rc = list(s, dir, &names, &n, &present);
+	int rc = snap_list(s, dir, &names, &n, &present);
 	if (!rc && present)
-		rc = ensure_dir(s, dir);
+		rc = snap_ensure_dir(s, dir);
 	for (size_t i = 0; i < n && !rc; i++) {
-		if ((rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+		if ((rc = snap_mp_fmt(s, mp, "%s/%s", dir, names[i])))
 			break;
 		/* online, possible, has_cpu, has_memory, has_normal_memory, ... */
 		if (!strcmp(names[i], "online") || !strcmp(names[i], "possible") || !strncmp(names[i], "has_", 4)) {
-			rc = copy_plain(s, mp);
+			rc = snap_copy_plain(s, mp);
 			continue;
 		}
 		if (!numbered(names[i], "node"))
 			continue;
 		char **cpus;
 		size_t ncpus;
-		if ((rc = ensure_dir(s, mp)) || (rc = copy_files(s, mp, node_files)) ||
-		    (rc = list(s, mp, &cpus, &ncpus, NULL)))
+		if ((rc = snap_ensure_dir(s, mp)) || (rc = snap_copy_files(s, mp, node_files)) ||
+		    (rc = snap_list(s, mp, &cpus, &ncpus, NULL)))
 			break;
 		for (size_t j = 0; j < ncpus && !rc; j++) {
 			char link[PATH_MAX];
-			if (numbered(cpus[j], "cpu") && !(rc = mp_fmt(s, link, "%s/%s", mp, cpus[j])))
+			if (numbered(cpus[j], "cpu") && !(rc = snap_mp_fmt(s, link, "%s/%s", mp, cpus[j])))
 				rc = copy_entry(s, link, FOLLOW_NONE);
 		}
 		np_names_free(cpus, ncpus);
@@ -775,11 +398,11 @@ static int copy_listing(struct snap *s, const char *dir, enum follow kind)
 	char mp[PATH_MAX], **names;
 	size_t n;
 	bool present;
-	int rc = list(s, dir, &names, &n, &present);
+	int rc = snap_list(s, dir, &names, &n, &present);
 	if (!rc && present)
-		rc = ensure_dir(s, dir);
+		rc = snap_ensure_dir(s, dir);
 	for (size_t i = 0; i < n && !rc; i++)
-		if (!(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+		if (!(rc = snap_mp_fmt(s, mp, "%s/%s", dir, names[i])))
 			rc = copy_entry(s, mp, kind);
 	np_names_free(names, n);
 	return rc;
@@ -792,10 +415,10 @@ static int copy_class_block(struct snap *s)
 	static const char dir[] = "/sys/class/block";
 	char mp[PATH_MAX], **names;
 	size_t n;
-	int rc = list(s, dir, &names, &n, NULL);
+	int rc = snap_list(s, dir, &names, &n, NULL);
 	for (size_t i = 0; i < n && !rc; i++)
 		if (!np_sysfs_exists(s->ctx, "%s/%s/partition", dir, names[i]) &&
-		    !(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
+		    !(rc = snap_mp_fmt(s, mp, "%s/%s", dir, names[i])))
 			rc = copy_entry(s, mp, FOLLOW_BLOCK);
 	np_names_free(names, n);
 	return rc;
@@ -810,13 +433,13 @@ static int copy_proc(struct snap *s)
 	with_attr_files(top, proc_files, NP_DIR_ROOT);
 	with_attr_files(per_irq, irq_files, NP_DIR_IRQ);
 	for (size_t i = 0; top[i] && rc >= 0; i++)
-		rc = copy_file(s, top[i], 0);
-	if (rc < 0 || (rc = list(s, "/proc/irq", &names, &n, NULL)))
+		rc = snap_copy_file(s, top[i], 0);
+	if (rc < 0 || (rc = snap_list(s, "/proc/irq", &names, &n, NULL)))
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
-		if (numbered(names[i], "") && !(rc = mp_fmt(s, mp, "/proc/irq/%s", names[i])) &&
-		    !(rc = ensure_dir(s, mp)))
-			rc = copy_files(s, mp, per_irq);
+		if (numbered(names[i], "") && !(rc = snap_mp_fmt(s, mp, "/proc/irq/%s", names[i])) &&
+		    !(rc = snap_ensure_dir(s, mp)))
+			rc = snap_copy_files(s, mp, per_irq);
 	np_names_free(names, n);
 	return rc;
 }
@@ -831,12 +454,12 @@ static int copy_debugfs_irqs(struct snap *s)
 	size_t n;
 	bool present;
 	unsigned long files = s->stats->files;
-	int rc = list(s, dir, &names, &n, &present);
+	int rc = snap_list(s, dir, &names, &n, &present);
 	for (size_t i = 0; i < n && !rc; i++)
-		if (numbered(names[i], "") && !(rc = mp_fmt(s, mp, "%s/%s", dir, names[i])))
-			rc = copy_plain(s, mp);
+		if (numbered(names[i], "") && !(rc = snap_mp_fmt(s, mp, "%s/%s", dir, names[i])))
+			rc = snap_copy_plain(s, mp);
 	if (!rc && present && (n == 0 || s->stats->files > files))
-		rc = ensure_dir(s, dir);
+		rc = snap_ensure_dir(s, dir);
 	np_names_free(names, n);
 	return rc;
 }
@@ -848,7 +471,7 @@ static int copy_irqbalance(struct snap *s)
 {
 	char mp[PATH_MAX], **names;
 	size_t n;
-	int rc = list(s, "/proc", &names, &n, NULL);
+	int rc = snap_list(s, "/proc", &names, &n, NULL);
 	bool found = false;
 	for (size_t i = 0; i < n && !rc && !found; i++) {
 		char *comm;
@@ -856,8 +479,8 @@ static int copy_irqbalance(struct snap *s)
 			continue; /* not a process, or one that just exited */
 		found = !strcmp(comm, "irqbalance");
 		free(comm);
-		if (found && !(rc = mp_fmt(s, mp, "/proc/%s/comm", names[i])))
-			rc = copy_plain(s, mp);
+		if (found && !(rc = snap_mp_fmt(s, mp, "/proc/%s/comm", names[i])))
+			rc = snap_copy_plain(s, mp);
 	}
 	np_names_free(names, n);
 	return rc;
@@ -869,12 +492,12 @@ static int copy_kubelet(struct snap *s)
 {
 	struct np_kubelet k;
 	char mp[PATH_MAX];
-	int rc = copy_plain(s, NP_KUBELET_STATE);
+	int rc = snap_copy_plain(s, NP_KUBELET_STATE);
 	if (rc || np_kubelet_load(s->ctx, NULL, &k))
 		return rc;
 	for (size_t i = 0; i < k.n && !rc; i++)
-		if (!strchr(k.v[i].pod_uid, '/') && !(rc = mp_fmt(s, mp, NP_KUBELET_PODS "/%s/etc-hosts", k.v[i].pod_uid)))
-			rc = copy_plain(s, mp);
+		if (!strchr(k.v[i].pod_uid, '/') && !(rc = snap_mp_fmt(s, mp, NP_KUBELET_PODS "/%s/etc-hosts", k.v[i].pod_uid)))
+			rc = snap_copy_plain(s, mp);
 	np_kubelet_free(&k);
 	return rc;
 }
@@ -883,9 +506,9 @@ static int write_tree(struct np_ctx *ctx, const char *out, struct np_snapshot_st
 {
 	struct snap s = { .ctx = ctx, .stats = stats, .outlen = strlen(out) };
 	memcpy(s.out, out, s.outlen + 1);
-	int rc = ensure_dir(&s, "/sys");
+	int rc = snap_ensure_dir(&s, "/sys");
 	if (!rc)
-		rc = ensure_dir(&s, "/proc");
+		rc = snap_ensure_dir(&s, "/proc");
 	if (!rc)
 		rc = copy_cpus(&s);
 	if (!rc)
@@ -906,7 +529,7 @@ static int write_tree(struct np_ctx *ctx, const char *out, struct np_snapshot_st
 		rc = copy_debugfs_irqs(&s);
 	if (!rc)
 		rc = copy_kubelet(&s);
-	seen_free(&s.seen);
+	snap_seen_free(&s.seen);
 	return rc;
 }
 

@@ -439,6 +439,62 @@ static void test_unsorted_and_duplicates(void **state)
 	assert_null(np_irqs_find(&f->irqs, 0));
 }
 
+/* A second grouping counted in the same pass gives what a pass of its own
+ * gives, unsorted and duplicate rows included, and the first grouping's
+ * counts are those of a plain pass. */
+static void test_split_same_pass(void **state)
+{
+	struct fixture *f = *state;
+	tmproot_put(f->root, "/proc/interrupts", "  CPU0 CPU1 CPU2 CPU3\n"
+				   " 30: 1 2 3 4 c 0-edge thirty\n"
+				   " 10: 5 0 0 7 c 0-edge ten\n"
+				   " 20: 0 0 0 0 c 0-edge twenty\n"
+				   " 10: 9 9 9 9 c 0-edge ten-again\n"
+				   " bad row\n"
+				   " 25: 0 8 0 0 c 0-edge twentyfive\n");
+	/* CPU0 and CPU2 stay on their nodes (index 0, 1), CPU1 goes to a third
+	 * (id 1), CPU3 to none. */
+	static const int ids[] = { 0, 2, 1 };
+	static const char *const lists[] = { "0", "2", "1" };
+	struct np_topology split_topo;
+	make_topo(&split_topo, 3, ids, lists);
+	struct np_irqs split, plain, alone;
+	assert_int_equal(np_irqs_read_counts_split(&f->ctx, &f->topo, &f->irqs, &split_topo, &split), 0);
+	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &plain), 0);
+	assert_int_equal(np_irqs_read_counts(&f->ctx, &split_topo, &alone), 0);
+	static const int want[] = { 10, 20, 25, 30 };
+	assert_irq_numbers(f, want, 4);
+	assert_int_equal(f->irqs.nwarnings, plain.nwarnings);
+	assert_int_equal(split.n, alone.n);
+	assert_int_equal(plain.n, f->irqs.n);
+	for (size_t i = 0; i < f->irqs.n; i++) {
+		const struct np_irq *q = &f->irqs.v[i], *p = &plain.v[i], *s = &split.v[i], *a = &alone.v[i];
+		assert_int_equal(q->irq, p->irq);
+		assert_int_equal(q->total, p->total);
+		assert_memory_equal(q->per_node, p->per_node, 2 * sizeof(*q->per_node));
+		assert_string_equal(q->name, p->name);
+		assert_int_equal(s->irq, a->irq);
+		assert_int_equal(s->total, a->total);
+		assert_int_equal(s->quiet, a->quiet);
+		assert_int_equal(s->unknown_node, a->unknown_node);
+		assert_memory_equal(s->per_node, a->per_node, 3 * sizeof(*s->per_node));
+		assert_true(np_cpuset_equal(&s->ran_on, &a->ran_on));
+		/* Counts only. */
+		assert_null(s->name);
+	}
+	const struct np_irq *ten = np_irqs_find(&split, 10);
+	assert_non_null(ten);
+	assert_int_equal(ten->per_node[0], 5);
+	assert_int_equal(ten->per_node[1], 0);
+	assert_int_equal(ten->per_node[2], 0);
+	assert_int_equal(ten->unknown_node, 7);
+	assert_int_equal(np_irqs_find(&split, 25)->per_node[2], 8);
+	np_irqs_free(&split);
+	np_irqs_free(&plain);
+	np_irqs_free(&alone);
+	np_topology_free(&split_topo);
+}
+
 static void test_warnings_capped(void **state)
 {
 	struct fixture *f = *state;
@@ -858,6 +914,7 @@ int main(void)
 		T(test_malformed_rows),
 		T(test_binary_anywhere),
 		T(test_unsorted_and_duplicates),
+		T(test_split_same_pass),
 		T(test_warnings_capped),
 		T(test_no_header),
 		T(test_affinity),

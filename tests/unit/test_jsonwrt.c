@@ -130,6 +130,17 @@ static void test_strings(void **state)
 	big[200000] = '\0';
 	cJSON_AddStringToObject(o, "big", big);
 	free(big);
+	/* Strings are passed eight bytes at a time until one needs care: each
+	 * such byte at every offset of the first, second and third eight. */
+	static const char *const special[] = { "\"", "\\", "\n", "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xe2\x86\x92" };
+	for (size_t s = 0; s < sizeof(special) / sizeof(*special); s++) {
+		for (size_t at = 0; at <= 24; at++) {
+			char text[64], key[16];
+			snprintf(text, sizeof(text), "%.*s%s%s", (int)at, "abcdefghijklmnopqrstuvwxyz", special[s], "ABCDEFGHIJ");
+			snprintf(key, sizeof(key), "s%zu_%zu", s, at);
+			cJSON_AddStringToObject(o, key, text);
+		}
+	}
 	cJSON_AddNullToObject(o, "null");
 	cJSON_AddTrueToObject(o, "yes");
 	cJSON_AddFalseToObject(o, "no");

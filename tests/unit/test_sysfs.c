@@ -605,6 +605,59 @@ static void test_root_prefix(void **state)
 	assert_err_has(&f->ctx, want);
 }
 
+/* Paths are formatted without printf for %s, %d and %u, and by it for the
+ * rest: both give printf's text. */
+static void test_path_conversions(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX], want[PATH_MAX];
+	assert_int_equal(np_sysfs_path(&f->ctx, path, "/proc/irq/%d/%s_list", 4099, "smp_affinity"), 0);
+	tmproot_path(f->root, want, "/proc/irq/4099/smp_affinity_list");
+	assert_string_equal(path, want);
+	assert_int_equal(np_sysfs_path(&f->ctx, path, "/a/%d/%u/%d", -12, 4294967295u, 0), 0);
+	tmproot_path(f->root, want, "/a/-12/4294967295/0");
+	assert_string_equal(path, want);
+	assert_int_equal(np_sysfs_path(&f->ctx, path, "/a/%03d/%zu/%%/%s", 7, (size_t)42, "x"), 0);
+	tmproot_path(f->root, want, "/a/007/42/%/x");
+	assert_string_equal(path, want);
+}
+
+/* The bounded reader gives the file's bytes as they are, and fails with
+ * EFBIG past either bound. */
+static void test_bounded_reader(void **state)
+{
+	struct fixture *f = *state;
+	char buf[64];
+	int rc = -1;
+	tmproot_put(f->root, "/proc/lines", "one\ntwo\nthree\n");
+	struct np_bounded *b = np_bounded_open(&f->ctx, &rc, 100, 10, "/proc/lines");
+	assert_non_null(b);
+	assert_int_equal(rc, 0);
+	assert_int_equal(np_bounded_read(b, buf, sizeof(buf)), 14);
+	assert_memory_equal(buf, "one\ntwo\nthree\n", 14);
+	assert_int_equal(np_bounded_read(b, buf, sizeof(buf)), 0);
+	np_bounded_close(b);
+
+	b = np_bounded_open(&f->ctx, &rc, 10, 100, "/proc/lines");
+	assert_non_null(b);
+	errno = 0;
+	assert_int_equal(np_bounded_read(b, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EFBIG);
+	np_bounded_close(b);
+
+	tmproot_put(f->root, "/proc/long", "a line that is long\n");
+	b = np_bounded_open(&f->ctx, &rc, 100, 8, "/proc/long");
+	assert_non_null(b);
+	assert_int_equal(np_bounded_read(b, buf, 8), 8);
+	errno = 0;
+	assert_int_equal(np_bounded_read(b, buf, 8), -1);
+	assert_int_equal(errno, EFBIG);
+	np_bounded_close(b);
+
+	assert_null(np_bounded_open(&f->ctx, &rc, 100, 100, "/proc/none"));
+	assert_int_equal(rc, -ENOENT);
+}
+
 static void test_path_too_long(void **state)
 {
 	struct fixture *f = *state;
@@ -650,6 +703,8 @@ int main(void)
 		T(test_exists),
 		T(test_root_prefix),
 		T(test_path_too_long),
+		T(test_path_conversions),
+		T(test_bounded_reader),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
