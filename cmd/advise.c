@@ -282,25 +282,39 @@ static size_t specific_len(const char *reason, size_t shared)
 /* The changes grouped by the problem they fix: the problem's line (device,
  * node, what is wrong and the volume), what the group's reasons share, then
  * a line per change; fitted to the terminal, 80 columns when there is none. */
-static void print_grouped(const struct np_machine *m, const struct np_findings *problems, const struct np_plan *plan)
+static int print_grouped(const struct np_machine *m, const struct np_findings *problems, const struct np_plan *plan)
 {
 	int width = np_term_width();
 	if (width <= 0)
 		width = 80;
-	for (size_t k = 0; k < problems->n; k++) {
-		const struct np_finding *x = &problems->v[k];
-		if (!x->nfixes)
+	struct np_summary_line *lines;
+	size_t nlines;
+	if (np_findings_lines(problems, &lines, &nlines))
+		return np_error("%s", strerror(ENOMEM));
+	for (size_t k = 0; k < nlines; k++) {
+		const struct np_summary_line *x = &lines[k];
+		/* The line's changes: those of each of its problems, in turn. */
+		size_t nfixes = 0, *fixes = NULL;
+		for (size_t j = 0; j < x->n; j++)
+			nfixes += problems->v[x->v[j]].nfixes;
+		if (!nfixes || !(fixes = calloc(nfixes, sizeof(*fixes))))
 			continue;
+		nfixes = 0;
+		for (size_t j = 0; j < x->n; j++) {
+			const struct np_finding *y = &problems->v[x->v[j]];
+			for (size_t i = 0; i < y->nfixes; i++)
+				fixes[nfixes++] = y->fixes[i];
+		}
 		putchar('\n');
-		char *message = np_escape_dup(x->message); /* names are the kernel's bytes */
+		char *message = np_escape_dup(x->text); /* names are the kernel's bytes */
 		np_print_wrapped(stdout, message ? message : "?", width, 0, 4);
 		free(message);
 		/* The IRQ reasons' shared tail (the policy's target), said once. */
 		const char *first = NULL, *tail = NULL;
 		size_t shared = 0, nirq = 0;
-		for (size_t i = 0; i < x->nfixes; i++) {
-			const char *r = plan->v[x->fixes[i]].reason;
-			if (plan->v[x->fixes[i]].kind != NP_ATTR_IRQ_AFFINITY)
+		for (size_t i = 0; i < nfixes; i++) {
+			const char *r = plan->v[fixes[i]].reason;
+			if (plan->v[fixes[i]].kind != NP_ATTR_IRQ_AFFINITY)
 				continue;
 			if (nirq++ == 0) {
 				first = r;
@@ -325,13 +339,13 @@ static void print_grouped(const struct np_machine *m, const struct np_findings *
 		}
 		const char *said = NULL;
 		size_t said_len = 0;
-		for (size_t i = 0; i < x->nfixes; i++) {
-			const struct np_rec *r = &plan->v[x->fixes[i]];
+		for (size_t i = 0; i < nfixes; i++) {
+			const struct np_rec *r = &plan->v[fixes[i]];
 			char *line = change_line(m, r), *full;
 			size_t len = specific_len(r->reason, r->kind == NP_ATTR_IRQ_AFFINITY ? shared : 0);
 			/* Said already: by the change before, or by the heading. */
 			bool again = (said && len == said_len && !strncmp(said, r->reason, len)) ||
-				     (len == strlen(r->reason) && strstr(x->message, r->reason));
+				     (len == strlen(r->reason) && strstr(x->text, r->reason));
 			if (!line)
 				continue;
 			if (again || !len || asprintf(&full, "  %s: %.*s", line, (int)len, r->reason) < 0)
@@ -347,7 +361,10 @@ static void print_grouped(const struct np_machine *m, const struct np_findings *
 			free(full);
 			free(line);
 		}
+		free(fixes);
 	}
+	np_summary_lines_free(lines, nlines);
+	return EXIT_OK;
 }
 
 static int plan_output(const struct np_command *self, const struct np_machine *m, const struct np_plan *plan,
@@ -414,7 +431,7 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 			putchar('\n');
 			rc = np_table_print(&t, stdout);
 		} else if (n) {
-			print_grouped(m, problems, plan);
+			rc = print_grouped(m, problems, plan);
 		}
 		for (size_t i = 0; i < plan->nwarnings; i++) {
 			printf("%swarning: ", i == 0 ? "\n" : "");

@@ -72,9 +72,12 @@ static void findings_write(struct np_jw *jw, const struct np_machine *m, const s
 
 /* The answer first: one line per problem, most important first, each with
  * the command that fixes it. */
-static void print_summary(const struct np_findings *f, double seconds, int width, bool color)
+static int print_summary(const struct np_findings *f, double seconds, int width, bool color)
 {
-	size_t n = np_findings_summary(f), minor = 0;
+	size_t n, minor = 0;
+	struct np_summary_line *lines;
+	if (np_findings_lines(f, &lines, &n))
+		return np_error("%s", strerror(ENOMEM));
 	for (size_t i = 0; i < f->n; i++)
 		minor += f->v[i].minor;
 	if (seconds > 0)
@@ -85,8 +88,8 @@ static void print_summary(const struct np_findings *f, double seconds, int width
 		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
 		       f->min_interrupts);
 	for (size_t i = 0; i < n; i++) {
-		const struct np_finding *x = &f->v[i];
-		char *message = np_escape_dup(x->message); /* names are the kernel's bytes */
+		const struct np_summary_line *x = &lines[i];
+		char *message = np_escape_dup(x->text); /* names are the kernel's bytes */
 		if (!message)
 			continue;
 		/* The device in colour; the rest wraps to the terminal, the fix on a
@@ -111,6 +114,8 @@ static void print_summary(const struct np_findings *f, double seconds, int width
 	}
 	if (minor)
 		printf("(%zu more under %llu interrupts per device: 'report --all' lists them)\n", minor, f->min_interrupts);
+	np_summary_lines_free(lines, n);
+	return EXIT_OK;
 }
 
 static void print_findings(const struct np_findings *f, bool all, int width, bool color)
@@ -363,6 +368,10 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	free(kube_warnings);
 	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
 		rc = np_error("collecting findings: out of memory");
+	/* How delivery was judged, said once as advise says it. */
+	const char *judged = rc == EXIT_OK ? np_effective_note(&m, &policy) : NULL;
+	if (judged)
+		np_notef("note: %s\n", judged);
 	np_advise_opts_free(&policy);
 	if (rc != EXIT_OK) {
 		free(selected);
@@ -373,9 +382,10 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = report_json(ctx, &m, selected, &f, &o);
 	} else {
 		int width = np_term_width();
-		print_summary(&f, o.interval, width, color);
+		rc = print_summary(&f, o.interval, width, color);
 		puts("\n== Topology");
-		rc = np_topo_print(self, &m.topo, stdout, false);
+		if (rc == EXIT_OK)
+			rc = np_topo_print(self, &m.topo, stdout, false);
 		puts("\n== Devices");
 		np_devices_print(&m, selected, stdout);
 		puts("\n== IRQ placement");

@@ -96,6 +96,11 @@ int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclu
 /* The nodes nearest to node (by distance) that have usable CPUs, as CPUs. */
 int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cpuset *usable, struct np_cpuset *out);
 
+/* Where some selected device's IRQ has a mask but no effective_affinity
+ * (older kernels), the sentence that says delivery is judged on the mask;
+ * else NULL. */
+const char *np_effective_note(const struct np_machine *m, const struct np_advise_opts *opts);
+
 int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out);
 void np_plan_free(struct np_plan *plan);
 

@@ -399,16 +399,20 @@ static int rule_no_node(struct judge *j)
 		np_device_irq_summary(m, di, &s);
 		if (!selected(j, di) || m->topo.nnodes <= 1 || d->numa_node >= 0 || !np_pci_dev_matters(d, s.nirqs > 0))
 			continue;
-		struct np_finding *x;
-		if (inferred)
+		struct np_finding *x = NULL;
+		char *who = dev_who(m, d);
+		if (who && inferred)
 			x = add(j->f, NP_RULE_NO_NODE, d->addr,
-				"%s (%s): firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
-				d->addr, dev_label(d), node, node);
-		else
-			x = add(j->f, NP_RULE_NO_NODE, d->addr,
-				"%s (%s): firmware reports no NUMA node, so its locality is unknown", d->addr, dev_label(d));
-		if (!x || !(x->who = dev_who(m, d)))
+				"%s: firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
+				who, node, node);
+		else if (who)
+			x = add(j->f, NP_RULE_NO_NODE, d->addr, "%s: firmware reports no NUMA node, so its locality is unknown",
+				who);
+		if (!x) {
+			free(who);
 			return -ENOMEM;
+		}
+		x->who = who;
 		x->dev = (int)di;
 		x->what = "no NUMA node";
 		x->total = s.total;
@@ -524,19 +528,20 @@ static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, c
 		n = asprintf(&out, "%s: %s on %s, off its node", who, irqs_text(t), where);
 		break;
 	case NP_RULE_RQ_AFFINITY:
-		n = asprintf(&out, "%s: rq_affinity %s, %s fits: %s", subject, first->current ? first->current : "?",
-			     first->recommended, first->reason);
+		/* The why (with its evidence) is the change's reason, said beside it. */
+		n = asprintf(&out, "%s: rq_affinity %s of %s, %s fits its submitters", who,
+			     first->current ? first->current : "?", subject, first->recommended);
 		break;
 	case NP_RULE_RPS:
-		n = asprintf(&out, "%s: RPS of %zu receive queue%s: %s", subject, nfixes, nfixes > 1 ? "s" : "",
+		n = asprintf(&out, "%s: RPS of %zu %s receive queue%s: %s", who, nfixes, subject, nfixes > 1 ? "s" : "",
 			     first->reason);
 		break;
 	case NP_RULE_XPS:
-		n = asprintf(&out, "%s: XPS of %zu transmit queue%s does not follow their IRQs", subject, nfixes,
+		n = asprintf(&out, "%s: XPS of %zu %s transmit queue%s does not follow their IRQs", who, nfixes, subject,
 			     nfixes > 1 ? "s" : "");
 		break;
 	case NP_RULE_CHANNELS:
-		n = asprintf(&out, "%s: %s queues, %s on request: %s", subject, first->current ? first->current : "?",
+		n = asprintf(&out, "%s: %s queues, %s on request: %s", who, first->current ? first->current : "?",
 			     first->recommended, first->reason);
 		break;
 	default:

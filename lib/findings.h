@@ -77,6 +77,19 @@ const char *np_severity_name(enum np_severity s);
 /* The summary: warnings that are not minor, most important first (the
  * findings are sorted so). Returns how many lead f->v. */
 size_t np_findings_summary(const struct np_findings *f);
+/* One line of the summary, and one group of advise's plan: a device's
+ * problems (the most important first) or one machine-wide problem. */
+struct np_summary_line {
+	int dev;            /* index into m->pci.devs, -1 for a machine-wide problem */
+	size_t *v;          /* its findings: indexes into f->v, most important first */
+	size_t n;
+	char *text;         /* "who: facts; also facts" */
+	const char *fix;    /* the command that fixes them (borrowed), NULL when none */
+};
+/* The summary's findings, one line per device: report's summary and
+ * advise's groups are both made of these. Free with np_summary_lines_free. */
+int np_findings_lines(const struct np_findings *f, struct np_summary_line **out, size_t *n);
+void np_summary_lines_free(struct np_summary_line *v, size_t n);
 /* The rule's row: what it looks at ("where each device's interrupts were
  * delivered, against its node"). */
 const char *np_rule_looks_at(enum np_rule_id rule);

@@ -26,7 +26,9 @@ static const struct {
 	{ "-msix", NP_VEC_NONE, NP_ROLE_DATA, NULL },          /* megaraid_sas, mpt3sas reply queues */
 	{ "_comp", NP_VEC_COMBINED, NP_ROLE_DATA, NULL },      /* mlx5_comp<N>@pci:ADDR */
 	{ "_async", NP_VEC_NONE, NP_ROLE_MISC, NULL },         /* mlx5_async<N>@pci:ADDR */
-	{ "-", NP_VEC_COMBINED, NP_ROLE_DATA, NULL },          /* bnx2, tg3: <if>-<N> */
+	{ "-ntfy-blk", NP_VEC_NONE, NP_ROLE_DATA, NULL },      /* gve: a notify block serves one TX or RX queue */
+	{ "-event-", NP_VEC_NONE, NP_ROLE_MISC, NULL },        /* vmxnet3's event vector */
+	{ "-", NP_VEC_COMBINED, NP_ROLE_DATA, NULL },          /* bnx2, tg3: <if>-<N>; mlx4-comp-<N>, vmxnet3 -rxtx-<N> */
 };
 
 /* "nvme<N>q": the NVMe driver's queue vectors, q0 the admin queue. */

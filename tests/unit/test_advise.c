@@ -9,9 +9,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/advise.h"
+#include "../../lib/findings.h"
 
 static int decide(bool pinned, bool irq_on_submitters, bool shares_l3, bool per_cpu_queues, const char **why)
 {
@@ -74,6 +77,83 @@ static void test_per_cpu_managed_queues(void **state)
 	assert_non_null(strstr(why, "per CPU"));
 }
 
+/* XPS as scaling.rst puts it: once the plan is applied, each housekeeping CPU
+ * is in exactly one transmit queue's xps_cpus of an interface the plan sets
+ * (its records, changed or kept, are the interface's whole map), and no CPU in
+ * two. Returns the interfaces checked. */
+static int xps_one_queue_per_cpu(const char *fixture, enum np_irq_policy policy)
+{
+	char root[256];
+	struct np_ctx ctx;
+	struct np_machine m;
+	struct np_findings f;
+	snprintf(root, sizeof(root), "tests/fixtures/%s", fixture);
+	assert_int_equal(np_ctx_init(&ctx, root), 0);
+	if (np_machine_load(&ctx, &m))
+		fail_msg("%s: %s", fixture, ctx.err);
+	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
+	assert_non_null(selected);
+	assert_int_equal(np_select_devices(&ctx, &m, 0, NULL, false, selected), 0);
+	struct np_advise_opts o = { .policy_name = "test", .min_interrupts = NP_FINDINGS_MIN_INTERRUPTS };
+	assert_int_equal(np_advise_opts_for(&m, policy, selected, &o), 0);
+	assert_int_equal(np_findings_collect(&m, &o, "numaplace advise", &f), 0);
+	struct np_cpuset usable = NP_CPUSET_INIT, cpus = NP_CPUSET_INIT;
+	assert_int_equal(np_usable_cpus(&m.topo, &o.exclude, &usable), 0);
+	int checked = 0;
+	for (size_t i = 0; i < f.plan.n; i++) {
+		const struct np_rec *r = &f.plan.v[i];
+		bool first = r->kind == NP_ATTR_XPS_CPUS;
+		for (size_t k = 0; first && k < i; k++)
+			first = !(f.plan.v[k].kind == NP_ATTR_XPS_CPUS && !strcmp(f.plan.v[k].net, r->net));
+		if (!first)
+			continue;
+		int *times = calloc((size_t)m.topo.max_cpu + 1, sizeof(int));
+		assert_non_null(times);
+		for (size_t k = i; k < f.plan.n; k++) {
+			const struct np_rec *x = &f.plan.v[k];
+			if (x->kind != NP_ATTR_XPS_CPUS || strcmp(x->net, r->net))
+				continue;
+			assert_int_equal(np_cpuset_parse_list(&cpus, x->recommended), 0);
+			np_cpuset_foreach(cpu, &cpus) {
+				if (cpu > m.topo.max_cpu || !np_cpuset_test(&usable, (unsigned)cpu))
+					fail_msg("%s: %s tx-%d maps CPU %d, not a housekeeping CPU", fixture, x->net, x->queue,
+						 cpu);
+				times[cpu]++;
+			}
+		}
+		np_cpuset_foreach(cpu, &usable)
+			if (times[cpu] != 1)
+				fail_msg("%s: %s: CPU %d is in %d transmit queues' xps_cpus, not 1", fixture, r->net, cpu,
+					 times[cpu]);
+		free(times);
+		checked++;
+	}
+	np_cpuset_free(&usable);
+	np_cpuset_free(&cpus);
+	np_findings_free(&f);
+	np_advise_opts_free(&o);
+	free(selected);
+	np_machine_free(&m);
+	np_ctx_fini(&ctx);
+	return checked;
+}
+
+static void test_xps_maps_each_housekeeping_cpu_once(void **state)
+{
+	(void)state;
+	/* eth4 and eth5, 8 queues over 16 CPUs on 4 nodes: two CPUs each */
+	assert_int_equal(xps_one_queue_per_cpu("r715", NP_IRQS_SPREAD), 2);
+	/* 8 queues, 8 CPUs: one each */
+	assert_int_equal(xps_one_queue_per_cpu("flat8", NP_IRQS_LOCAL), 1);
+	/* 16 queues, 16 CPUs, 4 nodes */
+	assert_int_equal(xps_one_queue_per_cpu("amd16-cpu0", NP_IRQS_SPREAD), 1);
+	/* isolated CPUs 3 and 11 in no queue */
+	assert_true(xps_one_queue_per_cpu("smt-isolated", NP_IRQS_LOCAL) >= 1);
+	xps_one_queue_per_cpu("e810", NP_IRQS_SPREAD);
+	xps_one_queue_per_cpu("nonode", NP_IRQS_LOCAL);
+	xps_one_queue_per_cpu("rt-ice16", NP_IRQS_LOCAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -82,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_seed004_unpinned),
 		cmocka_unit_test(test_pinned_in_the_same_l3),
 		cmocka_unit_test(test_per_cpu_managed_queues),
+		cmocka_unit_test(test_xps_maps_each_housekeeping_cpu_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,6 +173,51 @@ static void test_every_change_fixes_one_problem(void **state)
 	}
 }
 
+/* One summary line per device, stating each of its problems: ens1f0 is on an
+ * isolated CPU and off its node, ens1f1 allows isolated CPUs and its XPS does
+ * not follow; every summary finding is in exactly one line. */
+static void test_one_summary_line_per_device(void **state)
+{
+	(void)state;
+	static const char *const fixtures[] = { "smt-isolated", "nonode", "kube", "rt-igb80", "r715" };
+	for (size_t fx = 0; fx < sizeof(fixtures) / sizeof(fixtures[0]); fx++) {
+		for (int pol = 0; pol < 2; pol++) {
+			struct judged j;
+			judge(&j, fixtures[fx], pol ? NP_IRQS_SPREAD : NP_IRQS_LOCAL);
+			struct np_summary_line *lines;
+			size_t n, covered = 0;
+			assert_int_equal(np_findings_lines(&j.f, &lines, &n), 0);
+			for (size_t a = 0; a < n; a++) {
+				covered += lines[a].n;
+				for (size_t i = 0; i < lines[a].n; i++) {
+					const struct np_finding *x = &j.f.v[lines[a].v[i]];
+					assert_int_equal(x->dev, lines[a].dev);
+					/* each of its problems is said in the line */
+					const char *fact = x->who && !strncmp(x->message, x->who, strlen(x->who))
+								   ? x->message + strlen(x->who) + 2 : x->message;
+					if (!strstr(lines[a].text, fact))
+						fail_msg("%s: '%s' not in '%s'", fixtures[fx], fact, lines[a].text);
+				}
+				for (size_t b = a + 1; b < n; b++)
+					if (lines[a].dev >= 0 && lines[a].dev == lines[b].dev &&
+					    j.f.v[lines[a].v[0]].rule != NP_RULE_CHANNELS &&
+					    j.f.v[lines[b].v[0]].rule != NP_RULE_CHANNELS)
+						fail_msg("%s: two summary lines for %s", fixtures[fx], lines[a].text);
+			}
+			assert_int_equal(covered, np_findings_summary(&j.f));
+			if (!strcmp(fixtures[fx], "smt-isolated") && !pol) {
+				bool two = false;
+				for (size_t a = 0; a < n; a++)
+					two |= lines[a].n == 2 && strstr(lines[a].text, "ens1f0 ") == lines[a].text &&
+					       strstr(lines[a].text, "isolated CPU 3") && strstr(lines[a].text, "off node 1");
+				assert_true(two);
+			}
+			np_summary_lines_free(lines, n);
+			done(&j);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_isolated_and_new_irqs),
 		cmocka_unit_test(test_irqbalance_is_said_without_a_change),
 		cmocka_unit_test(test_every_change_fixes_one_problem),
+		cmocka_unit_test(test_one_summary_line_per_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

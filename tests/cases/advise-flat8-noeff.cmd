@@ -1,0 +1,1 @@
+--root "$FIXTURES/flat8-noeff" advise
