@@ -8,6 +8,7 @@
 
 #include "../lib/advise.h"
 #include "../lib/appdev.h"
+#include "../lib/appplace.h"
 #include "../lib/findings.h"
 #include "../lib/quote.h"
 #include "cmd.h"
@@ -60,7 +61,8 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK(0, "app-node", struct advise_opts, app_node, int, "NODE",
 			"the application runs on this node (for --policy app)", NULL, np_opt_int),
 	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, app_pid, int, "PID",
-			"the application is this process: its CPUs, and (for --policy app) its devices", "pid", np_opt_int),
+			"the application is this process: its CPUs, where it belongs, and (for --policy app) its devices",
+			"pid", np_opt_int),
 	NP_OPT_STRING(0, "pod", struct advise_opts, pod, "POD",
 		      "the application is this Kubernetes pod (UID, or UID/CONTAINER): its exclusive CPUs", NULL),
 	NP_OPT_CALLBACK('d', "device", struct advise_opts, devices, struct filters, "FILTER",
@@ -548,6 +550,17 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	} else if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected)) {
 		rc = np_error("%s", ctx->err);
 	}
+	/* --app-pid places the process too (lib/appplace); under the app policy its IRQs follow it there. */
+	struct np_app app = { .place_node = -1 };
+	char *placed = NULL, **with = NULL;
+	if (rc == EXIT_OK && app_pid >= 0 && !ao.pod &&
+	    (np_app_advise(ctx, &m, app_pid, irqs == NP_IRQS_APP, &app, &placed) ||
+	     !(with = realloc(inferred, (ninferred + 1) * sizeof(*with))) ||
+	     (app.place_node >= 0 && irqs == NP_IRQS_APP && np_cpuset_copy(&o.app_cpus, &app.place_cpus))))
+		rc = np_error("%s", strerror(ENOMEM));
+	if (with)
+		(inferred = with)[ninferred++] = placed, placed = NULL, o.app = app.place_node >= 0 ? &app : NULL;
+	free(placed);
 	if (rc == EXIT_OK && np_advise_opts_for(&m, irqs, selected, &o))
 		rc = np_error("%s", strerror(ENOMEM));
 	/* The plan is the fixes of the problem list the report shows. */
@@ -632,6 +645,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	np_findings_free(&problems);
 	np_plan_free(&plan);
 	np_advise_opts_free(&o);
+	np_app_free(&app);
 	free(selected);
 	free(filters);
 	np_machine_free(&m);

@@ -114,6 +114,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx);
 int cmd_devices(int argc, char **argv, struct np_ctx *ctx);
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx);
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx);
+int cmd_app(int argc, char **argv, struct np_ctx *ctx);
 int cmd_run(int argc, char **argv, struct np_ctx *ctx);
 int cmd_profile(int argc, char **argv, struct np_ctx *ctx);
 int cmd_apply(int argc, char **argv, struct np_ctx *ctx);
@@ -132,7 +133,7 @@ int cmd_move(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[], top_options[], hold_options[],
-	trial_options[], metrics_options[], move_options[];
+	trial_options[], metrics_options[], app_options[], move_options[];
 
 /* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */

@@ -36,6 +36,10 @@ const struct np_command np_commands[] = {
 		    "--batch prints COUNT plain frames, one per delay, for scripts." },
 	{ .name = "advise", .fn = cmd_advise, .operands = "none", .options = advise_options, .usage = "[--policy local|app|spread] [OPTIONS]",
 	  .summary = "Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason." },
+	{ .name = "app", .fn = cmd_app, .operands = "none", .options = app_options, .usage = "PID [--interval SEC] [--json]",
+	  .summary = "Show a process's threads and memory per node, its devices, and where it belongs.",
+	  .epilog = "Exit status: 0 success (problems or not), 1 no such process, a kernel thread, or a file\n"
+		    "that cannot be read, 2 usage error." },
 	{ .name = "apply", .fn = cmd_apply, .operands = "profile-name", .options = apply_options,
 	  .usage = "[--dry-run] [--irqbalance ban|warn|ignore] PROFILE | --boot",
 	  .summary = "Apply a profile as one transaction: all of it, checked, or nothing.",

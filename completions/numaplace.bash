@@ -4,7 +4,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs top advise apply hold metrics trial verify revert enable disable history profile run move snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise app apply hold metrics trial verify revert enable disable history profile run move snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -19,6 +19,7 @@ _numaplace_options()
 	irqs) echo '--json -J --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --sort -s --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
 	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --channels --save --output -o --table --json -J --pretty --help -h' ;;
+	app) echo '--interval -i --json -J --pretty --help -h' ;;
 	apply) echo '--dry-run -n --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
 	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
@@ -69,6 +70,7 @@ _numaplace_argument()
 	advise:--channels) echo channels ;;
 	advise:--save) echo file ;;
 	advise:--output | advise:-o) echo file ;;
+	app:--interval | app:-i) echo none ;;
 	apply:--profile-dir) echo dir ;;
 	apply:--state-dir) echo dir ;;
 	apply:--irqbalance) echo irqbalance ;;
@@ -131,6 +133,7 @@ _numaplace_operands()
 	irqs) echo device many ;;
 	top) echo none one ;;
 	advise) echo none one ;;
+	app) echo none one ;;
 	apply) echo profile-name one ;;
 	hold) echo profile-name one ;;
 	metrics) echo none one ;;

@@ -63,6 +63,8 @@ function __numaplace_argument
             echo file
         case 'advise:--output' 'advise:-o'
             echo file
+        case 'app:--interval' 'app:-i'
+            echo none
         case 'apply:--profile-dir'
             echo dir
         case 'apply:--state-dir'
@@ -147,6 +149,7 @@ function __numaplace_commands
         irqs 'Show every IRQ: device, queue, affinity, where it ran, remote share.' \
         top 'Watch interrupt rates live: per node, per device, the busiest IRQs.' \
         advise 'Recommend IRQ, RPS/XPS and rq_affinity placements, each with its reason.' \
+        app 'Show a process\'s threads and memory per node, its devices, and where it belongs.' \
         apply 'Apply a profile as one transaction: all of it, checked, or nothing.' \
         hold 'Apply a profile, then keep it applied as devices come and go (foreground).' \
         metrics 'Print placement, drift and hold\'s work as Prometheus metrics.' \
@@ -411,7 +414,7 @@ complete -c numaplace -n '__numaplace_option top' -s h -l help -d 'show this hel
 complete -c numaplace -n '__numaplace_option advise' -s p -l policy -x -a '(__numaplace_values policy)' -d 'local (IRQs on the device\'s node, default), app, or spread'
 complete -c numaplace -n '__numaplace_option advise' -l app-cpus -x -d 'the application runs on these CPUs (for --policy app)'
 complete -c numaplace -n '__numaplace_option advise' -l app-node -x -d 'the application runs on this node (for --policy app)'
-complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: its CPUs, and (for --policy app) its devices'
+complete -c numaplace -n '__numaplace_option advise' -l app-pid -x -a '(__numaplace_values pid)' -d 'the application is this process: its CPUs, where it belongs, and (for --policy app) its devices'
 complete -c numaplace -n '__numaplace_option advise' -l pod -x -d 'the application is this Kubernetes pod (UID, or UID/CONTAINER): its exclusive CPUs'
 complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
@@ -423,6 +426,12 @@ complete -c numaplace -n '__numaplace_option advise' -l table -d 'print the chan
 complete -c numaplace -n '__numaplace_option advise' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option advise' -s h -l help -d 'show this help'
+
+# app
+complete -c numaplace -n '__numaplace_option app' -s i -l interval -x -d 'measure its threads\' CPU time per node and its devices\' interrupts during SEC seconds (0 < SEC <= 3600)'
+complete -c numaplace -n '__numaplace_option app' -s J -l json -d 'print JSON instead of text'
+complete -c numaplace -n '__numaplace_option app' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option app' -s h -l help -d 'show this help'
 
 # apply
 complete -c numaplace -n '__numaplace_option apply' -s n -l dry-run -d 'print the plan (file, current, new) and write nothing'

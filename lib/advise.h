@@ -16,6 +16,8 @@
 #include "profile.h"
 #include "rules.h"
 
+struct np_app;
+
 /* What to do with one device; the command line gives every selected device
  * the same policy, profile rules give each its own. */
 struct np_device_policy {
@@ -43,6 +45,7 @@ struct np_advise_opts {
 	 * plan forbids moves whatever its volume. */
 	unsigned long long min_interrupts;
 	bool channels_per_node;      /* also offer one queue per node (ethtool -L), as judgement */
+	const struct np_app *app;    /* a process to judge too (lib/appplace: NP_RULE_APP_*); NULL when none */
 };
 
 /* One change (or a value kept) and the rule of the problem it fixes. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "appplace.h"
 #include "cpudesc.h"
 #include "kubelet.h"
 #include "quote.h"
@@ -622,6 +623,46 @@ static int rule_from_plan(struct judge *j, enum np_rule_id rule)
 	return rc;
 }
 
+/* An application's problems (lib/appplace), when there is one to judge.
+ * Its devices' IRQ changes fix the one about their interrupts. */
+static int rule_app(struct judge *j, enum np_rule_id rule)
+{
+	struct np_app_problem *v = NULL;
+	size_t n = 0;
+	int rc = j->opts->app ? np_app_problems(j->m, j->opts->app, rule, j->f->min_interrupts, &v, &n) : 0;
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		struct np_finding *x = add(j->f, rule, v[k].subject, "%s", v[k].message);
+		if (!x)
+			rc = -ENOMEM;
+		else {
+			x->dev = v[k].dev;
+			x->who = v[k].who;
+			v[k].who = NULL;
+			x->interrupts = v[k].amount;
+			x->unit = strcmp(v[k].unit, "interrupts") ? v[k].unit : NULL;
+			x->weight = (double)v[k].amount * weight_of(rule)->factor;
+			x->minor = v[k].minor;
+			x->what = np_rule_name(rule);
+		}
+		for (size_t i = 0; rc == 0 && rule == NP_RULE_APP_IRQS && i < j->f->plan.n; i++) {
+			const struct np_rec *r = &j->f->plan.v[i];
+			if (r->change && r->kind == NP_ATTR_IRQ_AFFINITY && r->dev == x->dev && !j->attached[i])
+				rc = attach(j, x, i);
+		}
+		if (rc == 0 && !x->nfixes && v[k].fix) {
+			x->fix = v[k].fix;
+			v[k].fix = NULL;
+		}
+	}
+	np_app_problems_free(v, n);
+	return rc;
+}
+#define FROM_APP(name, id) \
+	static int name(struct judge *j) { return rule_app(j, id); }
+FROM_APP(rule_app_memory, NP_RULE_APP_MEMORY)
+FROM_APP(rule_app_threads, NP_RULE_APP_THREADS)
+FROM_APP(rule_app_irqs, NP_RULE_APP_IRQS)
+
 #define FROM_PLAN(name, id) \
 	static int name(struct judge *j) { return rule_from_plan(j, id); }
 FROM_PLAN(rule_outside, NP_RULE_OUTSIDE)
@@ -657,6 +698,12 @@ static const struct rule {
 	  { NP_WARNING, 0.5 }, rule_system_isolated },
 	{ NP_RULE_NO_NODE, "no_numa_node", "each device's numa_node", { NP_WARNING, 0.1 }, rule_no_node },
 	{ NP_RULE_MANAGED, "managed_irqs", "IRQs the kernel manages", { NP_INFO, 0 }, rule_managed },
+	{ NP_RULE_APP_MEMORY, "app_memory_remote", "an application's memory against where its threads run",
+	  { NP_WARNING, 1.0 }, rule_app_memory },
+	{ NP_RULE_APP_THREADS, "app_threads_spread", "an application's threads against the node of its memory and devices",
+	  { NP_WARNING, 1.0 }, rule_app_threads },
+	{ NP_RULE_APP_IRQS, "app_irqs_away", "an application's devices' interrupts against its threads and memory",
+	  { NP_WARNING, 1.0 }, rule_app_irqs },
 	{ NP_RULE_OUTSIDE, "irqs_outside_policy", "where each device's IRQs are delivered, against the policy's CPUs",
 	  { NP_WARNING, 1.0 }, rule_outside },
 	{ NP_RULE_BALANCE, "stacked_queues", "each device's data queues per core, where the kernel delivers them",

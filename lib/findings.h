@@ -29,6 +29,8 @@ struct np_finding {
 	char *who;          /* "sda 0000:22:00.0 (megaraid_sas, node 3)", "system IRQs (timer, acpi)" */
 	int nirqs, irq;     /* IRQs involved; irq: the one when nirqs is 1 */
 	unsigned long long interrupts; /* at stake: remote, or on isolated CPUs */
+	const char *unit;   /* what interrupts counts when not interrupts: an application's
+			     * "pages", "cpu_ms", "threads" (NULL: interrupts) */
 	unsigned long long total;      /* of the IRQs involved */
 	unsigned long long *per_node;  /* total by topology node index (NULL when none) */
 	struct np_cpuset cpus;         /* where they are set to run (effective affinity) or ran */

@@ -23,6 +23,9 @@ enum np_rule_id {
 	NP_RULE_SYSTEM_ISOLATED,    /* system IRQs on isolated CPUs */
 	NP_RULE_NO_NODE,            /* firmware gives no NUMA node */
 	NP_RULE_MANAGED,            /* the kernel owns some IRQs' placement */
+	NP_RULE_APP_MEMORY,         /* an application's memory mostly off its threads' node (lib/appplace) */
+	NP_RULE_APP_THREADS,        /* its threads spread over nodes, its memory and devices on one */
+	NP_RULE_APP_IRQS,           /* its devices' interrupts where neither its threads nor its memory are */
 	NP_RULE_COUNT
 };
 

@@ -123,6 +123,9 @@ int np_tasks_read(struct np_ctx *ctx, int pid, struct np_task_stat **tasks, size
 	*tasks = NULL;
 	*count = 0;
 	int rc = np_list_dir(ctx, &names, &nnames, "/proc/%d/task", pid);
+	if (rc == -ENOENT && np_sysfs_exists(ctx, "/proc/%d", pid))
+		return np_fail(ctx, rc, "process %d: its threads are unknown ('%s/proc/%d/task' is absent)", pid, ctx->root,
+			       pid);
 	if (rc == -ENOENT)
 		return np_fail(ctx, rc, "no process %d ('%s/proc/%d/task' is absent)", pid, ctx->root, pid);
 	if (rc)

@@ -212,12 +212,13 @@ test_help_matches_man() {
 # node ids are values, not names).
 test_json_keys_documented() {
 	local text r715=$FIXTURES/r715 keys key missing=()
-	text=$(section_text "$MAN8" "JSON OUTPUT"; for s in topo devices irqs report advise apply verify revert enable disable history profile run snapshot; do
+	text=$(section_text "$MAN8" "JSON OUTPUT"; for s in topo devices irqs report advise app apply verify revert enable disable history profile run snapshot; do
 		section_text "$MAN8" "JSON OUTPUT" "$s"; done)
 	[ -n "$text" ] || die "man/numaplace.8 has no JSON OUTPUT section"
 	keys=$( {
 		"$NUMAPLACE" --root "$r715" report --json
 		"$NUMAPLACE" --root "$FIXTURES/amd16" advise --policy spread --json
+		"$NUMAPLACE" --root "$FIXTURES/r715-app" app 3101 --json
 		"$NUMAPLACE" --root "$r715" irqs --json --interval 0.01
 		"$NUMAPLACE" --root "$r715" history --json
 		"$NUMAPLACE" --root "$r715" profile list --json
