@@ -134,7 +134,10 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 		int n = np_node_index(&m->topo, busiest->node);
 		rc = np_cpuset_copy(&cpus, n >= 0 ? &m->topo.nodes[n].cpus : &cpus);
 		np_cpuset_and(&cpus, &usable);
-		if (n >= 0 && !np_cpuset_empty(&cpus)) {
+		app->device_node_cpus = n >= 0 ? np_cpuset_count(&cpus) : 0;
+		/* Crowding the threads onto too few CPUs costs more than the
+		 * distance it saves: then no node wins and nothing moves. */
+		if (app->device_node_cpus && app->device_node_cpus >= app->threads_needed) {
 			app->by = NP_PLACE_DEVICE;
 			app->place_node = n;
 		}
@@ -192,9 +195,18 @@ static int placement_sentence(const struct np_machine *m, struct np_app *app, co
 	else if (app->by == NP_PLACE_DEVICE)
 		len = asprintf(&rule, "node %d, its busiest device's, %s: where its memory is, is unknown", place,
 			       dev ? dev : "?");
+	else if (app->memory_node >= 0 && busiest)
+		len = asprintf(&rule, "no single node: node %d holds %.0f%% of its memory but its %u usable CPUs cannot "
+			       "hold %s, nor can the %u of node %d, its busiest device's, %s: leave it where it runs",
+			       mem, mem_share, app->memory_node_cpus, threads, app->device_node_cpus, busiest->node,
+			       dev ? dev : "?");
 	else if (app->memory_node >= 0)
 		len = asprintf(&rule, "none: node %d holds %.0f%% of its memory but its %u usable CPUs cannot hold %s, "
 			       "and no device of known node was found", mem, mem_share, app->memory_node_cpus, threads);
+	else if (busiest)
+		len = asprintf(&rule, "no single node: where its memory is, is unknown, and the %u usable CPUs of node %d, "
+			       "its busiest device's, %s, cannot hold %s: leave it where it runs", app->device_node_cpus,
+			       busiest->node, dev ? dev : "?", threads);
 	else
 		len = asprintf(&rule, "none: where its memory is, is unknown, and no device of known node was found");
 	free(dev);

@@ -46,6 +46,7 @@ struct np_app {
 	int place_node;                /* index; -1 when none */
 	unsigned threads_needed;       /* threads the node must hold */
 	unsigned memory_node_cpus;     /* usable CPUs of memory_node */
+	unsigned device_node_cpus;     /* usable CPUs of the busiest device's node */
 	struct np_cpuset place_cpus;   /* usable CPUs of place_node */
 	bool move_memory;              /* the move takes its memory along (--memory) */
 	bool cgroup_bars;              /* its cgroup's cpuset leaves place_cpus out: the move needs --cgroup */

@@ -1,1 +1,1 @@
---root "$FIXTURES/r715-app" advise --policy app --app-pid 3404
+--root "$FIXTURES/r715-app" advise --policy app --app-pid 3505

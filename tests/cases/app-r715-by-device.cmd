@@ -1,1 +1,1 @@
---root "$FIXTURES/r715-app" app 3404
+--root "$FIXTURES/r715-app" app 3505

@@ -121,19 +121,37 @@ static void test_all_local(void **state)
 	done(&j);
 }
 
-/* java: 8 threads, node 2 (most memory) has 4 CPUs: its busiest device's node, memory along. */
-static void test_placed_by_device(void **state)
+/* java: 8 threads; node 2 (most memory) and node 3 (its busiest device's) have 4 CPUs
+ * each: no node wins and nothing moves. */
+static void test_no_single_node(void **state)
 {
 	(void)state;
 	struct judged j;
 	judge(&j, 3404);
-	assert_int_equal(j.app.by, NP_PLACE_DEVICE);
+	assert_int_equal(j.app.by, NP_PLACE_NONE);
 	assert_int_equal(node_id(&j, j.app.memory_node), 2);
 	assert_int_equal(j.app.memory_node_cpus, 4);
+	assert_int_equal(j.app.device_node_cpus, 4);
 	assert_int_equal(j.app.threads_needed, 8);
+	assert_int_equal(j.app.place_node, -1);
+	assert_null(j.app.move);
+	assert_non_null(strstr(j.app.placement, "no single node"));
+	done(&j);
+}
+
+/* nginx: its memory unknown (no numa_maps), its 2 threads on node 0: its busiest
+ * device's node, which can hold them; no memory to take along. */
+static void test_placed_by_device(void **state)
+{
+	(void)state;
+	struct judged j;
+	judge(&j, 3505);
+	assert_int_equal(j.app.by, NP_PLACE_DEVICE);
+	assert_int_equal(j.app.memory_node, -1);
+	assert_int_equal(j.app.threads_needed, 2);
 	assert_int_equal(node_id(&j, j.app.place_node), 3);
-	assert_true(j.app.move_memory);
-	assert_string_equal(j.app.move, "numaplace move 3404 --node 3 --memory");
+	assert_false(j.app.move_memory);
+	assert_string_equal(j.app.move, "numaplace move 3505 --node 3");
 	done(&j);
 }
 
@@ -143,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_memory_remote),
 		cmocka_unit_test(test_threads_split),
 		cmocka_unit_test(test_all_local),
+		cmocka_unit_test(test_no_single_node),
 		cmocka_unit_test(test_placed_by_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715-app" app 3404
