@@ -556,7 +556,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	if (rc == EXIT_OK && app_pid >= 0 && !ao.pod &&
 	    (np_app_advise(ctx, &m, app_pid, irqs == NP_IRQS_APP, &app, &placed) ||
 	     !(with = realloc(inferred, (ninferred + 1) * sizeof(*with))) ||
-	     (app.place_node >= 0 && irqs == NP_IRQS_APP && np_cpuset_copy(&o.app_cpus, &app.place_cpus))))
+	     (!np_cpuset_empty(&app.place_cpus) && irqs == NP_IRQS_APP && np_cpuset_copy(&o.app_cpus, &app.place_cpus))))
 		rc = np_error("%s", strerror(ENOMEM));
 	if (with)
 		(inferred = with)[ninferred++] = placed, placed = NULL, o.app = app.place_node >= 0 ? &app : NULL;

@@ -142,6 +142,13 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 			app->place_node = n;
 		}
 	}
+	if (rc == 0 && app->place_node < 0) {
+		/* No node wins: the devices' interrupts follow the threads where they run. */
+		for (int k = 0; rc == 0 && k < p->nnodes; k++)
+			if (p->threads_on[k] || p->ticks[k])
+				rc = np_cpuset_or(&app->place_cpus, &m->topo.nodes[k].cpus);
+		np_cpuset_and(&app->place_cpus, &usable);
+	}
 	if (rc == 0 && app->place_node >= 0) {
 		rc = np_cpuset_copy(&app->place_cpus, &cpus);
 		unsigned long long off = p->kib_total - p->kib[app->place_node];
@@ -261,9 +268,11 @@ int np_app_advise(struct np_ctx *ctx, const struct np_machine *m, int pid, bool 
 		return rc;
 	if (rc == 0)
 		rc = asprintf(note, "%s%s", app->placement,
-			      app->place_node < 0 ? ""
-			      : app_policy     ? "; its devices' interrupts follow it"
-					       : "; its devices' interrupts follow it with --policy app");
+			      np_cpuset_empty(&app->place_cpus) ? ""
+			      : app->place_node < 0 ? (app_policy ? "; its devices' interrupts follow its threads"
+							      : "; its devices' interrupts follow its threads with --policy app")
+			      : app_policy ? "; its devices' interrupts follow it"
+					   : "; its devices' interrupts follow it with --policy app");
 	else
 		rc = asprintf(note, "not placed: %s", ctx->err);
 	return rc < 0 ? -ENOMEM : 0;

@@ -136,6 +136,8 @@ static void test_no_single_node(void **state)
 	assert_int_equal(j.app.place_node, -1);
 	assert_null(j.app.move);
 	assert_non_null(strstr(j.app.placement, "no single node"));
+	/* its IRQs follow its threads, on nodes 2 and 3 */
+	assert_int_equal(np_cpuset_count(&j.app.place_cpus), 8);
 	done(&j);
 }
 
