@@ -417,15 +417,11 @@ int cmd_app(int argc, char **argv, struct np_ctx *ctx)
 	char hint[96];
 	snprintf(hint, sizeof(hint), "numaplace advise --policy app --app-pid %d", pid);
 	if (rc == EXIT_OK && (np_advise_opts_for(&m, NP_IRQS_APP, app.selected, &policy) ||
-			      np_cpuset_copy(&policy.app_cpus, app.place_node >= 0 ? &app.place_cpus : &app.proc.allowed)))
+			      np_cpuset_copy(&policy.app_cpus,
+					     !np_cpuset_empty(&app.place_cpus) ? &app.place_cpus : &app.proc.allowed)))
 		rc = np_error("%s", strerror(ENOMEM));
-	char **kube_warnings = NULL;
-	size_t nkube = 0;
-	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, &kube_warnings, &nkube))
+	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, NULL, NULL))
 		rc = np_error("%s", strerror(ENOMEM));
-	for (size_t i = 0; i < nkube; i++)
-		free(kube_warnings[i]);
-	free(kube_warnings);
 	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
 		rc = np_error("judging: %s", strerror(ENOMEM));
 

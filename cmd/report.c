@@ -359,13 +359,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_error("%s", strerror(ENOMEM));
 	/* Pods' exclusive CPUs are forbidden as advise forbids them: one problem list.
 	 * The pile-up guard's warnings are advise's to say. */
-	char **kube_warnings = NULL;
-	size_t nkube = 0;
-	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, &kube_warnings, &nkube))
+	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, NULL, NULL))
 		rc = np_error("%s", strerror(ENOMEM));
-	for (size_t i = 0; i < nkube; i++)
-		free(kube_warnings[i]);
-	free(kube_warnings);
 	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
 		rc = np_error("collecting findings: out of memory");
 	/* How delivery was judged, said once as advise says it. */

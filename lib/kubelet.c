@@ -375,6 +375,10 @@ static int cores_in(const struct np_topology *topo, const struct np_cpuset *cpus
 
 static int add_warning(char ***v, size_t *n, char *text)
 {
+	if (!v) {
+		free(text);
+		return 0;
+	}
 	char **more = text ? realloc(*v, (*n + 1) * sizeof(*more)) : NULL;
 	if (!more) {
 		free(text);

@@ -96,7 +96,7 @@ void np_kubelet_where(const struct np_kubelet *k, const struct np_topology *topo
  * would hold more than their share plus one per remaining core (its share:
  * its queues over the cores of its target with the exclusive CPUs) keeps
  * its IRQs where they are (NP_IRQS_KEEP), said in a warning appended to
- * *warnings. Returns 0 or -ENOMEM. */
+ * *warnings (NULL: the caller does not say them). Returns 0 or -ENOMEM. */
 struct np_advise_opts;
 struct np_machine;
 int np_kubelet_forbid(const struct np_machine *m, struct np_advise_opts *o, char ***warnings, size_t *nwarnings);
