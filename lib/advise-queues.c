@@ -152,6 +152,19 @@ static struct near_key near_key(const struct planner *p, int cpu)
 				  .node = cpu <= p->m->topo.max_cpu ? p->node_index[cpu] : -1 };
 }
 
+/* How near CPU a is to CPU b beyond their cores, for XPS: a shared L3, the
+ * same node, then by node distance; a's CPU and core are not looked at. */
+static inline int nearness_off_core(const struct planner *p, const struct near_key *a, const struct near_key *b)
+{
+	if (a->l3 >= 0 && a->l3 == b->l3)
+		return 2;
+	/* Asked for every CPU and queue of every interface: by index, no lookup. */
+	if (a->node == b->node)
+		return 3;
+	int d = a->node >= 0 && b->node >= 0 ? p->node_dist[a->node * p->m->topo.nnodes + b->node] : -1;
+	return 4 + (d < 0 ? 255 : d);
+}
+
 /* How near CPU a is to CPU b, for XPS: the same CPU, an SMT sibling, a
  * shared L3, the same node, then by node distance. */
 static inline int nearness(const struct planner *p, const struct near_key *a, const struct near_key *b)
@@ -160,13 +173,7 @@ static inline int nearness(const struct planner *p, const struct near_key *a, co
 		return 0;
 	if (a->core == b->core)
 		return 1;
-	if (a->l3 >= 0 && a->l3 == b->l3)
-		return 2;
-	/* Asked for every CPU and queue of every interface: by index, no lookup. */
-	if (a->node == b->node)
-		return 3;
-	int d = a->node >= 0 && b->node >= 0 ? p->node_dist[a->node * p->m->topo.nnodes + b->node] : -1;
-	return 4 + (d < 0 ? 255 : d);
+	return nearness_off_core(p, a, b);
 }
 
 /* The CPU serving a queue's interrupt once the plan is applied, -1 when that
@@ -256,15 +263,27 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		    (rc = np_cpuset_set(&want[q], (unsigned)serve[q])) == 0)
 			nassigned[q]++;
 	}
+	/* Each queue's nearness to a CPU off its core depends on the CPU's L3
+	 * and node only: worked out again when those change (CPUs come in
+	 * order, a node's mostly together). */
+	int *off_core = calloc((size_t)nif->ntx + 1, sizeof(int));
+	struct near_key off_core_of = { .l3 = -2 }; /* no CPU's */
+	if (!off_core && rc == 0)
+		rc = -ENOMEM;
 	np_cpuset_foreach(cpu, &p->usable) {
 		int best = -1, bestnear = 0;
 		if (rc || ncand < 2 || np_cpuset_test(&served, (unsigned)cpu))
 			continue;
 		struct near_key at = near_key(p, cpu);
+		if (at.l3 != off_core_of.l3 || at.node != off_core_of.node) {
+			off_core_of = at;
+			for (int q = 0; q < nif->ntx; q++)
+				off_core[q] = serve[q] < 0 ? 0 : nearness_off_core(p, &at, &served_by[q]);
+		}
 		for (int q = 0; q < nif->ntx; q++) {
 			if (serve[q] < 0)
 				continue;
-			int near = nearness(p, &at, &served_by[q]);
+			int near = served_by[q].cpu == at.cpu ? 0 : served_by[q].core == at.core ? 1 : off_core[q];
 			if (best < 0 || near < bestnear || (near == bestnear && nassigned[q] < nassigned[best])) {
 				best = q;
 				bestnear = near;
@@ -273,6 +292,7 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		if ((rc = np_cpuset_set(&want[best], (unsigned)cpu)) == 0)
 			nassigned[best]++;
 	}
+	free(off_core);
 	np_cpuset_free(&served);
 	for (int q = 0; rc == 0 && ncand > 1 && q < nif->ntx; q++) {
 		if (!nif->xps_known[q])
