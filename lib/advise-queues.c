@@ -265,11 +265,18 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 	}
 	/* Each queue's nearness to a CPU off its core depends on the CPU's L3
 	 * and node only: worked out again when those change (CPUs come in
-	 * order, a node's mostly together). */
-	int *off_core = calloc((size_t)nif->ntx + 1, sizeof(int));
+	 * order, a node's mostly together), with the queues nearest at that
+	 * level. A CPU on no serving CPU's core picks among those alone; one
+	 * on such a core compares every queue, as before. */
+	int *off_core = calloc((size_t)nif->ntx + 1, sizeof(int)), *nearest = calloc((size_t)nif->ntx + 1, sizeof(int));
+	int nnearest = 0;
 	struct near_key off_core_of = { .l3 = -2 }; /* no CPU's */
-	if (!off_core && rc == 0)
+	struct np_cpuset serving_cores = NP_CPUSET_INIT;
+	if ((!off_core || !nearest) && rc == 0)
 		rc = -ENOMEM;
+	for (int q = 0; rc == 0 && q < nif->ntx; q++)
+		if (serve[q] >= 0)
+			rc = np_cpuset_set(&serving_cores, (unsigned)served_by[q].core);
 	np_cpuset_foreach(cpu, &p->usable) {
 		int best = -1, bestnear = 0;
 		if (rc || ncand < 2 || np_cpuset_test(&served, (unsigned)cpu))
@@ -277,22 +284,40 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		struct near_key at = near_key(p, cpu);
 		if (at.l3 != off_core_of.l3 || at.node != off_core_of.node) {
 			off_core_of = at;
-			for (int q = 0; q < nif->ntx; q++)
+			nnearest = 0;
+			for (int q = 0, least = 0; q < nif->ntx; q++) {
 				off_core[q] = serve[q] < 0 ? 0 : nearness_off_core(p, &at, &served_by[q]);
+				if (serve[q] < 0)
+					continue;
+				if (nnearest == 0 || off_core[q] < least) {
+					least = off_core[q];
+					nnearest = 0;
+				}
+				if (off_core[q] == least)
+					nearest[nnearest++] = q;
+			}
 		}
-		for (int q = 0; q < nif->ntx; q++) {
-			if (serve[q] < 0)
-				continue;
-			int near = served_by[q].cpu == at.cpu ? 0 : served_by[q].core == at.core ? 1 : off_core[q];
-			if (best < 0 || near < bestnear || (near == bestnear && nassigned[q] < nassigned[best])) {
-				best = q;
-				bestnear = near;
+		if (!np_cpuset_test(&serving_cores, (unsigned)at.core)) {
+			for (int k = 0; k < nnearest; k++)
+				if (best < 0 || nassigned[nearest[k]] < nassigned[best])
+					best = nearest[k];
+		} else {
+			for (int q = 0; q < nif->ntx; q++) {
+				if (serve[q] < 0)
+					continue;
+				int near = served_by[q].cpu == at.cpu ? 0 : served_by[q].core == at.core ? 1 : off_core[q];
+				if (best < 0 || near < bestnear || (near == bestnear && nassigned[q] < nassigned[best])) {
+					best = q;
+					bestnear = near;
+				}
 			}
 		}
 		if ((rc = np_cpuset_set(&want[best], (unsigned)cpu)) == 0)
 			nassigned[best]++;
 	}
+	np_cpuset_free(&serving_cores);
 	free(off_core);
+	free(nearest);
 	np_cpuset_free(&served);
 	for (int q = 0; rc == 0 && ncand > 1 && q < nif->ntx; q++) {
 		if (!nif->xps_known[q])
