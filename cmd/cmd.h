@@ -124,10 +124,11 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx);
 int cmd_hold(int argc, char **argv, struct np_ctx *ctx);
 int cmd_metrics(int argc, char **argv, struct np_ctx *ctx);
 int cmd_trial(int argc, char **argv, struct np_ctx *ctx);
+int cmd_move(int argc, char **argv, struct np_ctx *ctx);
 extern const struct np_option help_options[], topo_options[], report_options[], devices_options[],
 	irqs_options[], advise_options[], run_options[], profile_options[], apply_options[], verify_options[], revert_options[], history_options[],
 	completion_options[], snapshot_options[], enable_options[], disable_options[], top_options[], hold_options[],
-	trial_options[], metrics_options[];
+	trial_options[], metrics_options[], move_options[];
 
 /* What several commands load first (load.c). The profile search path: --profile-dir entries first, then the system and
  * installed directories (np_profile_dirs_finish), NULL-terminated. */

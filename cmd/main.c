@@ -87,6 +87,14 @@ const struct np_command np_commands[] = {
 	{ .name = "run", .fn = cmd_run, .operands = "exec...", .options = run_options, .usage = "--near DEVICE [--print] [-- CMD ARGS...]",
 	  .summary = "Run a command on the CPUs and memory of a device's node.",
 	  .epilog = "Exit status: that of CMD; 1 when numaplace cannot bind, 2 usage error, 126/127 when CMD cannot run." },
+	{ .name = "move", .fn = cmd_move, .operands = "pid", .options = move_options,
+	  .usage = "(--node N | --near DEVICE) [--memory] [--cgroup] [--dry-run] [--json] PID",
+	  .summary = "Move a running process's threads (and its memory) to a node, as one transaction.",
+	  .epilog = "Every thread's CPU affinity, threads started meanwhile included; revert restores each thread\n"
+		    "still running (same TID and start time) and says which are gone; moved memory stays moved.\n"
+		    "Exit status: 0 moved (or already there), 1 failure (nothing is left half-moved), 2 bad input\n"
+		    "(usage, no such process, a kernel thread, a target without CPUs or memory, a cgroup that owns\n"
+		    "the placement without --cgroup)." },
 	{ .name = "snapshot", .fn = cmd_snapshot, .options = snapshot_options, .usage = "OUT | OUT.tar.gz",
 	  .summary = "Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.",
 	  .epilog = "OUT must be new or empty. Only the files numaplace and hwloc read are copied: no processes\n"

@@ -30,6 +30,50 @@ static bool is_text(const struct np_change *c)
 	return np_attrs[c->attr].value == NP_VALUE_TEXT;
 }
 
+/* A thread that exited since a move (or whose TID a newer thread has):
+ * nothing restored there, said as such. */
+static size_t count_gone(const struct np_txn *txn)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < txn->nchanges; i++)
+		n += txn->changes[i].gone;
+	return n;
+}
+
+/* Pages a move migrated stay where they are: a revert says so. */
+static bool moved_threads(const struct np_txn *txn)
+{
+	for (size_t i = 0; i < txn->nchanges; i++)
+		if (txn->changes[i].attr == NP_ATTR_THREAD_AFFINITY)
+			return true;
+	return false;
+}
+
+static void print_change(const struct np_change *c, bool dry_run)
+{
+	if (c->gone)
+		printf("  %s: gone (exited, or its TID is another thread's now): skipped\n", c->subject);
+	else if (is_text(c))
+		printf("  %s removed: %s %s\n", c->subject, c->path, dry_run ? "would be restored" : "restored");
+	else
+		printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
+}
+
+static void print_summary(const struct np_txn *txn, bool dry_run)
+{
+	size_t gone = count_gone(txn), n = txn->nchanges - gone;
+	if (dry_run)
+		printf("would revert transaction %s (%s): %zu value%s to restore", txn->id, txn->profile, n,
+		       n == 1 ? "" : "s");
+	else
+		printf("reverted transaction %s (%s): %zu value%s restored", txn->id, txn->profile, n, n == 1 ? "" : "s");
+	if (gone)
+		printf(", %zu thread%s gone skipped", gone, gone == 1 ? "" : "s");
+	puts(dry_run ? "; nothing written" : "");
+	if (moved_threads(txn) && strstr(txn->profile, " --memory"))
+		puts("the memory that the move migrated (--memory) is not moved back");
+}
+
 /* The plan of a dry run: each change's new value is the current one the
  * revert would overwrite (np_txn_revert's dry run). */
 static cJSON *plan_json(const struct np_txn *txn)
@@ -40,8 +84,9 @@ static cJSON *plan_json(const struct np_txn *txn)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "path", c->path);
 		cJSON_AddStringToObject(o, "subject", c->subject);
-		cJSON_AddStringToObject(o, "current", c->new_value);
+		cJSON_AddItemToObject(o, "current", c->gone ? cJSON_CreateNull() : cJSON_CreateString(c->new_value));
 		cJSON_AddStringToObject(o, "restore", c->old_value);
+		cJSON_AddBoolToObject(o, "gone", c->gone);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -74,22 +119,18 @@ static int revert_session(struct np_ctx *ctx, const struct revert_opts *o, const
 		for (size_t i = 0; i < txn.nchanges; i++) {
 			const struct np_change *c = &txn.changes[i];
 			config |= is_text(c);
-			if (o->json)
-				continue;
-			if (is_text(c))
-				printf("  %s removed: %s restored\n", c->subject, c->path);
-			else
-				printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
+			if (!o->json)
+				print_change(c, false);
 		}
 		if (o->json) {
 			cJSON *t = cJSON_CreateObject();
 			cJSON_AddStringToObject(t, "transaction", txn.id);
 			cJSON_AddStringToObject(t, "profile", txn.profile);
 			np_json_put(t, "changes", np_changes_json(txn.changes, txn.nchanges));
+			cJSON_AddNumberToObject(t, "gone", (double)count_gone(&txn));
 			cJSON_AddItemToArray(list, t);
 		} else {
-			printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile,
-			       txn.nchanges, txn.nchanges == 1 ? "" : "s");
+			print_summary(&txn, false);
 		}
 		np_txn_free(&txn);
 	}
@@ -157,23 +198,14 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 		cJSON_AddStringToObject(doc, "transaction", txn.id);
 		cJSON_AddStringToObject(doc, "profile", txn.profile);
 		np_json_put(doc, "changes", o.dry_run ? plan_json(&txn) : np_changes_json(txn.changes, txn.nchanges));
+		cJSON_AddNumberToObject(doc, "gone", (double)count_gone(&txn));
 		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
 		np_txn_free(&txn);
 		return np_print_json(doc, o.pretty);
 	}
-	for (size_t i = 0; i < txn.nchanges; i++) {
-		const struct np_change *c = &txn.changes[i];
-		if (is_text(c))
-			printf("  %s removed: %s %s\n", c->subject, c->path, o.dry_run ? "would be restored" : "restored");
-		else
-			printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
-	}
-	if (o.dry_run)
-		printf("would revert transaction %s (%s): %zu value%s to restore; nothing written\n", txn.id,
-		       txn.profile, txn.nchanges, txn.nchanges == 1 ? "" : "s");
-	else
-		printf("reverted transaction %s (%s): %zu value%s restored\n", txn.id, txn.profile, txn.nchanges,
-		       txn.nchanges == 1 ? "" : "s");
+	for (size_t i = 0; i < txn.nchanges; i++)
+		print_change(&txn.changes[i], o.dry_run);
+	print_summary(&txn, o.dry_run);
 	if (config && !o.dry_run)
 		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
 	np_txn_free(&txn);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../lib/advise.h"
+#include "../lib/move.h"
 #include "output.h"
 
 struct run_opts {
@@ -23,26 +24,6 @@ const struct np_option run_options[] = {
 	NP_OPT_PRETTY(struct run_opts, pretty),
 	NP_OPT_END,
 };
-
-/* CPUs and memory nodes for an application that should sit with dev. */
-static int binding(const struct np_machine *m, const struct np_pci_dev *d,
-		   struct np_cpuset *cpus, struct np_cpuset *nodes)
-{
-	bool inferred;
-	int node = np_device_node(m, d, &inferred);
-	struct np_cpuset usable = NP_CPUSET_INIT;
-	int rc = EXIT_OK;
-	if (node < 0)
-		rc = np_error("%s: its NUMA node is unknown (numa_node -1, local CPUs span nodes): nothing to be near",
-			      d->addr);
-	else if (np_usable_cpus(&m->topo, NULL, &usable) || np_nearest_cpus(&m->topo, node, &usable, cpus) ||
-		 np_nodes_of(&m->topo, cpus, nodes))
-		rc = np_error("%s", strerror(ENOMEM));
-	else if (np_cpuset_empty(cpus))
-		rc = np_error("%s: no usable CPU on node %d or near it", d->addr, node);
-	np_cpuset_free(&usable);
-	return rc;
-}
 
 static int bind_and_exec(const struct np_cpuset *cpus, const struct np_cpuset *nodes, char **cmd)
 {
@@ -98,7 +79,7 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 	const struct np_pci_dev *dev = rc == EXIT_OK ? &m.pci.devs[index] : NULL;
 	struct np_cpuset cpus = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
 	if (rc == EXIT_OK)
-		rc = binding(&m, dev, &cpus, &nodes);
+		rc = np_device_binding(ctx, &m, dev, &cpus, &nodes) ? np_error("%s", ctx->err) : EXIT_OK;
 	if (rc == EXIT_OK) {
 		char *c = np_cpuset_format_list(&cpus), *n = np_cpuset_format_list(&nodes);
 		if (!c || !n) {

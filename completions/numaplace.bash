@@ -4,7 +4,7 @@
 # regenerate it, do not edit it. Install it as
 # /usr/share/bash-completion/completions/numaplace, or source it.
 
-_numaplace_commands='report topo devices irqs top advise apply hold metrics trial verify revert enable disable history profile run snapshot completion help'
+_numaplace_commands='report topo devices irqs top advise apply hold metrics trial verify revert enable disable history profile run move snapshot completion help'
 # Their options end at the first operand (a command line follows).
 _numaplace_options_end='run'
 
@@ -30,6 +30,7 @@ _numaplace_options()
 	history) echo '--json -J --pretty --state-dir --output -o --noheadings -n --raw -r --pairs -P --sort -s --prune --keep --help -h' ;;
 	profile) echo '--profile-dir --json -J --pretty --output -o --noheadings -n --raw -r --pairs -P --help -h' ;;
 	run) echo '--near --print --json -J --pretty --help -h' ;;
+	move) echo '--node --near --memory --cgroup --dry-run -n --state-dir --no-wait --json -J --pretty --help -h' ;;
 	snapshot) echo '--json -J --pretty --help -h' ;;
 	completion) echo '--help -h' ;;
 	help) echo '--help -h' ;;
@@ -101,6 +102,9 @@ _numaplace_argument()
 	profile:--profile-dir) echo dir ;;
 	profile:--output | profile:-o) echo columns ;;
 	run:--near) echo device ;;
+	move:--node) echo none ;;
+	move:--near) echo device ;;
+	move:--state-dir) echo dir ;;
 	esac
 }
 
@@ -138,6 +142,7 @@ _numaplace_operands()
 	history) echo none one ;;
 	profile) echo profile many ;;
 	run) echo exec many ;;
+	move) echo pid one ;;
 	snapshot) echo file many ;;
 	completion) echo shell one ;;
 	help) echo command one ;;

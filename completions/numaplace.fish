@@ -129,6 +129,12 @@ function __numaplace_argument
             echo columns
         case 'run:--near'
             echo device
+        case 'move:--node'
+            echo none
+        case 'move:--near'
+            echo device
+        case 'move:--state-dir'
+            echo dir
     end
 end
 
@@ -152,6 +158,7 @@ function __numaplace_commands
         history 'List the transactions: id, time, profile, state, number of changes, cause (hold\'s event).' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
+        move 'Move a running process\'s threads (and its memory) to a node, as one transaction.' \
         snapshot 'Copy the files numaplace reads into a directory or a .tar.gz, for --root on another machine.' \
         completion 'Print the completion script for bash, zsh or fish.' \
         help 'Show the commands, or the help of one command.'
@@ -532,6 +539,19 @@ complete -c numaplace -n '__numaplace_option run' -s J -l json -d 'with --print,
 complete -c numaplace -n '__numaplace_option run' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option run' -s h -l help -d 'show this help'
 complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values exec)'
+
+# move
+complete -c numaplace -n '__numaplace_option move' -l node -x -d 'to node N\'s online CPUs (and memory)'
+complete -c numaplace -n '__numaplace_option move' -l near -x -a '(__numaplace_values device)' -d 'to the CPUs and memory near this device, as run --near binds (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option move' -l memory -d 'migrate its pages too (numa_migrate_pages); a revert does not move them back'
+complete -c numaplace -n '__numaplace_option move' -l cgroup -d 'when a cgroup\'s cpuset owns its placement, change that cgroup\'s cpuset.cpus (and with --memory cpuset.mems) instead of refusing'
+complete -c numaplace -n '__numaplace_option move' -s n -l dry-run -d 'print the plan and write nothing'
+complete -c numaplace -n '__numaplace_option move' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
+complete -c numaplace -n '__numaplace_option move' -l no-wait -d 'fail at once when another apply or revert holds the lock'
+complete -c numaplace -n '__numaplace_option move' -s J -l json -d 'print JSON: {"pid", "comm", "cpus", "changes": [...], ...}'
+complete -c numaplace -n '__numaplace_option move' -l pretty -d 'indent the JSON (the default on a terminal)'
+complete -c numaplace -n '__numaplace_option move' -s h -l help -d 'show this help'
+complete -c numaplace -n '__numaplace_operand move one' -a '(__numaplace_values pid)'
 
 # snapshot
 complete -c numaplace -n '__numaplace_option snapshot' -s J -l json -d 'print JSON: {"output": OUT, "files": N, ...}'

@@ -20,6 +20,9 @@ static const char *const default_files[] = { "/proc/irq/default_smp_affinity", N
 #ifdef NUMAPLACE_TEST_ROW
 static const char *const rps_flow_files[] = { "rps_flow_cnt", NULL };
 #endif
+/* A cgroup's own files, under cgroup v2's mount or v1's cpuset hierarchy. */
+static const char *const cgroup_cpus_names[] = { "cpuset.cpus", NULL };
+static const char *const cgroup_mems_names[] = { "cpuset.mems", NULL };
 /* What distributions and irqbalance's own unit call its file. */
 static const char *const irqbalance_names[] = { "irqbalance", "irqbalance.env", NULL };
 
@@ -69,6 +72,27 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.name = "channels", .value = NP_VALUE_INT, .min = 1, .max = 4096,
 		.subject = "{net} channels",
 		.command = "ethtool -L {net} combined",
+	},
+	[NP_ATTR_THREAD_AFFINITY] = {
+		/* No file: the "path" names the thread, its start time kept so that
+		 * a revert never touches a newer thread that took the TID. The
+		 * kernel narrows a mask to the thread's cpuset: the read-back says. */
+		.name = "thread_affinity", .value = NP_VALUE_CPULIST,
+		.path = "/proc/{pid}/task/{tid}@{start}",
+		.subject = "pid {pid} thread {tid}",
+		.target = &np_target_thread, .access = &np_access_thread_affinity,
+	},
+	[NP_ATTR_CGROUP_CPUS] = {
+		/* "" is a v2 cgroup's "nothing of its own" (its parent's CPUs). */
+		.name = "cgroup_cpus", .value = NP_VALUE_CPULIST, .empty_ok = true,
+		.path = "/sys/fs/cgroup/{file}", .files = cgroup_cpus_names,
+		.subject = "cgroup {file}",
+	},
+	[NP_ATTR_CGROUP_MEMS] = {
+		/* Nodes, in the list form CPUs have. */
+		.name = "cgroup_mems", .value = NP_VALUE_CPULIST, .empty_ok = true,
+		.path = "/sys/fs/cgroup/{file}", .files = cgroup_mems_names,
+		.subject = "cgroup {file}",
 	},
 #ifdef NUMAPLACE_TEST_ROW
 	/* Only in the test build of tests/unit/newrow.c: a kind of an existing
@@ -126,9 +150,10 @@ int np_value_kind_parse(const char *name, enum np_value_kind *out)
 
 /* ---- patterns ---- */
 
-enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_FILE, F_BAD };
+enum field { F_IRQ, F_QUEUE, F_NET, F_BLOCK, F_DEVICE, F_VECTOR, F_FILE, F_PID, F_TID, F_START, F_BAD };
 
-static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector", "file" };
+static const char *const field_names[] = { "irq", "queue", "net", "block", "device", "vector", "file",
+					   "pid", "tid", "start" };
 
 /* The field named at p ("{irq}..."), its length in *len. */
 static enum field field_at(const char *p, size_t *len)
@@ -195,12 +220,16 @@ static int expand(const char *pattern, const char *const *files, const struct np
 			continue;
 		}
 		p += len;
-		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : -1;
+		/* A thread's ids are > 0 (0: none); its start time is there with its tid. */
+		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : fd == F_PID ? (t->pid > 0 ? t->pid : -1)
+			: fd == F_TID ? (t->tid > 0 ? t->tid : -1) : -1;
 		const char *s = fd == F_NET ? t->net : fd == F_BLOCK ? t->block
 			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : fd == F_FILE ? t->file : NULL;
-		bool numeric = fd == F_IRQ || fd == F_QUEUE;
+		bool numeric = fd == F_IRQ || fd == F_QUEUE || fd == F_PID || fd == F_TID || fd == F_START;
 		bool safe = s && (fd == F_FILE ? safe_file(s, strlen(s), files) : safe_name(s, strlen(s)));
-		if (numeric && num >= 0)
+		if (fd == F_START && t->tid > 0)
+			fprintf(f, "%llu", t->start);
+		else if (numeric && fd != F_START && num >= 0)
 			fprintf(f, "%d", num);
 		else if (!numeric && s && (!path || safe))
 			fputs(s, f);
@@ -246,6 +275,21 @@ char *np_attr_subject(enum np_attr attr, const struct np_target *t)
 }
 
 /* A decimal number as a path prints it: no sign, no leading zero. */
+static bool parse_u64(const char *s, size_t len, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	if (!len || (len > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned digit = (unsigned)(s[i] - '0');
+		if (!isdigit((unsigned char)s[i]) || v > (ULLONG_MAX - digit) / 10)
+			return false;
+		v = v * 10 + digit;
+	}
+	*out = v;
+	return true;
+}
+
 static bool parse_number(const char *s, size_t len, int *out)
 {
 	long v = 0;
@@ -286,6 +330,7 @@ static bool match(const char *pattern, const char *const *files, const char *pat
 			n = (size_t)(lit - s);
 		}
 		int num;
+		unsigned long long big;
 		switch (fd) {
 		case F_IRQ:
 		case F_QUEUE:
@@ -293,6 +338,19 @@ static bool match(const char *pattern, const char *const *files, const char *pat
 				return false;
 			if (t)
 				*(fd == F_IRQ ? &t->irq : &t->queue) = num;
+			break;
+		case F_PID:
+		case F_TID:
+			if (!parse_number(s, n, &num) || num <= 0)
+				return false;
+			if (t)
+				*(fd == F_PID ? &t->pid : &t->tid) = num;
+			break;
+		case F_START:
+			if (!parse_u64(s, n, &big))
+				return false;
+			if (t)
+				t->start = big;
 			break;
 		case F_NET:
 		case F_BLOCK:
@@ -344,6 +402,14 @@ int np_attr_match(const char *path, struct np_target *t)
 		np_target_free(&found);
 	}
 	return -1;
+}
+
+const struct np_attr_access *np_attr_access_of(const char *path)
+{
+	for (int i = 0; path && i < NP_ATTR_COUNT; i++)
+		if (np_attrs[i].access && match(np_attrs[i].path, np_attrs[i].files, path, NULL))
+			return np_attrs[i].access;
+	return NULL;
 }
 
 /* ---- values ---- */

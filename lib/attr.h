@@ -30,6 +30,9 @@ enum np_attr {
 	NP_ATTR_DEFAULT_IRQ_AFFINITY, /* /proc/irq/default_smp_affinity */
 	NP_ATTR_IRQBALANCE_CONFIG,    /* irqbalance's file under /etc (the bans), not in profiles */
 	NP_ATTR_CHANNELS,             /* a NIC's queue count: advice only (ethtool -L), never written */
+	NP_ATTR_THREAD_AFFINITY,      /* a thread's CPUs: sched_setaffinity, no file (move) */
+	NP_ATTR_CGROUP_CPUS,          /* /sys/fs/cgroup/PATH/cpuset.cpus (move --cgroup), not in profiles */
+	NP_ATTR_CGROUP_MEMS,          /* /sys/fs/cgroup/PATH/cpuset.mems (move --cgroup --memory) */
 #ifdef NUMAPLACE_TEST_ROW
 	NP_ATTR_TEST_RPS_FLOW_CNT,    /* a test build's kind added as one row (tests/unit/newrow.c) */
 #endif
@@ -45,11 +48,15 @@ enum np_value_kind {
 	NP_VALUE_TEXT,    /* a whole configuration file, byte for byte, replaced atomically */
 };
 
-/* What one value belongs to. The path is built from irq, queue, net and
- * block; device and vector only name it for humans. */
+/* What one value belongs to. The path is built from irq, queue, net,
+ * block, file and a thread's pid, tid and start; device and vector only
+ * name it for humans. */
 struct np_target {
 	int irq;            /* -1 when none */
 	int queue;          /* -1 when none */
+	int pid, tid;       /* a thread: its process and its own id; 0 when none */
+	unsigned long long start; /* a thread's start time (stat field 22, clock ticks
+				   * since boot): with tid, what names it, as TIDs are reused */
 	const char *net;    /* interface */
 	const char *block;  /* block device */
 	const char *device; /* subject only: PCI address */
@@ -59,6 +66,22 @@ struct np_target {
 #define NP_TARGET_NONE ((struct np_target){ .irq = -1, .queue = -1 })
 
 struct np_target_class; /* target.h */
+struct np_ctx;          /* context.h */
+
+/* How a value that is no file is read and written, one method table per
+ * way, as pciutils has one per access method: a thread's affinity is
+ * sched_getaffinity/sched_setaffinity. path is the change's path, its
+ * row's pattern filled in (np_attr_match gives the target back), so the
+ * journal, revert and verify handle it as any other value. */
+struct np_attr_access {
+	/* The current value (malloc'd). -ESRCH when the target is gone (a
+	 * thread that exited, or whose TID a newer thread took), else -errno
+	 * with ctx->err naming it. */
+	int (*read)(struct np_ctx *ctx, const char *path, char **out);
+	/* Writes value; -ESRCH when the target is gone. */
+	int (*write)(struct np_ctx *ctx, const char *path, const char *value);
+};
+extern const struct np_attr_access np_access_thread_affinity; /* threadaff.c */
 
 /* Where snapshot finds a kind's files: relative to which directory. */
 enum np_attr_dir {
@@ -88,6 +111,9 @@ struct np_attr_desc {
 	 * a setting's keys are "kind", the class's, then np_attr_value_key's.
 	 * NULL: no profile sets it. */
 	const struct np_target_class *target;
+	/* NULL: the path is a file, read and written as one; else how the
+	 * value the path names is read and written. */
+	const struct np_attr_access *access;
 	enum np_attr_dir dir;
 	const char *const *snapshot;  /* what snapshot copies, relative to dir */
 };
@@ -112,6 +138,9 @@ char *np_attr_subject(enum np_attr attr, const struct np_target *t);
  * With t, fills it from the path; its net and block are malloc'd (free
  * with np_target_free). */
 int np_attr_match(const char *path, struct np_target *t);
+/* The access method of the kind whose path path is, when it is no file
+ * (struct np_attr_access); NULL for a file. */
+const struct np_attr_access *np_attr_access_of(const char *path);
 void np_target_free(struct np_target *t);
 
 /* Normalizes a value of the given kind ("0,1,2" -> "0-2", masks to lists);
@@ -136,6 +165,9 @@ struct np_change {
 			    * (-EAGAIN) when the file, once locked, holds another */
 	char *new_value;
 	struct np_target target; /* the fields path says (net, block owned); the rest unset */
+	bool gone;         /* its target no longer exists (a thread that exited): an apply
+			    * skipped it, a revert restored nothing there (-ESRCH from its
+			    * access method) */
 };
 
 /* Fills c (path, subject, the target its path says, new_value copied).

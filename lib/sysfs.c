@@ -488,6 +488,14 @@ static bool temp_name_of(const char *name, const char *base)
 	return true;
 }
 
+/* The kernel's own files (sysfs, procfs, a cgroup's): one write(2) each,
+ * acted on, never replaced. */
+static bool kernel_fs(const struct statfs *sfs)
+{
+	return sfs->f_type == SYSFS_MAGIC || sfs->f_type == PROC_SUPER_MAGIC || sfs->f_type == CGROUP_SUPER_MAGIC ||
+	       sfs->f_type == CGROUP2_SUPER_MAGIC;
+}
+
 int np_remove_stale_temps(struct np_ctx *ctx, const char *fmt, ...)
 {
 	WITH_PATH(ctx, path, mpath, fmt);
@@ -499,7 +507,7 @@ int np_remove_stale_temps(struct np_ctx *ctx, const char *fmt, ...)
 	if (dfd < 0)
 		return np_fail(ctx, dfd, "cannot open the directory of '%s': %s", path, strerror(-dfd));
 	/* The kernel's own files are written in place: nothing to look for. */
-	if (fstatfs(dfd, &sfs) == 0 && (sfs.f_type == SYSFS_MAGIC || sfs.f_type == PROC_SUPER_MAGIC)) {
+	if (fstatfs(dfd, &sfs) == 0 && kernel_fs(&sfs)) {
 		close(dfd);
 		return 0;
 	}
@@ -521,7 +529,7 @@ int np_remove_stale_temps(struct np_ctx *ctx, const char *fmt, ...)
 	return 0;
 }
 
-/* sysfs and procfs take one write(2) and act on it; they cannot be
+/* sysfs, procfs and cgroupfs take one write(2) and act on it; they cannot be
  * replaced. Anything else that holds a value (a copy under --root) is a
  * regular file, replaced whole so that a crash leaves the old value or the
  * new one, never an empty file. */
@@ -539,7 +547,7 @@ static int write_path(struct np_ctx *ctx, const char *mpath, const char *path, c
 		close(fd);
 		return np_fail(ctx, -err, "cannot write '%s': %s", path, strerror(err));
 	}
-	if (sfs.f_type == SYSFS_MAGIC || sfs.f_type == PROC_SUPER_MAGIC) {
+	if (kernel_fs(&sfs)) {
 		ssize_t n;
 		do
 			n = write(fd, buf, len);

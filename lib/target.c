@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The four target classes (target.h): how a profile names an IRQ, a network
+/* The target classes (target.h): how a profile names an IRQ, a network
  * queue, a block device or the machine, how that name is found on a machine,
  * and how a target found there is named again for a profile. */
 #include "target.h"
@@ -386,4 +386,75 @@ const struct np_target_class np_target_machine = {
 	.name = "machine", .keys = machine_keys,
 	.parse = machine_parse, .to_json = machine_to_json, .resolve = machine_resolve,
 	.describe = machine_describe, .identify = machine_identify,
+};
+
+/* ---- thread: one thread of a process, named by its TID and its start time ---- */
+
+static const char *const thread_keys[] = { "pid", "tid", "start", NULL };
+
+static int thread_parse(struct np_setting_reader *r, const cJSON *const *f, struct np_target *t)
+{
+	int rc;
+	/* f: pid, tid, start */
+	if (!f[0] || !f[1] || !f[2])
+		return np_reader_missing(r, !f[0] ? "pid" : !f[1] ? "tid" : "start",
+					 "a thread's \"pid\", \"tid\" and \"start\" (its start time, "
+					 "field 22 of /proc/PID/task/TID/stat)");
+	if ((rc = np_reader_int(r, f[0], "pid", 1, INT_MAX, "a process id", &t->pid)) ||
+	    (rc = np_reader_int(r, f[1], "tid", 1, INT_MAX, "a thread id", &t->tid)))
+		return rc;
+	/* Clock ticks since boot outgrow an int after 248 days at 100 Hz; a
+	 * JSON number holds them exactly up to 2^53. */
+	double v = cJSON_IsNumber(f[2]) ? f[2]->valuedouble : -1;
+	if (v < 0 || v > 9007199254740992.0 || v != (double)(unsigned long long)v)
+		return np_reader_fail(r, "start", "expected a thread's start time in clock ticks (a whole number)");
+	t->start = (unsigned long long)v;
+	return 0;
+}
+
+static bool thread_to_json(cJSON *o, const struct np_target *t)
+{
+	return add_int(o, "pid", t->pid) && add_int(o, "tid", t->tid) &&
+	       cJSON_AddNumberToObject(o, "start", (double)t->start);
+}
+
+static int thread_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
+			  const struct np_setting *s, np_target_emit *emit, void *arg)
+{
+	(void)m;
+	char *path = np_attr_path(s->kind, &s->target), *cur = NULL;
+	const struct np_attr_access *a = np_attrs[s->kind].access;
+	int rc = path && a ? a->read(ctx, path, &cur) : -ENOMEM;
+	if (rc == -ESRCH)
+		rc = np_fail(ctx, -EINVAL, "%s: %s.tid: no thread %d of process %d started at %llu on this machine "
+			     "(it exited, or its TID was reused)", p->file, s->where, s->target.tid, s->target.pid,
+			     s->target.start);
+	else if (rc == -ENOMEM)
+		rc = np_fail(ctx, rc, "%s", strerror(ENOMEM));
+	else if (rc == 0)
+		rc = emit(arg, &s->target);
+	free(cur);
+	free(path);
+	return rc;
+}
+
+static char *thread_describe(const struct np_target *t)
+{
+	return text("pid %d thread %d", t->pid, t->tid);
+}
+
+static int thread_identify(const struct np_machine *m, const struct np_target *t, struct np_target *out)
+{
+	(void)m;
+	*out = NP_TARGET_NONE;
+	out->pid = t->pid;
+	out->tid = t->tid;
+	out->start = t->start;
+	return 0;
+}
+
+const struct np_target_class np_target_thread = {
+	.name = "thread", .keys = thread_keys,
+	.parse = thread_parse, .to_json = thread_to_json, .resolve = thread_resolve,
+	.describe = thread_describe, .identify = thread_identify,
 };

@@ -31,6 +31,9 @@ static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)
 static int read_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path, char **out)
 {
 	size_t len;
+	const struct np_attr_access *access = np_attr_access_of(path);
+	if (access)
+		return access->read(ctx, path, out);
 	if (kind == NP_VALUE_TEXT)
 		return np_conf_read(ctx, path, out);
 	return np_read_bytes(ctx, out, &len, "%s", path);
@@ -43,6 +46,9 @@ static int read_value(struct np_ctx *ctx, enum np_value_kind kind, const char *p
 static int write_value(struct np_ctx *ctx, enum np_value_kind kind, const char *path,
 		       const char *value, bool exact)
 {
+	const struct np_attr_access *access = np_attr_access_of(path);
+	if (access)
+		return access->write(ctx, path, value);
 	if (kind == NP_VALUE_TEXT)
 		return np_conf_write(ctx, path, value, 0, false);
 	if (exact)
@@ -117,6 +123,14 @@ static const char *display_name(const struct np_change *c)
 	return c->subject && *c->subject ? c->subject : c->path;
 }
 
+/* A value whose target no longer exists (a thread that exited): nothing
+ * to write, restore or undo there. Only access methods say so; a file
+ * that vanished is an error as ever. */
+static bool gone(int rc, const struct np_change *c)
+{
+	return rc == -ESRCH && np_attr_access_of(c->path);
+}
+
 /* Appends the change's subject to the detail already in ctx->err. */
 static int with_subject(struct np_ctx *ctx, int rc, const struct np_change *c)
 {
@@ -177,6 +191,23 @@ static int write_checked(struct np_ctx *ctx, const struct np_change *c, const ch
 	return with_subject(ctx, rc, c);
 }
 
+/* One write of an apply or a revert: i goes into done[] when the value may
+ * have changed (to be undone); a target gone meanwhile (a thread that
+ * exited) is marked so, and no error: nothing of it to undo or restore. */
+static int write_step(struct np_ctx *ctx, struct np_change *c, const char *value, bool exact, size_t i,
+		      size_t *done, size_t *ndone)
+{
+	bool written;
+	int rc = write_checked(ctx, c, value, exact, &written);
+	if (gone(rc, c)) {
+		c->gone = true;
+		return 0;
+	}
+	if (written)
+		done[(*ndone)++] = i;
+	return rc;
+}
+
 /* Writes values[done[j]] back for j from last to first, reading each back.
  * Goes on past a failure so that as much as possible is restored; returns
  * the first error, its detail copied to err. */
@@ -187,6 +218,8 @@ static int undo_writes(struct np_ctx *ctx, const struct np_change *changes, char
 	for (size_t j = ndone; j-- > 0;) {
 		bool written;
 		int rc = write_checked(ctx, &changes[done[j]], values[done[j]], true, &written);
+		if (gone(rc, &changes[done[j]]))
+			continue;
 		if (rc && !first) {
 			first = rc;
 			snprintf(err, errsize, "%s", ctx->err);
@@ -248,12 +281,21 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 {
 	char fp[PATH_MAX], ex[64];
 
-	if (n && !(txn->changes = calloc(n, sizeof(*txn->changes))))
+	/* Appended to what txn holds already (a move's threads that appeared). */
+	struct np_change *grown = n ? realloc(txn->changes, (txn->nchanges + n) * sizeof(*grown)) : txn->changes;
+	if (n && !grown)
 		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	txn->changes = grown;
+	if (n)
+		memset(grown + txn->nchanges, 0, n * sizeof(*grown));
 	for (size_t i = 0; i < n; i++) {
 		struct np_change *c = &changes[i];
 		char *old;
 		int rc = read_value(ctx, kind_of(c), c->path, &old);
+		if (gone(rc, c)) {
+			c->gone = true;
+			continue;
+		}
 		if (rc)
 			return with_subject(ctx, rc, c);
 		/* Made from another text than is there now: someone wrote the file
@@ -288,6 +330,36 @@ static int read_old_values(struct np_ctx *ctx, struct np_change *changes, size_t
 			return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
 	return 0;
+}
+
+/* What opts->more hands over after the writes, appended to txn: checked,
+ * old values read and journaled (pending) before any is written, as the
+ * first ones were. txn is left as it was when none differs. */
+static int more_changes(struct np_ctx *ctx, const struct np_txn_opts *opts, struct txn_store *st,
+			struct np_txn *txn, char ***olds, size_t **done)
+{
+	struct np_change *more = NULL;
+	size_t nmore = 0, had = txn->nchanges;
+	int rc = opts->more(ctx, opts->more_arg, &more, &nmore);
+	if (rc || !nmore || (rc = validate_changes(ctx, more, nmore)))
+		return rc;
+	for (size_t i = 0; i < nmore; i++)
+		for (size_t j = 0; j < had; j++)
+			if (!strcmp(more[i].path, txn->changes[j].path))
+				return np_fail(ctx, -EINVAL, "two changes of '%s' (%s)", more[i].path, subject_of(&more[i]));
+	if ((rc = read_old_values(ctx, more, nmore, txn)) || txn->nchanges == had)
+		return rc;
+	char **o = realloc(*olds, txn->nchanges * sizeof(*o));
+	size_t *d = o ? realloc(*done, txn->nchanges * sizeof(*d)) : NULL;
+	if (o)
+		*olds = o;
+	if (d)
+		*done = d;
+	if (!o || !d)
+		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	for (size_t i = 0; i < txn->nchanges; i++)
+		o[i] = txn->changes[i].old_value;
+	return txn_write_journal(ctx, st, txn, NULL);
 }
 
 int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
@@ -336,15 +408,17 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	    (rc = txn_write_journal(ctx, &st, &txn, NULL)))
 		goto out;
 
-	for (size_t i = 0; i < txn.nchanges; i++) {
-		bool written;
-		rc = write_checked(ctx, &txn.changes[i], txn.changes[i].new_value, false, &written);
-		if (written)
-			done[ndone++] = i;
-		if (rc)
+	for (size_t from = 0;;) {
+		for (size_t i = from; i < txn.nchanges; i++) {
+			if ((rc = write_step(ctx, &txn.changes[i], txn.changes[i].new_value, false, i, done, &ndone)))
+				break;
+			if (fault && !txn.changes[i].gone && ++nwrites == fault)
+				_exit(3);
+		}
+		from = txn.nchanges;
+		if (rc || !opts || !opts->more || (rc = more_changes(ctx, opts, &st, &txn, &olds, &done)) ||
+		    txn.nchanges == from)
 			break;
-		if (fault && ++nwrites == fault)
-			_exit(3);
 	}
 
 	if (rc) {
@@ -510,20 +584,24 @@ static enum seen seen_by_session(const struct np_txn *txn, const struct np_chang
  * no one's change to refuse: nothing is written there; nor is one of its
  * hold session's history (seen_by_session). stale: only the values that
  * survive a reboot (the others stay NULL). all: every transaction. */
-static int check_drift(struct np_ctx *ctx, const struct np_txn *txn, bool force, bool stale,
+static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool stale,
 		       const struct np_txn *all, size_t nall, char **before, char **restore)
 {
 	char fp[PATH_MAX], ex[64], exn[64], exo[64];
 	size_t ndrift = 0, first = 0;
 
 	for (size_t i = 0; i < txn->nchanges; i++) {
-		const struct np_change *c = &txn->changes[i];
+		struct np_change *c = &txn->changes[i];
 		enum held held;
 		if (stale && !txn_survives_reboot(c))
 			continue;
 		/* A value that does not parse (a file emptied by hand, a foreign
 		 * write) is drift like any other: --force restores over it. */
 		int rc = read_value(ctx, kind_of(c), c->path, &before[i]);
+		if (gone(rc, c)) {
+			c->gone = true; /* nothing there to restore: said, not refused */
+			continue;
+		}
 		if (rc < 0)
 			return with_subject(ctx, rc, c);
 		if ((rc = revert_value(ctx, c, before[i], &held, &restore[i])))
@@ -574,8 +652,13 @@ static void revert_plan(struct np_txn *txn, bool stale, char **before, char **re
 	size_t n = 0;
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		struct np_change *c = &txn->changes[i];
-		if ((stale && !txn_survives_reboot(c)) || !restore[i]) {
+		if ((stale && !txn_survives_reboot(c)) || (!restore[i] && !c->gone)) {
 			np_change_free(c);
+			continue;
+		}
+		if (c->gone) {
+			/* Shown as gone: nothing read, nothing to restore. */
+			txn->changes[n++] = *c;
 			continue;
 		}
 		free(c->new_value);
@@ -670,14 +753,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	}
 
 	for (size_t i = txn.nchanges; i-- > 0;) {
-		const struct np_change *c = &txn.changes[i];
-		bool written;
-		if (!restore[i])
-			continue;
-		rc = write_checked(ctx, c, restore[i], true, &written);
-		if (written)
-			done[ndone++] = i;
-		if (rc)
+		if (restore[i] && (rc = write_step(ctx, &txn.changes[i], restore[i], true, i, done, &ndone)))
 			break;
 	}
 

@@ -56,6 +56,13 @@ struct np_txn_opts {
 	const char *session;     /* np_txn_apply: kept in the journal as the transaction's session
 				  * (hold: the id of its first transaction) */
 	const char *trial;       /* np_txn_apply: the trial's evidence, kept in the journal */
+	/* np_txn_apply: asked after the writes for more changes of the same
+	 * transaction (move: the threads that appeared meanwhile), again after
+	 * those are written, until it hands back none; their old values are
+	 * journaled before they are written, as the first ones'. The changes
+	 * stay the callback's (old_value filled as np_txn_apply's own). */
+	int (*more)(struct np_ctx *ctx, void *arg, struct np_change **changes, size_t *n);
+	void *more_arg;
 };
 
 /* Whether the current value at path equals value once both are normalized.
@@ -78,7 +85,10 @@ int np_value_matches_current(struct np_ctx *ctx, const char *path, enum np_value
  * state directory) has the values put back too. Errors: -errno with
  * ctx->err naming the file and the kernel's error text, and saying exactly
  * what was left; when a transaction is left pending (its revert must come
- * before any other apply) txn_out->id names it, state NP_TXN_PENDING. */
+ * before any other apply) txn_out->id names it, state NP_TXN_PENDING.
+ * A value whose target is gone (a thread that exited: its access method's
+ * -ESRCH) is skipped, not a failure: marked gone (in changes[] when gone
+ * before the apply read it, in txn_out's when gone by its write). */
 int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
 		 struct np_change *changes, size_t nchanges, struct np_txn *txn_out);
 
@@ -86,7 +96,9 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
  * applied or pending) through the same write/read-back/rollback machinery.
  * A value changed by someone else since the apply is refused unless force
  * (-EBUSY, listing it in ctx->err); a value already at its old value is not
- * (it is left as it is), nor, in a hold session, a value that a later
+ * (it is left as it is), nor one whose target is gone (a thread that
+ * exited, or whose TID a newer thread has: marked gone, nothing written
+ * there), nor, in a hold session, a value that a later
  * transaction of the same session found there (a driver's reset it re-applied
  * over), so that its transactions revert in any order; a transaction from an earlier boot is
  * marked stale and nothing is written (-ESTALE), but for its files that

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@
 static struct np_target sample(void)
 {
 	return (struct np_target){ .irq = 45, .queue = 3, .net = "eth0", .block = "sda",
-				   .device = "0000:23:00.0", .vector = "eth0-TxRx-3", .file = "default/irqbalance" };
+				   .device = "0000:23:00.0", .vector = "eth0-TxRx-3", .file = "default/irqbalance",
+				   .pid = 12, .tid = 13, .start = 5000000000ULL };
 }
 
 static void assert_path(enum np_attr attr, const struct np_target *t, const char *want)
@@ -104,6 +106,9 @@ static void test_subjects(void **state)
 		[NP_ATTR_DEFAULT_IRQ_AFFINITY] = "default_smp_affinity (new IRQs)",
 		[NP_ATTR_IRQBALANCE_CONFIG] = "irqbalance",
 		[NP_ATTR_CHANNELS] = "eth0 channels",
+		[NP_ATTR_THREAD_AFFINITY] = "pid 12 thread 13",
+		[NP_ATTR_CGROUP_CPUS] = "cgroup default/irqbalance",
+		[NP_ATTR_CGROUP_MEMS] = "cgroup default/irqbalance",
 	};
 	for (int a = 0; a < NP_ATTR_COUNT; a++) {
 		char *got = np_attr_subject((enum np_attr)a, &t);
@@ -140,6 +145,10 @@ static void test_match(void **state)
 			free(cmd);
 			continue;
 		}
+		/* A file of the row's own names: "dir/cpuset.cpus" for a cgroup's. */
+		char file[64];
+		snprintf(file, sizeof(file), "dir/%s", np_attrs[a].files ? np_attrs[a].files[0] : "x");
+		in.file = file;
 		char *path = np_attr_path((enum np_attr)a, &in);
 		struct np_target out = NP_TARGET_NONE;
 		assert_non_null(path);
@@ -152,6 +161,24 @@ static void test_match(void **state)
 		np_target_free(&out);
 	}
 	struct np_target t = NP_TARGET_NONE;
+	/* A thread: its ids > 0, its start time as wide as the kernel's. */
+	assert_int_equal(np_attr_match("/proc/12/task/13@18446744073709551615", &t), NP_ATTR_THREAD_AFFINITY);
+	assert_int_equal(t.pid, 12);
+	assert_int_equal(t.tid, 13);
+	assert_true(t.start == 18446744073709551615ULL);
+	t = NP_TARGET_NONE;
+	assert_match("/proc/12/task/13@18446744073709551616", -1);
+	assert_match("/proc/0/task/13@5", -1);
+	assert_match("/proc/12/task/13", -1);
+	assert_match("/proc/12/task/13@", -1);
+	assert_match("/proc/12/task/013@5", -1);
+	assert_non_null(np_attr_access_of("/proc/12/task/13@5"));
+	assert_null(np_attr_access_of("/proc/irq/45/smp_affinity_list"));
+	/* A cgroup's cpuset files, and nothing that leaves the hierarchy. */
+	assert_match("/sys/fs/cgroup/system.slice/x.service/cpuset.cpus", NP_ATTR_CGROUP_CPUS);
+	assert_match("/sys/fs/cgroup/cpuset/docker/abc/cpuset.mems", NP_ATTR_CGROUP_MEMS);
+	assert_match("/sys/fs/cgroup/../../etc/cpuset.cpus", -1);
+	assert_match("/sys/fs/cgroup/a/cpuset.cpus.effective", -1);
 	assert_int_equal(np_attr_match("/sys/class/net/ens3f0np0/queues/tx-17/xps_cpus", &t), NP_ATTR_XPS_CPUS);
 	assert_string_equal(t.net, "ens3f0np0");
 	assert_int_equal(t.queue, 17);

@@ -1,0 +1,1 @@
+--root "$FIXTURES/move" move --node 0 --dry-run 4200

@@ -1,0 +1,1 @@
+--root "$FIXTURES/move" move --node 1 --dry-run --cgroup 4300

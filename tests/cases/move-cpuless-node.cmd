@@ -1,0 +1,1 @@
+--root "$FIXTURES/move" move --node 2 --dry-run 4100

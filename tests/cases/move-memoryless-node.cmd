@@ -1,0 +1,1 @@
+--root "$FIXTURES/move" move --node 1 --memory --dry-run 4100

@@ -1,0 +1,1 @@
+--root "$FIXTURES/move" move --node 3 --dry-run 4100

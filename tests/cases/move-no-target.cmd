@@ -1,0 +1,1 @@
+--root "$FIXTURES/move" move --dry-run 4100

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A move's transaction (lib/move.c, lib/threadaff.c and the engine) on this
+ * test's own threads: their affinity is the only thing it changes, and the
+ * state directory is a scratch one. Threads started during the move, a
+ * thread gone before the revert, a TID that names another thread now, and a
+ * failed write that undoes the threads moved before it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../lib/move.h"
+#include "../../lib/txn.h"
+
+#define MAX_HELPERS 4
+
+struct helper {
+	pthread_t thread;
+	int fds[2];      /* written to end it */
+	int tid;
+	cpu_set_t start; /* set on itself first, when start_set */
+	bool start_set;
+	pthread_mutex_t lock;
+	pthread_cond_t ready;
+	bool up;
+};
+
+struct fix {
+	struct np_ctx ctx;
+	char state[64];
+	struct np_txn_opts opts;
+	cpu_set_t all;   /* the test's affinity before */
+	int ncpus;
+	struct helper helpers[MAX_HELPERS];
+	int nhelpers;
+	struct np_move mv;
+};
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	char c;
+	if (h->start_set)
+		sched_setaffinity(0, sizeof(h->start), &h->start);
+	pthread_mutex_lock(&h->lock);
+	h->tid = (int)syscall(SYS_gettid);
+	h->up = true;
+	pthread_cond_signal(&h->ready);
+	pthread_mutex_unlock(&h->lock);
+	while (read(h->fds[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static struct helper *start_helper(struct fix *f, const cpu_set_t *start)
+{
+	struct helper *h = &f->helpers[f->nhelpers++];
+	memset(h, 0, sizeof(*h));
+	assert_int_equal(pipe(h->fds), 0);
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->ready, NULL);
+	if (start) {
+		h->start = *start;
+		h->start_set = true;
+	}
+	assert_int_equal(pthread_create(&h->thread, NULL, helper_main, h), 0);
+	pthread_mutex_lock(&h->lock);
+	while (!h->up)
+		pthread_cond_wait(&h->ready, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+	return h;
+}
+
+static void stop_helper(struct helper *h)
+{
+	if (h->fds[1] < 0)
+		return;
+	assert_int_equal(write(h->fds[1], "x", 1), 1);
+	pthread_join(h->thread, NULL);
+	close(h->fds[0]);
+	close(h->fds[1]);
+	h->fds[1] = -1;
+}
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	assert_int_equal(np_ctx_init(&f->ctx, "/"), 0);
+	snprintf(f->state, sizeof(f->state), "/tmp/np-move-XXXXXX");
+	assert_non_null(mkdtemp(f->state));
+	f->opts = (struct np_txn_opts){ .state_dir = f->state, .wait_for_lock = true };
+	assert_int_equal(sched_getaffinity(0, sizeof(f->all), &f->all), 0);
+	f->ncpus = CPU_COUNT(&f->all);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+	for (int i = 0; i < f->nhelpers; i++)
+		stop_helper(&f->helpers[i]);
+	/* Whatever failed, the test's own thread runs where it did. */
+	sched_setaffinity(0, sizeof(f->all), &f->all);
+	np_move_free(&f->mv);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->state);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", f->state);
+	np_ctx_fini(&f->ctx);
+	free(f);
+	return 0;
+}
+
+/* The last CPU the test may run on: where the move goes. */
+static int last_cpu(const struct fix *f)
+{
+	int last = -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &f->all))
+			last = c;
+	return last;
+}
+
+static bool runs_only_on(int tid, int cpu)
+{
+	cpu_set_t s;
+	return sched_getaffinity(tid, sizeof(s), &s) == 0 && CPU_COUNT(&s) == 1 && CPU_ISSET(cpu, &s);
+}
+
+static bool runs_on_all(const struct fix *f, int tid)
+{
+	cpu_set_t s;
+	return sched_getaffinity(tid, sizeof(s), &s) == 0 && CPU_EQUAL(&s, &f->all);
+}
+
+/* Plans moving this process to its last CPU; false (the test skipped) on a
+ * machine with one CPU or where a cgroup owns the test's placement. */
+static bool plan(struct fix *f)
+{
+	struct np_cpuset cpus = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
+	if (f->ncpus < 2)
+		return false;
+	assert_int_equal(np_cpuset_set(&cpus, (unsigned)last_cpu(f)), 0);
+	assert_int_equal(np_cpuset_set(&nodes, 0), 0);
+	int rc = np_move_plan(&f->ctx, getpid(), &cpus, &nodes, false, false, &f->mv);
+	np_cpuset_free(&cpus);
+	np_cpuset_free(&nodes);
+	if (rc == -EPERM)
+		return false;
+	if (rc)
+		fail_msg("plan: %s", f->ctx.err);
+	return true;
+}
+
+static void apply(struct fix *f, struct np_txn *txn)
+{
+	f->opts.more = np_move_more;
+	f->opts.more_arg = &f->mv;
+	if (np_txn_apply(&f->ctx, &f->opts, "move test", f->mv.changes, f->mv.nchanges, txn))
+		fail_msg("apply: %s", f->ctx.err);
+	f->opts.more = NULL;
+}
+
+static size_t count_gone(const struct np_txn *txn)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < txn->nchanges; i++)
+		n += txn->changes[i].gone;
+	return n;
+}
+
+static void test_move_and_revert(void **state)
+{
+	struct fix *f = *state;
+	struct helper *a = start_helper(f, NULL), *b = start_helper(f, NULL);
+	struct np_txn txn, back;
+	if (!plan(f))
+		skip();
+	apply(f, &txn);
+	int cpu = last_cpu(f), me = (int)syscall(SYS_gettid);
+	assert_true(runs_only_on(me, cpu));
+	assert_true(runs_only_on(a->tid, cpu));
+	assert_true(runs_only_on(b->tid, cpu));
+	assert_true(txn.nchanges >= 3);
+	for (size_t i = 0; i < txn.nchanges; i++)
+		assert_int_equal(txn.changes[i].attr, NP_ATTR_THREAD_AFFINITY);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
+	assert_int_equal(count_gone(&back), 0);
+	assert_true(runs_on_all(f, me));
+	assert_true(runs_on_all(f, a->tid));
+	assert_true(runs_on_all(f, b->tid));
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+/* The move's own lister, with a thread started on the old CPUs before its
+ * first listing, as one started by a thread not moved yet would be. */
+static struct fix *spawning;
+static int spawned;
+static int spawn_then_list(struct np_ctx *ctx, void *arg, struct np_change **changes, size_t *n)
+{
+	if (!spawned++)
+		start_helper(spawning, &spawning->all);
+	return np_move_more(ctx, arg, changes, n);
+}
+
+static void test_thread_started_during_the_move(void **state)
+{
+	struct fix *f = *state;
+	struct np_txn txn, back;
+	start_helper(f, NULL);
+	if (!plan(f))
+		skip();
+	size_t planned = f->mv.nchanges;
+	spawning = f;
+	spawned = 0;
+	f->opts.more = spawn_then_list;
+	f->opts.more_arg = &f->mv;
+	if (np_txn_apply(&f->ctx, &f->opts, "move test", f->mv.changes, f->mv.nchanges, &txn))
+		fail_msg("apply: %s", f->ctx.err);
+	f->opts.more = NULL;
+	struct helper *late = &f->helpers[f->nhelpers - 1];
+	assert_int_equal(f->nhelpers, 2);
+	/* Listed again, moved and journaled in the same transaction. */
+	assert_int_equal(txn.nchanges, planned + 1);
+	assert_true(runs_only_on(late->tid, last_cpu(f)));
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
+	assert_true(runs_on_all(f, late->tid));
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+static void test_revert_skips_a_thread_gone(void **state)
+{
+	struct fix *f = *state;
+	struct helper *a = start_helper(f, NULL), *b = start_helper(f, NULL);
+	struct np_txn txn, back;
+	if (!plan(f))
+		skip();
+	apply(f, &txn);
+	int gone_tid = a->tid;
+	stop_helper(a);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
+	assert_int_equal(count_gone(&back), 1);
+	for (size_t i = 0; i < back.nchanges; i++)
+		assert_int_equal(back.changes[i].gone, back.changes[i].target.tid == gone_tid);
+	assert_true(runs_on_all(f, b->tid));
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+/* A journal whose thread has another start time than the thread with its
+ * TID now (the TID reused by a newer thread): that thread is not touched. */
+static void test_revert_skips_a_reused_tid(void **state)
+{
+	struct fix *f = *state;
+	struct helper *a = start_helper(f, NULL);
+	struct np_txn txn, back;
+	if (!plan(f))
+		skip();
+	apply(f, &txn);
+	char path[256], needle[64];
+	snprintf(path, sizeof(path), "%s/txn/%s.json", f->state, txn.id);
+	FILE *in = fopen(path, "r");
+	assert_non_null(in);
+	char text[65536];
+	size_t len = fread(text, 1, sizeof(text) - 1, in);
+	fclose(in);
+	text[len] = '\0';
+	snprintf(needle, sizeof(needle), "/task/%d@", a->tid);
+	char *at = strstr(text, needle);
+	assert_non_null(at);
+	at += strlen(needle);
+	/* One more tick: the same TID, a thread started later. */
+	char *end;
+	unsigned long long start = strtoull(at, &end, 10);
+	char rest[65536];
+	snprintf(rest, sizeof(rest), "%s", end);
+	snprintf(at, sizeof(text) - (size_t)(at - text), "%llu%s", start + 1, rest);
+	FILE *out = fopen(path, "w");
+	assert_non_null(out);
+	fputs(text, out);
+	fclose(out);
+
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
+	assert_int_equal(count_gone(&back), 1);
+	assert_true(runs_only_on(a->tid, last_cpu(f)));
+	assert_true(runs_on_all(f, (int)syscall(SYS_gettid)));
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+/* A write the kernel refuses (a CPU the machine does not have) undoes the
+ * threads moved before it, and nothing is left applied. */
+static void test_refused_write_undoes_the_others(void **state)
+{
+	struct fix *f = *state;
+	struct helper *a = start_helper(f, NULL);
+	struct np_txn txn;
+	if (!plan(f))
+		skip();
+	size_t last = f->mv.nchanges - 1;
+	free(f->mv.changes[last].new_value);
+	f->mv.changes[last].new_value = strdup("4000");
+	assert_int_not_equal(np_txn_apply(&f->ctx, &f->opts, "move test", f->mv.changes, f->mv.nchanges, &txn), 0);
+	np_txn_free(&txn);
+	assert_true(runs_on_all(f, (int)syscall(SYS_gettid)));
+	assert_true(runs_on_all(f, a->tid));
+	char *pending = NULL;
+	assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+	assert_null(pending);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_move_and_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_started_during_the_move, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_skips_a_thread_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_skips_a_reused_tid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_write_undoes_the_others, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
