@@ -10,10 +10,29 @@
 #include "advise-int.h"
 #include "findings.h"
 
-static int distance(const struct planner *p, int from_node, int cpu)
+/* A node's index in topo.nodes (the planner's distance table is by index),
+ * -1 when there is none. */
+static int node_index_of(const struct planner *p, int id)
 {
-	int node = np_topology_node_of_cpu(&p->m->topo, cpu);
-	int d = from_node >= 0 ? np_topology_distance(&p->m->topo, from_node, node) : 10;
+	for (int i = 0; i < p->m->topo.nnodes; i++)
+		if (p->m->topo.nodes[i].id == id)
+			return i;
+	return -1;
+}
+
+/* The distance between two nodes by index, as np_topology_distance gives it
+ * by id: -1 when either is unknown. */
+static int index_distance(const struct planner *p, int from, int to)
+{
+	return from >= 0 && to >= 0 ? p->node_dist[from * p->m->topo.nnodes + to] : -1;
+}
+
+/* How far a CPU is from node from_node (at index from): 10 when from_node is
+ * unknown, 255 when the distance is. */
+static int distance(const struct planner *p, int from_node, int from, int cpu)
+{
+	int to = cpu >= 0 && cpu <= p->m->topo.max_cpu ? p->node_index[cpu] : -1;
+	int d = from_node >= 0 ? index_distance(p, from, to) : 10;
 	return d < 0 ? 255 : d;
 }
 
@@ -225,8 +244,10 @@ int plan_weigh_devices(struct planner *p)
 		const struct slot *s = &p->slots[k];
 		if (s->queue >= 0)
 			p->data_volume[s->dev] += s->total;
-		if ((rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes)))
-			break;
+		/* A device's slots share its target: its nodes found once. */
+		if (k == 0 || s->dev != p->slots[k - 1].dev)
+			if ((rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes)))
+				break;
 		for (size_t j = 0; j < s->n; j++) {
 			const struct np_irq *irq = &m->irqs.v[p->refs[s->first + j]];
 			for (int n = 0; n < m->topo.nnodes; n++)
@@ -266,6 +287,9 @@ static const char *outside_text(const struct planner *p, const struct np_cpuset 
 	size_t len = 0;
 	buf[0] = '\0';
 	for (int k = 0; k < 3; k++) {
+		/* Asked twice of every IRQ: most machines have no such CPUs. */
+		if (!np_cpuset_intersects(cpus, kinds[k]))
+			continue;
 		if (np_cpuset_copy(&bad, cpus))
 			break;
 		np_cpuset_and(&bad, kinds[k]);
@@ -411,7 +435,8 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 {
 	const struct np_machine *m = p->m;
 	int rc = 0;
-	int rnode = np_topology_node_of_cpu(&m->topo, np_cpuset_next(cpus, 0));
+	int rcpu = np_cpuset_next(cpus, 0), rnode = np_topology_node_of_cpu(&m->topo, rcpu);
+	int rindex = rnode >= 0 ? p->node_index[rcpu] : -1;
 	int home = np_device_node(m, &m->pci.devs[s->dev], NULL);
 	for (size_t k = 0; rc == 0 && k < s->n; k++) {
 		size_t ii = p->refs[s->first + k];
@@ -420,7 +445,7 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 				    .vector = irq->name, .interrupts = irq->total, .rule = keep ? NP_RULE_NONE : rule };
 		double weighted = 0;
 		for (int n = 0; n < m->topo.nnodes; n++) {
-			int id = m->topo.nodes[n].id, d = rnode >= 0 ? np_topology_distance(&m->topo, id, rnode) : 10;
+			int d = rnode >= 0 ? index_distance(p, n, rindex) : 10;
 			weighted += (double)irq->per_node[n] * (d > 0 ? d : 10) / 10.0;
 		}
 		/* Remote is off the device's node, whatever the policy. */
@@ -517,12 +542,13 @@ static int pick_cpu(struct planner *p, int dev, int home, int queue)
 	int best = -1, pos = 0, bestrot = 0;
 	unsigned size = np_cpuset_count(t);
 	long long bestkey[9] = { 0 };
+	int anchor = node_index_of(p, p->anchor[dev]);
 	np_cpuset_foreach(cpu, t) {
 		int c = core_of(p, cpu);
 		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
 		long long key[9] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
 				     want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want,
-				     p->dcount[dev][c], distance(p, p->anchor[dev], cpu), p->core_load[c], p->dcpu[dev][cpu],
+				     p->dcount[dev][c], distance(p, p->anchor[dev], anchor, cpu), p->core_load[c], p->dcpu[dev][cpu],
 				     cpu != home, p->load[cpu] };
 		pos++;
 		int cmp = 0;

@@ -576,50 +576,64 @@ static int tally_rec(struct judge *j, struct tally *t, const struct np_rec *r)
 }
 
 /* The plan's changes of this rule that no finding took yet: one problem per
- * device (or one machine-wide), stated from them. */
+ * device (or one machine-wide), stated from them. Its changes are grouped by
+ * device in one pass over the plan (a counting sort keeps the plan's order
+ * within a device), not one pass a device: eleven rules times 65 devices
+ * times the plan's 4,800 changes on a 1024-CPU machine. */
 static int rule_from_plan(struct judge *j, enum np_rule_id rule)
 {
 	const struct np_plan *plan = &j->f->plan;
 	const struct np_machine *m = j->m;
-	int rc = 0;
-	for (int di = -1; di < (int)m->pci.ndevs && rc == 0; di++) {
+	size_t ngroups = m->pci.ndevs + 1; /* the machine-wide changes (dev -1) first */
+	size_t *start = calloc(ngroups + 1, sizeof(*start)), *order = malloc((plan->n + 1) * sizeof(*order));
+	int rc = start && order ? 0 : -ENOMEM;
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->change && r->rule == rule && r->dev >= -1 && r->dev < (int)m->pci.ndevs && !j->attached[i])
+			start[r->dev + 2]++;
+	}
+	for (size_t g = 1; g <= ngroups && rc == 0; g++)
+		start[g] += start[g - 1];
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->change && r->rule == rule && r->dev >= -1 && r->dev < (int)m->pci.ndevs && !j->attached[i])
+			order[start[r->dev + 1]++] = i;
+	}
+	/* start[g] is now where group g ends, the next group's start. */
+	for (size_t g = 0, from = 0; g < ngroups && rc == 0; from = start[g], g++) {
+		int di = (int)g - 1;
+		size_t n = start[g] - from;
 		struct tally t = { 0 };
-		size_t first = SIZE_MAX, n = 0;
-		for (size_t i = 0; i < plan->n && rc == 0; i++) {
-			const struct np_rec *r = &plan->v[i];
-			if (!r->change || r->rule != rule || r->dev != di || j->attached[i])
-				continue;
-			if (first == SIZE_MAX)
-				first = i;
-			n++;
-			rc = tally_rec(j, &t, r);
-		}
-		if (first == SIZE_MAX || rc) {
+		for (size_t k = from; k < start[g] && rc == 0; k++)
+			rc = tally_rec(j, &t, &plan->v[order[k]]);
+		if (n == 0 || rc) {
 			tally_free(&t);
 			continue;
 		}
-		char *msg = plan_message(j, rule, di, &plan->v[first], &t, n);
-		const struct np_rec *r0 = &plan->v[first];
+		const struct np_rec *r0 = &plan->v[order[from]];
+		char *msg = plan_message(j, rule, di, r0, &t, n);
 		struct np_finding *x = msg ? add(j->f, rule, di >= 0 ? m->pci.devs[di].addr : np_rule_name(rule), "%s", msg)
 					   : NULL;
 		free(msg);
 		if (!x) {
 			tally_free(&t);
-			return -ENOMEM;
+			rc = -ENOMEM;
+			break;
 		}
 		x->dev = di;
 		x->who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup(r0->target.net ? r0->target.net : "new IRQs");
 		x->what = np_rule_name(rule);
 		take(x, &t, t.total);
 		tally_free(&t);
-		if (!x->who)
-			return -ENOMEM;
-		for (size_t i = first; i < plan->n && rc == 0; i++) {
-			const struct np_rec *r = &plan->v[i];
-			if (r->change && r->rule == rule && r->dev == di && !j->attached[i])
-				rc = attach(j, x, i);
+		if (!x->who) {
+			rc = -ENOMEM;
+			break;
 		}
+		for (size_t k = from; k < start[g] && rc == 0; k++)
+			rc = attach(j, x, order[k]);
 	}
+	free(start);
+	free(order);
 	return rc;
 }
 

@@ -2,7 +2,6 @@
 #include "vector.h"
 
 #include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 
 /* The text right before a queue number, as the drivers write it; the first
@@ -48,6 +47,22 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 	return len >= n && !memcmp(s + len - n, suffix, n);
 }
 
+/* out = the first alen bytes of a, then b and c, cut to fit as snprintf
+ * would cut them: the planner classifies every vector of the machine (4000
+ * on a large one), and snprintf cost more than the rest of the work. */
+static void join(char out[NP_VEC_FAMILY_MAX], const char *a, size_t alen, const char *b, const char *c)
+{
+	size_t n = 0;
+	const char *part[] = { a, b, c };
+	size_t len[] = { alen, strlen(b), strlen(c) };
+	for (int i = 0; i < 3; i++) {
+		size_t k = len[i] < NP_VEC_FAMILY_MAX - 1 - n ? len[i] : NP_VEC_FAMILY_MAX - 1 - n;
+		memcpy(out + n, part[i], k);
+		n += k;
+	}
+	out[n] = '\0';
+}
+
 bool np_vector_classify(const char *name, struct np_vector_class *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -59,8 +74,8 @@ bool np_vector_classify(const char *name, struct np_vector_class *out)
 	size_t head = at ? (size_t)(at - name) : strlen(name), digits = head;
 	while (digits > 0 && isdigit((unsigned char)name[digits - 1]))
 		digits--;
-	snprintf(out->family, sizeof(out->family), "%s", name);
-	snprintf(out->pair, sizeof(out->pair), "%s", name);
+	join(out->family, name, strlen(name), "", "");
+	memcpy(out->pair, out->family, sizeof(out->pair));
 	out->role = NP_ROLE_MISC;
 	if (digits < head) {
 		int queue = 0;
@@ -71,7 +86,7 @@ bool np_vector_classify(const char *name, struct np_vector_class *out)
 			found = true;
 			out->role = queue == 0 ? NP_ROLE_MISC : NP_ROLE_DATA;
 			out->queue = queue == 0 ? -1 : queue;
-			snprintf(out->pair, sizeof(out->pair), "%.*s", (int)digits, name);
+			join(out->pair, name, digits, "", "");
 		}
 		for (size_t r = 0; !found && r < sizeof(rows) / sizeof(rows[0]); r++) {
 			if (!ends_with(name, digits, rows[r].suffix))
@@ -81,13 +96,12 @@ bool np_vector_classify(const char *name, struct np_vector_class *out)
 			out->role = rows[r].role;
 			out->queue = rows[r].role == NP_ROLE_MISC ? -1 : queue;
 			size_t base = digits - strlen(rows[r].suffix);
-			snprintf(out->pair, sizeof(out->pair), "%.*s%s%s", (int)base, name,
-				 rows[r].pair ? rows[r].pair : rows[r].suffix, at ? at : "");
+			join(out->pair, name, base, rows[r].pair ? rows[r].pair : rows[r].suffix, at ? at : "");
 		}
 		/* Otherwise the digits are glued to a word ("eno1", "rtc0",
 		 * "dmar1"): part of a name, not a queue. */
 		if (found)
-			snprintf(out->family, sizeof(out->family), "%.*s%s", (int)digits, name, at ? at : "");
+			join(out->family, name, digits, at ? at : "", "");
 	}
 	/* The roles a queue-named vector can have besides data. */
 	if (out->queue >= 0 && strstr(name, ":fdir"))
