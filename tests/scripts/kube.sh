@@ -80,14 +80,14 @@ test_hold_reacts_to_a_changed_state_file() {
 		"$TOP/profiles/network-local.json" 2>"$log" &
 	KUBE_HOLD_PID=$!
 	trap 'kill "${KUBE_HOLD_PID:-}" 2>/dev/null || true' EXIT
-	for ((i = 0; i < 100; i++)); do grep -q "holding" "$log" && break; sleep 0.1; done
+	for ((i = 0; i < 600; i++)); do grep -q "holding" "$log" && break; sleep 0.1; done
 	grep -q "watching .*/var/lib/kubelet/cpu_manager_state" "$log" || die "not watching: $(cat "$log")"
 	expect_eq "6 7" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 before the pod"
 	# As the kubelet writes it: a new file renamed over the old.
 	printf '%s' '{"policyName":"static","defaultCpuSet":"0-5","entries":{"'$KUBE_POD'":{"l2fwd":"6-7"}},"checksum":2}' \
 		>"$state.tmp"
 	mv "$state.tmp" "$state"
-	for ((i = 0; i < 100; i++)); do grep -q "re-applied" "$log" && break; sleep 0.1; done
+	for ((i = 0; i < 600; i++)); do grep -q "re-applied" "$log" && break; sleep 0.1; done
 	grep -q "event: the kubelet's CPU manager state changed" "$log" || die "no event: $(cat "$log")"
 	expect_eq "5 4" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 after the pod"
 	# --metrics: hold's counter for the device, the held profile without drift.
