@@ -184,7 +184,9 @@ static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const stru
 	for (size_t i = 0; rc == EXIT_OK && i < res->n; i++) {
 		const struct np_change *c = &res->changes[i];
 		char *cur = NULL;
-		if (np_read_text(ctx, &cur, "%s", c->path)) {
+		/* A value that is no file (a thread's affinity) is read its own way. */
+		const struct np_attr_access *access = np_attr_access_of(c->path);
+		if (access ? access->read(ctx, c->path, &cur) : np_read_text(ctx, &cur, "%s", c->path)) {
 			rc = np_error("%s", ctx->err);
 			break;
 		}

@@ -262,3 +262,14 @@ test_live_rejected_write_leaves_everything_as_before() {
 	expect_eq 2 "$status" "apply of a profile naming a missing CPU"
 	expect_eq "" "$(live_changed_files)" "files changed"
 }
+
+# A thread's affinity (what move journals) is no file: the dry run reads it
+# its own way (the task's Cpus_allowed_list under --root), as apply does.
+test_dry_run_reads_a_threads_affinity() {
+	printf '%s\n' '{"format": "numaplace-profile/1", "name": "t", "settings": [' \
+		'{"kind": "thread_affinity", "pid": 4100, "tid": 4101, "start": 120347, "cpus": "0-3"}]}' >"$WORK/t.json"
+	local out
+	out=$("$NUMAPLACE" --root "$FIXTURES/move" apply --dry-run --json "$WORK/t.json") || die "dry run: exit $?"
+	expect_eq "0-7" "$(jq -r '.changes[0].current' <<<"$out")" "the thread's affinity now"
+	expect_eq true "$(jq -r '.changes[0].change' <<<"$out")" "a change"
+}
