@@ -32,7 +32,7 @@ const struct np_option apply_options[] = {
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_STRING(0, "state-dir", struct apply_opts, state_dir, "DIR",
 		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
-	NP_OPT_BOOL(0, "no-wait", struct apply_opts, no_wait, "fail at once when another apply or revert holds the lock"),
+	NP_OPT_NO_WAIT(struct apply_opts, no_wait),
 	/* The default is ban, when irqbalance runs or its configuration file
 	 * exists (installed; at boot numaplace runs before it starts): an apply
 	 * whose IRQ placement irqbalance undoes within 10 s has not applied the

@@ -47,6 +47,9 @@ struct np_option {
 	{ .name = (l), .short_name = (s), .arg = (a), .help = (h), .complete = (c), .type = NP_OPT_CALLBACK, \
 	  .offset = NP_FIELD(T, F, FT), .cb = (fn) }
 #define NP_OPT_END { .name = NULL }
+/* The transaction lock's option, one text for every command that takes it. */
+#define NP_OPT_NO_WAIT(T, F) \
+	NP_OPT_BOOL(0, "no-wait", T, F, "fail at once when another apply or revert holds the lock")
 
 /* Ready-made callbacks: a number 0..2^22 into an int; a directory appended
  * to a struct np_dirlist (--profile-dir, repeatable); seconds, 0 < SEC <=

@@ -32,7 +32,7 @@ const struct np_option move_options[] = {
 	NP_OPT_BOOL('n', "dry-run", struct move_opts, dry_run, "print the plan and write nothing"),
 	NP_OPT_STRING(0, "state-dir", struct move_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
-	NP_OPT_BOOL(0, "no-wait", struct move_opts, no_wait, "fail at once when another apply or revert holds the lock"),
+	NP_OPT_NO_WAIT(struct move_opts, no_wait),
 	NP_OPT_JSON(struct move_opts, json, "print JSON: {\"pid\", \"comm\", \"cpus\", \"changes\": [...], ...}"),
 	NP_OPT_PRETTY(struct move_opts, pretty),
 	NP_OPT_END,

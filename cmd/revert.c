@@ -18,7 +18,7 @@ const struct np_option revert_options[] = {
 		    "revert every transaction of ID's hold session (default: the latest's), newest first"),
 	NP_OPT_STRING(0, "state-dir", struct revert_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
-	NP_OPT_BOOL(0, "no-wait", struct revert_opts, no_wait, "fail at once when another apply or revert holds the lock"),
+	NP_OPT_NO_WAIT(struct revert_opts, no_wait),
 	NP_OPT_JSON(struct revert_opts, json, "print JSON: {\"reverted\": true|false, \"transaction\": ID, \"changes\": [...]}"),
 	NP_OPT_PRETTY(struct revert_opts, pretty),
 	NP_OPT_END,

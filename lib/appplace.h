@@ -47,7 +47,8 @@ struct np_app {
 	unsigned threads_needed;       /* threads the node must hold */
 	unsigned memory_node_cpus;     /* usable CPUs of memory_node */
 	unsigned device_node_cpus;     /* usable CPUs of the busiest device's node */
-	struct np_cpuset place_cpus;   /* usable CPUs of place_node */
+	struct np_cpuset place_cpus;   /* usable CPUs of place_node; when no node wins, those of the
+	                                * nodes its threads run on (its IRQs follow them) */
 	bool move_memory;              /* the move takes its memory along (--memory) */
 	bool cgroup_bars;              /* its cgroup's cpuset leaves place_cpus out: the move needs --cgroup */
 	char *move;                    /* "numaplace move PID --node N [--memory]"; NULL: nothing to move */
