@@ -32,7 +32,9 @@ TEST_PKGS := cmocka hwloc
 # caller sets none). Warnings are errors only in make check and CI (WERROR=1).
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Wshadow -Wno-sign-compare $(if $(WERROR),-Werror)
-override CPPFLAGS += -D_GNU_SOURCE -DNUMAPLACE_VERSION='"$(VERSION)"' \
+# Headers are named by their stage from the top of lib/ and cmd/
+# ("read/sysfs.h", "render/output.h").
+override CPPFLAGS += -Ilib -Icmd -D_GNU_SOURCE -DNUMAPLACE_VERSION='"$(VERSION)"' \
 	-DNUMAPLACE_DATADIR='"$(DATADIR)"' -DNUMAPLACE_CONFDIR='"$(SYSCONFDIR)/numaplace"'
 HARDEN_CPPFLAGS := $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS)),,-D_FORTIFY_SOURCE=2)
 HARDEN_CFLAGS := -fstack-protector-strong -fPIE
@@ -45,8 +47,10 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null) -lm
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC := $(sort $(wildcard lib/*.c))
-CMD_SRC := $(sort $(wildcard cmd/*.c))
+# lib/ is in folders by stage (base, read, judge, change); cmd/ holds the
+# commands, cmd/render/ what they print with.
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
+CMD_SRC := $(sort $(wildcard cmd/*.c cmd/render/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 # Each object depends on the headers it includes, as the compiler lists them
 # (-MMD -MP, build/**/*.d), not on every header of the tree.

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/advise.h"
-#include "../lib/appdev.h"
-#include "../lib/appplace.h"
-#include "../lib/findings.h"
-#include "../lib/quote.h"
+#include "judge/advise.h"
+#include "read/app-devices.h"
+#include "judge/app-place.h"
+#include "judge/findings.h"
+#include "base/quote.h"
 #include "cmd.h"
-#include "output.h"
-#include "term.h"
+#include "render/output.h"
+#include "render/term.h"
 
 /* The devices of --device, in the order given. */
 struct filters {
@@ -550,7 +550,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	} else if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected)) {
 		rc = np_error("%s", ctx->err);
 	}
-	/* --app-pid places the process too (lib/appplace); under the app policy its IRQs follow it there. */
+	/* --app-pid places the process too (lib/judge/app-place); under the app policy its IRQs follow it there. */
 	struct np_app app = { .place_node = -1 };
 	char *placed = NULL, **with = NULL;
 	if (rc == EXIT_OK && app_pid >= 0 && !ao.pod &&

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/advise.h"
-#include "../lib/appplace.h"
-#include "../lib/cpudesc.h"
-#include "../lib/findings.h"
-#include "../lib/quote.h"
-#include "output.h"
-#include "render.h"
-#include "term.h"
+#include "judge/advise.h"
+#include "judge/app-place.h"
+#include "judge/cpuset-names.h"
+#include "judge/findings.h"
+#include "base/quote.h"
+#include "render/output.h"
+#include "render/render.h"
+#include "render/term.h"
 
 struct app_opts {
 	double interval;

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/conffile.h"
-#include "../lib/irqbalance.h"
-#include "../lib/resolve.h"
-#include "../lib/sysfs.h"
+#include "read/conffile.h"
+#include "change/irqbalance.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
 #include "cmd.h"
-#include "render.h"
+#include "render/render.h"
 
 /* At boot another apply holding the lock is unusual (a revert by hand, a
  * second unit): wait for it, but never hold the boot up for long. */

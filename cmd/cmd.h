@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../lib/context.h"
+#include "base/context.h"
 
 /* Exit statuses, the same for every command. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -58,7 +58,7 @@ struct np_option {
 np_opt_cb np_opt_int, np_opt_dir, np_opt_interval, np_opt_whole_seconds;
 
 /* What apply and hold do about irqbalance (--irqbalance ban|warn|ignore,
- * into an enum np_irqb_mode, lib/irqbalance.h). */
+ * into an enum np_irqb_mode, lib/change/irqbalance.h). */
 np_opt_cb np_opt_irqbalance;
 
 struct np_command {
@@ -172,7 +172,7 @@ int np_find_one_device(const struct np_machine *m, const char *filter, size_t *i
 
 /* Draws the machine as SVG into path (report --svg). Returns an exit status. */
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);
-/* Writes len bytes of text to the user's file path (cmd/outfile.c): a link
+/* Writes len bytes of text to the user's file path (cmd/render/outfile.c): a link
  * there is refused, a regular file replaced atomically. An exit status. */
 int np_write_output(const char *path, const char *text, size_t len);
 

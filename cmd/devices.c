@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/machine.h"
-#include "../lib/pciclass.h"
-#include "../lib/pcitree.h"
-#include "render.h"
+#include "read/machine.h"
+#include "read/pci-class.h"
+#include "read/pci-tree.h"
+#include "render/render.h"
 
 struct devices_opts {
 	bool all, json, pretty, matrix;

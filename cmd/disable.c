@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lib/conffile.h"
-#include "../lib/sysfs.h"
-#include "output.h"
+#include "read/conffile.h"
+#include "read/sysfs.h"
+#include "render/output.h"
 
 struct disable_opts {
 	bool json, pretty;

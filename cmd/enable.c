@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../lib/conffile.h"
-#include "../lib/resolve.h"
-#include "../lib/sysfs.h"
-#include "output.h"
+#include "read/conffile.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
+#include "render/output.h"
 
 struct enable_opts {
 	struct np_dirlist dirs;

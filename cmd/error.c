@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/quote.h"
+#include "base/quote.h"
 #include "cmd.h"
 
 void np_say(const char *what, const char *text)

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/txn.h"
-#include "output.h"
+#include "change/txn.h"
+#include "render/output.h"
 
 struct history_opts {
 	bool json, pretty, prune;

@@ -17,16 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/conffile.h"
-#include "../lib/hold.h"
-#include "../lib/irqbalance.h"
-#include "../lib/quote.h"
-#include "../lib/resolve.h"
-#include "../lib/sysfs.h"
-#include "../lib/uevent.h"
+#include "read/conffile.h"
+#include "change/hold.h"
+#include "change/irqbalance.h"
+#include "base/quote.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
+#include "read/uevent.h"
 #include "cmd.h"
 #include "metrics.h"
-#include "output.h"
+#include "render/output.h"
 
 #define DEFAULT_INTERVAL 30
 #define MAX_PENDING 64
@@ -54,7 +54,7 @@ const struct np_option hold_options[] = {
 			"look for profiles in DIR first (repeatable)", "dir", np_opt_dir),
 	NP_OPT_STRING(0, "state-dir", struct hold_opts, state_dir, "DIR",
 		      "keep transactions in DIR (default /var/lib/numaplace, under --root)", "dir"),
-	/* As apply decides (lib/irqban.c): hold runs for long, and an IRQ that
+	/* As apply decides (lib/change/irqbalance-ban.c): hold runs for long, and an IRQ that
 	 * irqbalance moves would be a fight every minute. */
 	NP_OPT_CALLBACK(0, "irqbalance", struct hold_opts, irqbalance, enum np_irqb_mode, "MODE",
 			"ban the IRQs placed in irqbalance's configuration file at the first apply and at each "

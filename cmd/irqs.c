@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/machine.h"
-#include "render.h"
+#include "read/machine.h"
+#include "render/render.h"
 
 struct irqs_opts {
 	bool json, pretty;

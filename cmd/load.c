@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/machine.h"
-#include "../lib/profile.h"
-#include "../lib/resolve.h"
-#include "render.h"
+#include "read/machine.h"
+#include "change/profile.h"
+#include "change/resolve.h"
+#include "render/render.h"
 
 
 void np_print_warnings(const struct np_machine *m)
@@ -88,7 +88,7 @@ void np_dirs_free(struct np_dirlist *d)
 
 /* Running from a checkout, the profiles sit in the source tree: next to the
  * binary (./numaplace), or two levels up for build/san/numaplace, where the
- * source tree is recognised by lib/profile.h so that an unrelated
+ * source tree is recognised by lib/change/profile.h so that an unrelated
  * "profiles" directory above an installed binary is never picked up. */
 static int add_source_tree(struct np_dirlist *d)
 {
@@ -102,7 +102,7 @@ static int add_source_tree(struct np_dirlist *d)
 		if (!slash || slash == exe)
 			return 0;
 		*slash = '\0';
-		snprintf(path, sizeof(path), "%s/lib/profile.h", exe);
+		snprintf(path, sizeof(path), "%s/lib/change/profile.h", exe);
 		if (up > 0 && access(path, F_OK) != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/profiles", exe);

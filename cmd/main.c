@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/conffile.h"
-#include "../lib/nearest.h"
+#include "read/conffile.h"
+#include "base/nearest.h"
 
 #include "cmd.h"
 

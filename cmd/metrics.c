@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/kubelet.h"
-#include "../lib/resolve.h"
-#include "../lib/sysfs.h"
-#include "../lib/txn.h"
+#include "read/kubelet.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
+#include "change/txn.h"
 #include "metrics.h"
-#include "render.h"
+#include "render/render.h"
 
 struct metrics_opts {
 	const char *save, *profile, *state_dir;

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/machine.h"
-#include "../lib/move.h"
-#include "../lib/topology.h"
-#include "../lib/txn.h"
-#include "output.h"
-#include "render.h"
+#include "read/machine.h"
+#include "change/move.h"
+#include "read/topology.h"
+#include "change/txn.h"
+#include "render/output.h"
+#include "render/render.h"
 
 struct move_opts {
 	int node;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/irqbalance.h"
-#include "../lib/nearest.h"
+#include "change/irqbalance.h"
+#include "base/nearest.h"
 #include "cmd.h"
 
 /* getopt_long's value for a long option: past every character, so that a

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/profile.h"
+#include "change/profile.h"
 #include "cmd.h"
-#include "output.h"
+#include "render/output.h"
 
 struct profile_opts {
 	struct np_dirlist dirs;

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/findings.h"
-#include "../lib/host.h"
-#include "../lib/machine.h"
-#include "../lib/quote.h"
-#include "render.h"
-#include "term.h"
+#include "judge/findings.h"
+#include "read/host.h"
+#include "read/machine.h"
+#include "base/quote.h"
+#include "render/render.h"
+#include "render/term.h"
 
 struct report_opts {
 	bool json, pretty, all;

@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../lib/txn.h"
-#include "render.h"
+#include "change/txn.h"
+#include "render/render.h"
 
 struct revert_opts {
 	bool force, dry_run, no_wait, json, pretty, session;

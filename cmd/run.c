@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/advise.h"
-#include "../lib/move.h"
-#include "output.h"
+#include "judge/advise.h"
+#include "change/move.h"
+#include "render/output.h"
 
 struct run_opts {
 	const char *near;

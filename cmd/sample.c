@@ -6,10 +6,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/findings.h"
-#include "../lib/machine.h"
+#include "judge/findings.h"
+#include "read/machine.h"
 #include "cmd.h"
-#include "term.h"
+#include "render/term.h"
 
 static void sleep_for(double seconds)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdio.h>
 
-#include "../lib/snapshot.h"
-#include "output.h"
+#include "read/snapshot.h"
+#include "render/output.h"
 
 struct snapshot_opts {
 	bool json, pretty;

@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/cpudesc.h"
-#include "../lib/findings.h"
-#include "../lib/machine.h"
+#include "judge/cpuset-names.h"
+#include "judge/findings.h"
+#include "read/machine.h"
 #include "cmd.h"
-#include "term.h"
+#include "render/term.h"
 
 struct top_opts {
 	double delay;

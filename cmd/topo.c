@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "../lib/kubelet.h"
-#include "../lib/topology.h"
-#include "render.h"
+#include "read/kubelet.h"
+#include "read/topology.h"
+#include "render/render.h"
 
 struct topo_opts {
 	bool json, pretty, cpus;

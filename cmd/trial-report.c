@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* numaplace trial's outcome: the per-pair statistics (lib/trialstat), the
+/* numaplace trial's outcome: the per-pair statistics (lib/judge/trial-stats), the
  * verdict and, when it is keep, the transaction that keeps the profile;
  * then the runs' table or JSON document and trial.json beside the runs'
  * outputs. The runs themselves are trial.c's. */
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/trialstat.h"
-#include "../lib/txn.h"
-#include "output.h"
+#include "judge/trial-stats.h"
+#include "change/txn.h"
+#include "render/output.h"
 #include "trial.h"
 
 #define WANT_LEVEL 0.95

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace trial: run the user's command with and without a profile, in
  * pairs whose order is drawn from a printed seed, and keep the profile only
- * when the per-pair ratios say it wins (lib/trialstat). The runner is here;
+ * when the per-pair ratios say it wins (lib/judge/trial-stats). The runner is here;
  * the outcome (statistics, verdict, table and JSON) is trial-report.c's. */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,14 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/irqbalance.h"
-#include "../lib/machine.h"
-#include "../lib/profile.h"
-#include "../lib/resolve.h"
-#include "../lib/sysfs.h"
-#include "../lib/trialstat.h"
-#include "../lib/txn.h"
-#include "output.h"
+#include "change/irqbalance.h"
+#include "read/machine.h"
+#include "change/profile.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
+#include "judge/trial-stats.h"
+#include "change/txn.h"
+#include "render/output.h"
 #include "trial.h"
 
 #define DEFAULT_PAIRS 10

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/irqbalance.h"
-#include "../lib/txn.h"
+#include "change/irqbalance.h"
+#include "change/txn.h"
 #include "cmd.h"
-#include "output.h"
+#include "render/output.h"
 
 struct seed_opt {
 	bool set;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/resolve.h"
-#include "../lib/sysfs.h"
-#include "output.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
+#include "render/output.h"
 
 struct verify_opts {
 	bool json, pretty;

@@ -3,7 +3,7 @@
  * unit tests): the hooks a release binary must not have. */
 #include <stdlib.h>
 
-#include "../lib/txn.h"
+#include "change/txn.h"
 
 /* The crash tests' fault: NUMAPLACE_FAULT_AFTER_WRITES=K ends the process
  * right after the K-th write of a transaction. */

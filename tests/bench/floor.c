@@ -164,7 +164,7 @@ static void each_in_list(const char *text, void (*fn)(int))
 }
 
 /* CPUs already in a known L3 domain: report reads one shared_cpu_list per
- * domain (lib/cache.c). */
+ * domain (lib/read/cache.c). */
 static unsigned char *in_l3;
 static int max_cpu = -1;
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/cpuset.h"
+#include "base/cpuset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

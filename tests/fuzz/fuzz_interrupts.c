@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/irq.h"
+#include "read/irq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/irqbalance.h"
-#include "../../lib/txn.h"
+#include "change/irqbalance.h"
+#include "change/txn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/txn.h"
+#include "change/txn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/uevent.h"
+#include "read/uevent.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/machine.h"
-#include "../../lib/profile.h"
-#include "../../lib/resolve.h"
-#include "../../lib/sysfs.h"
-#include "../../lib/target.h"
-#include "../../lib/txn.h"
+#include "read/machine.h"
+#include "change/profile.h"
+#include "change/resolve.h"
+#include "read/sysfs.h"
+#include "change/target.h"
+#include "change/txn.h"
 #include "tmproot.h"
 
 #define FLOW "/sys/class/net/eth4/queues/rx-0/rps_flow_cnt"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The advisor's rq_affinity decision (lib/advise.c) against each row of seed
+/* The advisor's rq_affinity decision (lib/judge/advise.c) against each row of seed
  * 004 (Alan D. Brunelle, LKML, April 2008): I/O processes pinned on the CPU
  * handling their device's IRQ, pinned elsewhere, or placed by the scheduler.
  * That test's rq_affinity=1 completed on the submitting CPU: today's 2. */
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/advise.h"
-#include "../../lib/findings.h"
+#include "judge/advise.h"
+#include "judge/findings.h"
 
 static int decide(bool pinned, bool irq_on_submitters, bool shares_l3, bool per_cpu_queues, const char **why)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An application's placement and its rules in the one problem list
- * (lib/appplace.c, lib/findings.c), on the R715 with its applications
+ * (lib/judge/app-place.c, lib/judge/findings.c), on the R715 with its applications
  * (tests/fixtures/r715-app): each rule on the process that has its problem,
  * none on the one that has none, and the placement's two branches. */
 #include <stdarg.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/appplace.h"
-#include "../../lib/findings.h"
+#include "judge/app-place.h"
+#include "judge/findings.h"
 
 struct judged {
 	struct np_ctx ctx;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The tunable kinds' table (lib/attr.c): paths built from targets and read
+/* The tunable kinds' table (lib/change/attr.c): paths built from targets and read
  * back from paths, values checked per kind. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/attr.h"
+#include "change/attr.h"
 
 /* One target for every row: the fields its path needs, and subject ones. */
 static struct np_target sample(void)

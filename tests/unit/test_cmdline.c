@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../../lib/cpuset.h"
-#include "../../lib/topology.h"
+#include "base/cpuset.h"
+#include "read/topology.h"
 
 /* Runs the parse on a set that starts non-empty, so a result of "empty"
  * proves the set was cleared rather than left alone. */

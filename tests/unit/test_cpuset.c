@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/cpuset.h"
+#include "base/cpuset.h"
 
 /* Bound on the words a parse may leave behind: anything past the largest
  * accepted CPU would mean the parser allocated for an out-of-range number. */

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/context.h"
-#include "../../lib/findings.h"
-#include "../../lib/machine.h"
+#include "base/context.h"
+#include "judge/findings.h"
+#include "read/machine.h"
 
 struct judged {
 	struct np_ctx ctx;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Interrupts (lib/irq.c): the /proc/interrupts parse against scratch roots,
+/* Interrupts (lib/read/irq.c): the /proc/interrupts parse against scratch roots,
  * the /proc/irq and debugfs reads, queue names, and tying IRQs to devices. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../lib/context.h"
-#include "../../lib/cpuset.h"
-#include "../../lib/irq.h"
-#include "../../lib/pci.h"
-#include "../../lib/topology.h"
+#include "base/context.h"
+#include "base/cpuset.h"
+#include "read/irq.h"
+#include "read/pci.h"
+#include "read/topology.h"
 #include "tmproot.h"
 
 struct fixture {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The irqbalance ban (lib/irqbalance.c): which IRQs a profile places, and the
+/* The irqbalance ban (lib/change/irqbalance.c): which IRQs a profile places, and the
  * edit of irqbalance's file that bans them, which file that is on each
  * distribution, and what irqbalance avoids. */
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../lib/context.h"
-#include "../../lib/irqbalance.h"
+#include "base/context.h"
+#include "change/irqbalance.h"
 #include "tmproot.h"
 
 #define MARK NP_IRQBALANCE_MARK

@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* The writer lives with the commands (it prints), not in the library. */
-#include "../../cmd/jsonwrt.c"
+#include "../../cmd/render/jsonwrt.c"
 
 static char *written(const cJSON *doc, bool pretty)
 {

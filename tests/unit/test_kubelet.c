@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../lib/kubelet.h"
+#include "read/kubelet.h"
 
 static void parse(const char *text, struct np_kubelet *k)
 {

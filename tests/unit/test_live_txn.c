@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/txn.h"
+#include "change/txn.h"
 
 #define RQ "/sys/block/vda/queue/rq_affinity"
 

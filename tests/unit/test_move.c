@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A move's transaction (lib/move.c, lib/threadaff.c and the engine) on this
+/* A move's transaction (lib/change/move.c, lib/change/thread-affinity.c and the engine) on this
  * test's own threads: their affinity is the only thing it changes, and the
  * state directory is a scratch one. Threads started during the move, a
  * thread gone before the revert, a TID that names another thread now, and a
@@ -19,8 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../lib/move.h"
-#include "../../lib/txn.h"
+#include "change/move.h"
+#include "change/txn.h"
 
 #define MAX_HELPERS 4
 

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../lib/nearest.h"
+#include "base/nearest.h"
 
 static const char *const commands[] = { "report", "topo", "devices", "irqs", "revert", "history", "profile" };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

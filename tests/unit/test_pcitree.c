@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lib/pcitree: decoding config space (port type, ACS) however it is cut or
+/* lib/read/pci-tree: decoding config space (port type, ACS) however it is cut or
  * crafted, and the link type between two functions of a bridge tree. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include <pci/header.h>
 
-#include "../../lib/pcitree.h"
+#include "read/pci-tree.h"
 
 /* A 4096-byte config space with a PCI Express capability of type at 0x40
  * and, unless acs < 0, an ACS capability with control acs at 0x100. */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A process's memory and threads per node (lib/process.c): numa_maps in
+/* A process's memory and threads per node (lib/read/process.c): numa_maps in
  * pages and KiB, memory policies, CPU time over an interval by (TID, start
  * time), and the refusals (no process, a kernel thread). */
 #include "tmproot.h"
 
-#include "../../lib/process.h"
+#include "read/process.h"
 
 /* Two nodes, ids 0 and 2 (a gap, as on machines with an offline node):
  * CPUs 0-1 on node 0, CPUs 2-3 on node 2. */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../lib/profile.h"
+#include "change/profile.h"
 #include "tmproot.h"
 
 #define HEAD "{\"format\": \"numaplace-profile/1\", \"name\": \"t\", "

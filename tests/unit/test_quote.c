@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Escaping names for display and quoting words for the shell (lib/quote.c). */
+/* Escaping names for display and quoting words for the shell (lib/base/quote.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../../lib/quote.h"
+#include "base/quote.h"
 
 static void expect_escape(const char *in, const char *want)
 {

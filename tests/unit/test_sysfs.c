@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The root-aware layer (lib/sysfs.c, lib/context.c) against a scratch root. */
+/* The root-aware layer (lib/read/sysfs.c, lib/base/context.c) against a scratch root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../lib/context.h"
-#include "../../lib/cpuset.h"
-#include "../../lib/sysfs.h"
+#include "base/context.h"
+#include "base/cpuset.h"
+#include "read/sysfs.h"
 #include "tmproot.h"
 
 struct fixture {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The target classes (lib/target.c), one shape at a time on the r715
+/* The target classes (lib/change/target.c), one shape at a time on the r715
  * fixture: a setting parsed, written back as text and parsed again is the
  * same; resolved on the machine it gives the kind's file and value; the
  * target found there, named again by its class for a profile, resolves to
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/machine.h"
-#include "../../lib/profile.h"
-#include "../../lib/resolve.h"
-#include "../../lib/target.h"
+#include "read/machine.h"
+#include "change/profile.h"
+#include "change/resolve.h"
+#include "change/target.h"
 
 static struct np_ctx ctx;
 static struct np_machine m;

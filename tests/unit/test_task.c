@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A process's threads (lib/task.c): the stat parser against hostile thread
+/* A process's threads (lib/read/task.c): the stat parser against hostile thread
  * names, the listing of /proc/PID/task under a root, and the live affinity
  * calls on the test's own thread. */
 #include "tmproot.h"
@@ -7,7 +7,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
-#include "../../lib/task.h"
+#include "read/task.h"
 
 /* A stat line as the kernel writes it, with comm as given: state S, flags,
  * utime 70, stime 30, start time 123456, last CPU 5; the other fields as a

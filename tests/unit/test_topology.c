@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/topology.h"
+#include "read/topology.h"
 #include "tmproot.h"
 
 #define CPU "/sys/devices/system/cpu"

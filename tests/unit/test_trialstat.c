@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../lib/trialstat.h"
+#include "judge/trial-stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 /* cmocka's float comparison is in single precision. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Transactions (lib/txn.c) against a scratch root of plain files. */
+/* Transactions (lib/change/txn.c) against a scratch root of plain files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/context.h"
-#include "../../lib/irqbalance.h"
-#include "../../lib/txn.h"
+#include "base/context.h"
+#include "change/irqbalance.h"
+#include "change/txn.h"
 #include "tmproot.h"
 
 #define IRQ45 "/proc/irq/45/smp_affinity_list"

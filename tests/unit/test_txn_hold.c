@@ -22,10 +22,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../lib/context.h"
-#include "../../lib/hold.h"
-#include "../../lib/profile.h"
-#include "../../lib/txn.h"
+#include "base/context.h"
+#include "change/hold.h"
+#include "change/profile.h"
+#include "change/txn.h"
 #include "tmproot.h"
 
 /* How many journal renames (".json.tmp" to ".json") to let through before

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Device events (lib/uevent.c): kernel uevent messages, rtnetlink link
+/* Device events (lib/read/uevent.c): kernel uevent messages, rtnetlink link
  * messages and the test hook's lines, as hold reads them. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../lib/uevent.h"
+#include "read/uevent.h"
 
 /* A uevent as the kernel sends it: NUL-separated, the header first. */
 static int parse(const char *const *parts, struct np_event *ev)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/vector.h"
+#include "judge/vector.h"
 
 #ifndef CORPUS
 #define CORPUS "tests/unit/vector-corpus.txt"

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../lib/context.h"
+#include "base/context.h"
 
 /* Room for a root (64 bytes in every fixture) and a rel of PATH_MAX. */
 #define TMPROOT_PATH_MAX (PATH_MAX + 64)

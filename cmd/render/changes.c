@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The changes of a transaction: apply shows what it wrote, revert what it
+ * restored. */
+#include "change/txn.h"
+#include "render/render.h"
+
+#define CHANGE(row) ((const struct np_change *)(row))
+
+static int get_path(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, CHANGE(row)->path);
+}
+
+static int get_subject(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, CHANGE(row)->subject);
+}
+
+static int get_old(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, CHANGE(row)->old_value);
+}
+
+static int get_new(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_str(v, CHANGE(row)->new_value);
+}
+
+const struct np_column np_change_columns[] = {
+	NP_COLUMN("path", "FILE", 1, 0, "the file written", get_path),
+	NP_COLUMN("subject", "SUBJECT", 1, 0, "what the value is for", get_subject),
+	NP_COLUMN("old", "OLD", 1, 0, "the value before the apply", get_old),
+	NP_COLUMN("new", "NEW", 1, 0, "the value the apply wrote", get_new),
+	NP_COLUMN_END,
+};
+
+cJSON *np_changes_json(const struct np_change *changes, size_t n)
+{
+	struct np_table t;
+	if (np_table_init(&t, np_command_find("apply"), np_change_columns, "path", NULL, true, NULL) != NP_CONTINUE)
+		return NULL;
+	cJSON *a = NULL;
+	size_t i = 0;
+	while (i < n && np_table_add(&t, &changes[i]) == EXIT_OK)
+		i++;
+	if (i == n)
+		a = np_table_take_json(&t);
+	np_table_free(&t);
+	return a;
+}

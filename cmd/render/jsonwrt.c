@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "render/jsonwrt.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/quote.h"
+
+void np_jw_init(struct np_jw *jw, FILE *out, bool pretty)
+{
+	jw->out = out;
+	jw->pretty = pretty;
+	jw->failed = false;
+	jw->depth = 0;
+	jw->len = 0;
+}
+
+static void flush(struct np_jw *jw)
+{
+	if (jw->len && fwrite(jw->buf, 1, jw->len, jw->out) != jw->len)
+		jw->failed = true;
+	jw->len = 0;
+}
+
+static inline __attribute__((always_inline)) void put(struct np_jw *jw, const char *s, size_t len)
+{
+	if (len > sizeof(jw->buf) - jw->len) {
+		flush(jw);
+		if (len > sizeof(jw->buf)) {
+			if (fwrite(s, 1, len, jw->out) != len)
+				jw->failed = true;
+			return;
+		}
+	}
+	memcpy(jw->buf + jw->len, s, len);
+	jw->len += len;
+}
+
+static inline __attribute__((always_inline)) void putch(struct np_jw *jw, char c)
+{
+	if (jw->len == sizeof(jw->buf))
+		flush(jw);
+	jw->buf[jw->len++] = c;
+}
+
+static void tabs(struct np_jw *jw, int n)
+{
+	while (n-- > 0)
+		putch(jw, '\t');
+}
+
+/* A string as cJSON escapes it: '"', '\\' and control characters; valid
+ * UTF-8 as it is. A byte of invalid UTF-8 (a name is the kernel's bytes)
+ * would make the document invalid JSON: it is written as the text \xHH,
+ * as text output shows it (np_escape), where cJSON would copy it. */
+static void string(struct np_jw *jw, const char *s)
+{
+	/* The bytes that end a run written as it is: NUL, controls, '"', '\\'. */
+	static const bool stop[256] = {
+		[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+		[0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+		[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+		[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+		['"'] = 1, ['\\'] = 1,
+		[0x80 ... 0xff] = 1,
+	};
+	putch(jw, '"');
+	const char *run = s;
+	/* Eight bytes at a time while none of them stops the run (most
+	 * strings, and every key, are plain ASCII). */
+	size_t left = strlen(s);
+	for (uint64_t w; left >= 8; left -= 8, s += 8) {
+		memcpy(&w, s, sizeof(w));
+		const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+		uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+		/* A byte below 0x20, a '"', a '\\' or one with its high bit set. */
+		if (((w - ones * 0x20) | (quote - ones) | (backslash - ones) | w) & highs)
+			break;
+	}
+	for (const unsigned char *p = (const unsigned char *)s;; p++) {
+		unsigned char c = *p;
+		if (!stop[c])
+			continue;
+		if (c >= 0x80) {
+			size_t len = np_utf8_char(p, strnlen((const char *)p, 4));
+			if (len) {
+				p += len - 1;
+				continue;
+			}
+		}
+		put(jw, run, (size_t)((const char *)p - run));
+		if (!c)
+			break;
+		run = (const char *)p + 1;
+		char esc[8];
+		if (c >= 0x80) {
+			snprintf(esc, sizeof(esc), "\\\\x%02x", c);
+			put(jw, esc, strlen(esc));
+			continue;
+		}
+		switch (c) {
+		case '"': case '\\': esc[0] = '\\'; esc[1] = (char)c; esc[2] = '\0'; break;
+		case '\b': memcpy(esc, "\\b", 3); break;
+		case '\f': memcpy(esc, "\\f", 3); break;
+		case '\n': memcpy(esc, "\\n", 3); break;
+		case '\r': memcpy(esc, "\\r", 3); break;
+		case '\t': memcpy(esc, "\\t", 3); break;
+		default: snprintf(esc, sizeof(esc), "\\u%04x", c); break;
+		}
+		put(jw, esc, strlen(esc));
+	}
+	putch(jw, '"');
+}
+
+/* Before a value: the separator after the previous one, the indentation and
+ * the key. cJSON's pretty form puts an object's members one a line, indented
+ * by tabs to the depth, "key":<tab>value; an array's elements on one line,
+ * ", " between them. */
+static void member(struct np_jw *jw, const char *key)
+{
+	if (jw->depth == 0)
+		return;
+	int d = jw->depth - 1;
+	if (jw->array[d]) {
+		if (jw->any[d])
+			put(jw, jw->pretty ? ", " : ",", jw->pretty ? 2 : 1);
+		jw->any[d] = true;
+		return;
+	}
+	if (jw->any[d])
+		put(jw, jw->pretty ? ",\n" : ",", jw->pretty ? 2 : 1);
+	jw->any[d] = true;
+	if (jw->pretty)
+		tabs(jw, jw->depth);
+	string(jw, key ? key : "");
+	put(jw, jw->pretty ? ":\t" : ":", jw->pretty ? 2 : 1);
+}
+
+static void open_container(struct np_jw *jw, const char *key, bool array)
+{
+	member(jw, key);
+	if (jw->depth >= NP_JW_MAX_DEPTH) {
+		jw->failed = true;
+		return;
+	}
+	putch(jw, array ? '[' : '{');
+	if (!array && jw->pretty)
+		putch(jw, '\n');
+	jw->array[jw->depth] = array;
+	jw->any[jw->depth] = false;
+	jw->depth++;
+}
+
+void np_jw_object(struct np_jw *jw, const char *key)
+{
+	open_container(jw, key, false);
+}
+
+void np_jw_array(struct np_jw *jw, const char *key)
+{
+	open_container(jw, key, true);
+}
+
+void np_jw_close(struct np_jw *jw)
+{
+	if (jw->depth == 0) {
+		jw->failed = true;
+		return;
+	}
+	int d = --jw->depth;
+	if (jw->array[d]) {
+		putch(jw, ']');
+		return;
+	}
+	if (jw->pretty) {
+		if (jw->any[d])
+			putch(jw, '\n');
+		tabs(jw, d);
+	}
+	putch(jw, '}');
+}
+
+void np_jw_str(struct np_jw *jw, const char *key, const char *s)
+{
+	if (!s)
+		return np_jw_null(jw, key);
+	member(jw, key);
+	string(jw, s);
+}
+
+static void digits(struct np_jw *jw, long long i)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = i < 0 ? 0ULL - (unsigned long long)i : (unsigned long long)i;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (i < 0)
+		*--p = '-';
+	put(jw, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* cJSON stores every number as a double and prints it with 15 significant
+ * digits, or 17 when 15 do not read back as the same value (within
+ * DBL_EPSILON); an integer of 15 digits or fewer prints as its digits. */
+void np_jw_number(struct np_jw *jw, const char *key, double d)
+{
+	member(jw, key);
+	if (isnan(d) || isinf(d)) {
+		put(jw, "null", 4);
+		return;
+	}
+	if (d == floor(d) && fabs(d) < 1e15 && !(d == 0 && signbit(d))) {
+		digits(jw, (long long)d);
+		return;
+	}
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%1.15g", d);
+	double back = strtod(buf, NULL);
+	double max = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+	if (!(fabs(back - d) <= max * DBL_EPSILON))
+		snprintf(buf, sizeof(buf), "%1.17g", d);
+	put(jw, buf, strlen(buf));
+}
+
+void np_jw_int(struct np_jw *jw, const char *key, long long i)
+{
+	/* Beyond 15 digits, the double cJSON would have kept. */
+	if (i <= -1000000000000000LL || i >= 1000000000000000LL)
+		return np_jw_number(jw, key, (double)i);
+	member(jw, key);
+	digits(jw, i);
+}
+
+void np_jw_uint(struct np_jw *jw, const char *key, unsigned long long u)
+{
+	if (u >= 1000000000000000ULL)
+		return np_jw_number(jw, key, (double)u);
+	np_jw_int(jw, key, (long long)u);
+}
+
+void np_jw_bool(struct np_jw *jw, const char *key, bool b)
+{
+	member(jw, key);
+	put(jw, b ? "true" : "false", b ? 4 : 5);
+}
+
+void np_jw_null(struct np_jw *jw, const char *key)
+{
+	member(jw, key);
+	put(jw, "null", 4);
+}
+
+void np_jw_cjson(struct np_jw *jw, const char *key, const cJSON *item)
+{
+	if (!item) {
+		jw->failed = true;
+		return;
+	}
+	switch (item->type & 0xff) {
+	case cJSON_False:
+		return np_jw_bool(jw, key, false);
+	case cJSON_True:
+		return np_jw_bool(jw, key, true);
+	case cJSON_NULL:
+		return np_jw_null(jw, key);
+	case cJSON_Number:
+		return np_jw_number(jw, key, item->valuedouble);
+	case cJSON_String:
+		return np_jw_str(jw, key, item->valuestring ? item->valuestring : "");
+	case cJSON_Raw:
+		member(jw, key);
+		if (item->valuestring)
+			put(jw, item->valuestring, strlen(item->valuestring));
+		return;
+	case cJSON_Array:
+	case cJSON_Object: {
+		bool array = (item->type & 0xff) == cJSON_Array;
+		open_container(jw, key, array);
+		for (const cJSON *c = item->child; c; c = c->next)
+			np_jw_cjson(jw, array ? NULL : c->string, c);
+		return np_jw_close(jw);
+	}
+	default:
+		jw->failed = true;
+	}
+}
+
+int np_jw_finish(struct np_jw *jw)
+{
+	putch(jw, '\n');
+	flush(jw);
+	int err = fflush(jw->out) || ferror(jw->out) ? (errno ? errno : EIO) : 0;
+	if (!err && (jw->failed || jw->depth))
+		err = ENOMEM;
+	return -err;
+}

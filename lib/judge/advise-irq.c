@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Where each IRQ goes: the device's target by its policy, its vectors
+ * grouped into queue slots, what is kept (it satisfies the policy and is
+ * worth no move), and the rest placed per device over distinct cores. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/advise-int.h"
+#include "judge/findings.h"
+
+/* A node's index in topo.nodes (the planner's distance table is by index),
+ * -1 when there is none. */
+static int node_index_of(const struct planner *p, int id)
+{
+	for (int i = 0; i < p->m->topo.nnodes; i++)
+		if (p->m->topo.nodes[i].id == id)
+			return i;
+	return -1;
+}
+
+/* The distance between two nodes by index, as np_topology_distance gives it
+ * by id: -1 when either is unknown. */
+static int index_distance(const struct planner *p, int from, int to)
+{
+	return from >= 0 && to >= 0 ? p->node_dist[from * p->m->topo.nnodes + to] : -1;
+}
+
+/* How far a CPU is from node from_node (at index from): 10 when from_node is
+ * unknown, 255 when the distance is. */
+static int distance(const struct planner *p, int from_node, int from, int cpu)
+{
+	int to = cpu >= 0 && cpu <= p->m->topo.max_cpu ? p->node_index[cpu] : -1;
+	int d = from_node >= 0 ? index_distance(p, from, to) : 10;
+	return d < 0 ? 255 : d;
+}
+
+/* Where the application's devices go when its own CPUs may not take IRQs:
+ * the housekeeping CPUs nearest to them, same L3 first, then node, then
+ * distance. */
+static int housekeeping_near_app(struct planner *p, struct np_cpuset *t, char **why)
+{
+	const struct np_machine *m = p->m;
+	const struct np_cpuset *app = &p->opts->app_cpus;
+	char *apps = list_text(app);
+	int rc = np_l3_cover(&m->l3, app, t);
+	const char *level = "sharing their L3 cache";
+	np_cpuset_and(t, &p->usable);
+	if (rc == 0 && np_cpuset_empty(t)) {
+		struct np_cpuset nodes = NP_CPUSET_INIT;
+		level = "of their node";
+		rc = np_nodes_of(&m->topo, app, &nodes);
+		np_cpuset_foreach(n, &nodes) {
+			const struct np_node *node = np_topology_node(&m->topo, n);
+			if (rc == 0 && node)
+				rc = np_cpuset_or(t, &node->cpus);
+		}
+		np_cpuset_and(t, &p->usable);
+		if (rc == 0 && np_cpuset_empty(t) && !np_cpuset_empty(&nodes)) {
+			level = "nearest to their node by distance";
+			rc = np_nearest_cpus(&m->topo, np_cpuset_next(&nodes, 0), &p->usable, t);
+		}
+		np_cpuset_free(&nodes);
+	}
+	if (rc == 0 && asprintf(why, "the application's CPUs (%s) are isolated or excluded: the housekeeping CPUs %s",
+				apps ? apps : "?", level) < 0)
+		rc = -ENOMEM;
+	free(apps);
+	return rc;
+}
+
+/* Target CPUs for each selected device's IRQs, by its policy. */
+int plan_choose_targets(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0; di++) {
+		const struct np_device_policy *pol = &p->opts->devices[di];
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		if (!pol->selected || pol->irqs == NP_IRQS_KEEP)
+			continue;
+		bool inferred;
+		int node = np_device_node(m, d, &inferred);
+		char *why = NULL;
+		struct np_cpuset *t = &p->target[di];
+		p->anchor[di] = node;
+		switch (pol->irqs) {
+		case NP_IRQS_LOCAL:
+			if (node < 0) {
+				rc = plan_warn(p->plan, "%s (%s): NUMA node unknown (numa_node -1 and local CPUs span nodes): "
+					  "no locality recommendation for it", d->addr, plan_dev_label(d));
+				continue;
+			}
+			if ((rc = np_cpuset_copy(t, &np_topology_node(&m->topo, node)->cpus)))
+				break;
+			np_cpuset_and(t, &p->usable);
+			if (np_cpuset_empty(t)) {
+				rc = np_nearest_cpus(&m->topo, node, &p->usable, t);
+				if (asprintf(&why, "node %d has no usable CPUs: nearest by distance", node) < 0)
+					why = NULL;
+			} else if (p->flat) {
+				why = strdup("one node and one L3 cache: every usable CPU is as near");
+			} else if (asprintf(&why, "node %d, the device's node%s", node,
+					    inferred ? " (inferred from its local CPUs)" : "") < 0) {
+				why = NULL;
+			}
+			break;
+		case NP_IRQS_APP:
+			p->anchor[di] = np_topology_node_of_cpu(&m->topo, np_cpuset_next(&p->opts->app_cpus, 0));
+			rc = np_cpuset_copy(t, &p->opts->app_cpus);
+			np_cpuset_and(t, &p->usable);
+			if (rc == 0 && np_cpuset_empty(t))
+				rc = housekeeping_near_app(p, t, &why);
+			else
+				why = strdup(d->nblock ? "the application's CPUs: completions run where the work is (Jeff Moyer, "
+						"linux-kernel, 2012-11, Dell PowerEdge R715, megaraid_sas: with the "
+						"controller's IRQ pinned to the node running the benchmark he saw no "
+						"regressions)"
+					      : "the application's CPUs: completions run where the work is");
+			break;
+		case NP_IRQS_SPREAD:
+			rc = np_cpuset_copy(t, &p->usable);
+			why = strdup("all usable CPUs, nearest nodes first");
+			break;
+		case NP_IRQS_CPUS:
+			rc = np_cpuset_copy(t, &pol->irq_cpus);
+			np_cpuset_and(t, &p->usable);
+			if (!rc && !np_cpuset_subset(&pol->irq_cpus, &p->usable))
+				rc = plan_warn(p->plan, "%s (%s): some requested CPUs are offline, isolated or excluded: left out",
+					  d->addr, plan_dev_label(d));
+			why = strdup("the CPUs the profile names");
+			break;
+		case NP_IRQS_KEEP:
+			break;
+		}
+		if (rc == 0 && np_cpuset_empty(t))
+			rc = plan_warn(p->plan, "%s (%s): no usable CPU for its IRQs under this policy: left as they are",
+				  d->addr, plan_dev_label(d));
+		p->target_why[di] = why;
+		if (rc == 0 && !why && !np_cpuset_empty(t))
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+/* The queue an IRQ's vector counts as for placing and balance, or -1. */
+static int slot_queue(const struct planner *p, size_t i)
+{
+	return np_vector_balanced(&p->cls[i]) ? p->cls[i].queue : -1;
+}
+
+static int by_dev_queue_irq(const void *a, const void *b, void *arg)
+{
+	const struct planner *p = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct np_irq *x = &p->m->irqs.v[i], *y = &p->m->irqs.v[j];
+	if (x->dev != y->dev)
+		return x->dev - y->dev;
+	/* Queue vectors first (by queue, then family), then the rest, each in IRQ order. */
+	int qx = slot_queue(p, i) < 0 ? 1 << 30 : slot_queue(p, i), qy = slot_queue(p, j) < 0 ? 1 << 30 : slot_queue(p, j);
+	if (qx != qy)
+		return qx < qy ? -1 : 1;
+	int c = qx < 1 << 30 ? strcmp(p->cls[i].pair, p->cls[j].pair) : 0;
+	return c ? c : x->irq - y->irq;
+}
+
+/* Groups the movable vectors of every device that has a target into slots. */
+int plan_build_slots(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	size_t n = 0;
+	p->refs = calloc(m->irqs.n + 1, sizeof(*p->refs));
+	p->slots = calloc(m->irqs.n + 1, sizeof(*p->slots));
+	if (!p->refs || !p->slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
+			p->refs[n++] = i;
+	}
+	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);
+	for (size_t k = 0; k < n; k++) {
+		const struct np_irq *irq = &m->irqs.v[p->refs[k]];
+		int queue = slot_queue(p, p->refs[k]);
+		const char *pair = p->cls[p->refs[k]].pair;
+		struct slot *last = p->nslots ? &p->slots[p->nslots - 1] : NULL;
+		if (last && queue >= 0 && last->dev == irq->dev && last->queue == queue && !strcmp(last->pair, pair)) {
+			last->n++;
+		} else {
+			p->slots[p->nslots++] = (struct slot){ .dev = irq->dev, .queue = queue, .pair = pair, .first = k,
+							       .n = 1 };
+			if (queue >= 0)
+				p->nqueues[irq->dev]++;
+		}
+		p->slots[p->nslots - 1].total += irq->total;
+	}
+	return 0;
+}
+
+/* Cores of each device's target, its per-core cap and its cursor: devices
+ * sharing a target start at different cores, so their queue 0s differ. */
+int plan_size_devices(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	size_t ncpu = (size_t)m->topo.max_cpu + 1;
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		if (!p->nqueues[di])
+			continue;
+		int n = 0;
+		np_cpuset_foreach(cpu, &p->target[di]) {
+			int c = core_of(p, cpu);
+			if ((size_t)c < ncpu && p->stamp[c] != (int)di + 1) {
+				p->stamp[c] = (int)di + 1;
+				n++;
+			}
+		}
+		p->ncores[di] = n;
+		p->cap[di] = (p->nqueues[di] + n - 1) / (n ? n : 1);
+		for (size_t dj = 0; dj < di; dj++)
+			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
+		if (!(p->dcount[di] = calloc(ncpu, sizeof(int))) || !(p->dcpu[di] = calloc(ncpu, sizeof(int))) ||
+		    !(p->dtoday[di] = calloc(ncpu, sizeof(int))))
+			return -ENOMEM;
+	}
+	for (size_t k = 0; k < p->nslots; k++) {
+		const struct slot *s = &p->slots[k];
+		int cpu = home_cpu(&m->irqs.v[p->refs[s->first]]);
+		if (s->queue >= 0 && cpu >= 0 && (size_t)cpu < ncpu)
+			p->dtoday[s->dev][core_of(p, cpu)]++;
+	}
+	return 0;
+}
+
+/* The volumes a device's problems are judged by: what its movable IRQs
+ * handled off its target's nodes (locality), and what its data queues
+ * carried (balance). */
+int plan_weigh_devices(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	struct np_cpuset nodes = NP_CPUSET_INIT;
+	int rc = 0;
+	for (size_t k = 0; k < p->nslots && rc == 0; k++) {
+		const struct slot *s = &p->slots[k];
+		if (s->queue >= 0)
+			p->data_volume[s->dev] += s->total;
+		/* A device's slots share its target: its nodes found once. */
+		if (k == 0 || s->dev != p->slots[k - 1].dev)
+			if ((rc = np_nodes_of(&m->topo, &p->target[s->dev], &nodes)))
+				break;
+		for (size_t j = 0; j < s->n; j++) {
+			const struct np_irq *irq = &m->irqs.v[p->refs[s->first + j]];
+			for (int n = 0; n < m->topo.nnodes; n++)
+				if (!np_cpuset_test(&nodes, (unsigned)m->topo.nodes[n].id))
+					p->off_target[s->dev] += irq->per_node[n];
+			p->off_target[s->dev] += irq->unknown_node;
+		}
+	}
+	np_cpuset_free(&nodes);
+	return rc;
+}
+
+static const struct np_irq *slot_irq(const struct planner *p, const struct slot *s, size_t k)
+{
+	return &p->m->irqs.v[p->refs[s->first + k]];
+}
+
+/* Where an IRQ runs: the kernel's effective CPUs when they are within its
+ * affinity (else they say nothing reliable), its affinity otherwise. */
+static const struct np_cpuset *runs_on(const struct np_irq *irq)
+{
+	if (irq->has_effective && !np_cpuset_empty(&irq->effective) && np_cpuset_subset(&irq->effective, &irq->affinity))
+		return &irq->effective;
+	return &irq->affinity;
+}
+
+/* "may run on isolated CPU 3,11 and excluded CPU 8" when cpus holds CPUs no
+ * IRQ may use, else NULL; "runs on" when the set is where it is delivered
+ * (effective affinity, or an affinity of one CPU). */
+static const char *outside_text(const struct planner *p, const struct np_cpuset *cpus, bool runs, char *buf,
+				size_t size)
+{
+	const struct np_topology *topo = &p->m->topo;
+	const struct np_cpuset *kinds[] = { &topo->isolated, &topo->nohz_full, &p->opts->exclude };
+	static const char *const names[] = { "isolated", "nohz_full", "excluded" };
+	struct np_cpuset bad = NP_CPUSET_INIT, seen = NP_CPUSET_INIT;
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < 3; k++) {
+		/* Asked twice of every IRQ: most machines have no such CPUs. */
+		if (!np_cpuset_intersects(cpus, kinds[k]))
+			continue;
+		if (np_cpuset_copy(&bad, cpus))
+			break;
+		np_cpuset_and(&bad, kinds[k]);
+		np_cpuset_andnot(&bad, &seen);
+		if (np_cpuset_empty(&bad))
+			continue;
+		char *list = list_text(&bad);
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s CPU%s %s", len ? " and " : runs ? "runs on " : "may run on ",
+					names[k], np_cpuset_count(&bad) > 1 ? "s" : "", list ? list : "?");
+		free(list);
+		np_cpuset_or(&seen, &bad);
+	}
+	np_cpuset_free(&bad);
+	np_cpuset_free(&seen);
+	return len ? buf : NULL;
+}
+
+static int spread_node(const struct planner *p, int dev, int queue);
+
+/* Why a slot cannot stay as it is, or NULL when it can (it satisfies the
+ * policy); buf holds the sentence, *rule the problem it is. Judged on where
+ * the kernel delivers (the effective affinity within the mask), except that
+ * a mask reaching a forbidden CPU is one already: the kernel may pick it. */
+static const char *why_move(const struct planner *p, const struct slot *s, char *buf, size_t size, enum np_rule_id *rule)
+{
+	const struct np_cpuset *t = &p->target[s->dev];
+	const struct np_irq *first = slot_irq(p, s, 0);
+	*rule = NP_RULE_UNREADABLE;
+	for (size_t k = 0; k < s->n; k++) {
+		const struct np_irq *irq = slot_irq(p, s, k);
+		if (!irq->has_affinity)
+			return "its affinity is unreadable";
+		/* Pinned to one CPU that it is delivered to, it runs there. */
+		bool pinned = np_cpuset_count(&irq->affinity) == 1 &&
+			      (!irq->has_effective || np_cpuset_equal(&irq->effective, &irq->affinity));
+		*rule = NP_RULE_ISOLATED;
+		if (outside_text(p, &irq->affinity, pinned, buf, size))
+			return buf;
+		if (irq->has_effective && outside_text(p, &irq->effective, true, buf, size))
+			return buf;
+		*rule = NP_RULE_APART;
+		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
+			return "the vectors of one queue pair run apart";
+		const struct np_cpuset *where = runs_on(irq);
+		if (!np_cpuset_subset(where, t)) {
+			struct np_cpuset out = NP_CPUSET_INIT;
+			if (np_cpuset_copy(&out, where))
+				return "out of memory";
+			np_cpuset_andnot(&out, t);
+			char *list = list_text(&out);
+			/* Pinned to one CPU, it runs there; a wider affinity only allows. */
+			const char *verb = where == &irq->affinity && np_cpuset_count(where) > 1 ? "may run" : "runs";
+			struct np_cpuset nodes = NP_CPUSET_INIT;
+			*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
+			if (np_nodes_of(&p->m->topo, &out, &nodes) == 0 && np_cpuset_count(&nodes) == 1)
+				snprintf(buf, size, "%s on CPU%s %s (node %d), outside its target", verb,
+					 np_cpuset_count(&out) > 1 ? "s" : "",
+					 list ? list : "?", np_cpuset_next(&nodes, 0));
+			else
+				snprintf(buf, size, "%s on CPU%s %s, outside its target", verb,
+					 np_cpuset_count(&out) > 1 ? "s" : "",
+					 list ? list : "?");
+			free(list);
+			np_cpuset_free(&out);
+			np_cpuset_free(&nodes);
+			return buf;
+		}
+	}
+	*rule = NP_RULE_BALANCE;
+	if (s->queue >= 0) {
+		int cpu = home_cpu(first), c = core_of(p, cpu), want = spread_node(p, s->dev, s->queue);
+		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
+		if (cpu >= 0 && want >= 0 && node != want) {
+			snprintf(buf, size, "on CPU %d (node %d), not node %d where spread puts queue %d", cpu, node,
+				 want, s->queue);
+			return buf;
+		}
+		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
+			/* dcount does not include this queue yet: it counts the others
+			 * the plan keeps or puts there; dtoday all that are there now. */
+			int today = p->dtoday[s->dev][c], other = p->dcount[s->dev][c];
+			if (today > p->cap[s->dev])
+				snprintf(buf, size, "its core (CPU %d) delivers %d of this device's queues today, and %d "
+					 "cores allow %d per core", cpu, today, p->ncores[s->dev], p->cap[s->dev]);
+			else
+				snprintf(buf, size, "the plan gives its core (CPU %d) to %d other queue%s of this device, "
+					 "and %d cores allow %d per core", cpu, other, other > 1 ? "s" : "",
+					 p->ncores[s->dev], p->cap[s->dev]);
+			return buf;
+		}
+	}
+	*rule = NP_RULE_NONE;
+	return NULL;
+}
+
+/* Under spread, the node queue i belongs on: the i mod N-th of the N nodes
+ * with CPUs in the device's target, so that the first N queues (what
+ * remains after ethtool -L combined N) are one per node; -1 otherwise. */
+static int spread_node(const struct planner *p, int dev, int queue)
+{
+	if (queue < 0 || p->opts->devices[dev].irqs != NP_IRQS_SPREAD)
+		return -1;
+	const struct np_topology *t = &p->m->topo;
+	int n = 0;
+	for (int i = 0; i < t->nnodes; i++)
+		n += np_cpuset_intersects(&t->nodes[i].cpus, &p->target[dev]);
+	for (int i = 0, k = 0; n && i < t->nnodes; i++)
+		if (np_cpuset_intersects(&t->nodes[i].cpus, &p->target[dev]) && k++ == queue % n)
+			return t->nodes[i].id;
+	return -1;
+}
+
+/* Whether the volume at stake for a problem of rule on dev is worth a change:
+ * a forbidden CPU always is; locality and balance only past the threshold. */
+static bool worth_moving(const struct planner *p, int dev, enum np_rule_id rule)
+{
+	switch (rule) {
+	case NP_RULE_REMOTE:
+	case NP_RULE_OUTSIDE:
+		return p->off_target[dev] >= p->opts->min_interrupts;
+	case NP_RULE_BALANCE:
+	case NP_RULE_APART:
+		return p->data_volume[dev] >= p->opts->min_interrupts;
+	default:
+		return true;
+	}
+}
+
+static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
+{
+	if (cpu < 0 || cpu > p->m->topo.max_cpu)
+		return;
+	if (s->queue >= 0) {
+		p->load[cpu] += sign;
+		p->core_load[core_of(p, cpu)] += sign;
+		p->dcount[s->dev][core_of(p, cpu)] += sign;
+		p->dcpu[s->dev][cpu] += sign;
+	}
+}
+
+static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpus, bool keep, enum np_rule_id rule,
+		  const char *why)
+{
+	const struct np_machine *m = p->m;
+	int rc = 0;
+	int rcpu = np_cpuset_next(cpus, 0), rnode = np_topology_node_of_cpu(&m->topo, rcpu);
+	int rindex = rnode >= 0 ? p->node_index[rcpu] : -1;
+	int home = np_device_node(m, &m->pci.devs[s->dev], NULL);
+	for (size_t k = 0; rc == 0 && k < s->n; k++) {
+		size_t ii = p->refs[s->first + k];
+		const struct np_irq *irq = &m->irqs.v[ii];
+		struct np_rec r = { .kind = NP_ATTR_IRQ_AFFINITY, .dev = s->dev, .irq = irq->irq, .queue = irq->queue,
+				    .vector = irq->name, .interrupts = irq->total, .rule = keep ? NP_RULE_NONE : rule };
+		double weighted = 0;
+		for (int n = 0; n < m->topo.nnodes; n++) {
+			int d = rnode >= 0 ? index_distance(p, n, rindex) : 10;
+			weighted += (double)irq->per_node[n] * (d > 0 ? d : 10) / 10.0;
+		}
+		/* Remote is off the device's node, whatever the policy. */
+		r.remote = home >= 0 ? np_irq_remote_share(m, irq, home) : 0;
+		int before = np_topology_node_of_cpu(&m->topo, home_cpu(irq));
+		if (home >= 0 && !keep && before >= 0 && rnode >= 0 && (before == home) != (rnode == home))
+			r.node_move = rnode == home ? 1 : -1;
+		r.impact = weighted + (double)irq->unknown_node;
+		r.current = irq->has_affinity ? list_text(&irq->affinity) : NULL;
+		if (keep) {
+			/* What it has, as a profile can restate it: online CPUs only. */
+			struct np_cpuset on = NP_CPUSET_INIT;
+			if (np_cpuset_copy(&on, cpus) == 0) {
+				np_cpuset_and(&on, &m->topo.online);
+				r.recommended = list_text(&on);
+			}
+			np_cpuset_free(&on);
+		} else {
+			r.recommended = list_text(cpus);
+		}
+		if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
+			r.reason = NULL;
+		p->has_plan[ii] = true;
+		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = plan_add_rec(p->m, p->plan, &r)) == 0 && keep)
+			p->plan->v[p->plan->n - 1].change = false;
+		if (rc == 0 && !keep) {
+			int old = home_cpu(irq), now = np_cpuset_count(cpus) == 1 ? np_cpuset_next(cpus, 0) : -1;
+			if (old >= 0 && old <= m->topo.max_cpu)
+				p->vectors[old]--;
+			if (now >= 0)
+				p->vectors[now]++;
+		}
+	}
+	s->done = true;
+	return rc;
+}
+
+/* Keeps what already satisfies the policy, the busiest first, so that when a
+ * core holds too many of a device's queues the quiet ones move. */
+static int by_total_desc(const void *a, const void *b, void *arg)
+{
+	const struct slot *v = arg;
+	const struct slot *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+int plan_keep_slots(struct planner *p)
+{
+	size_t *order = calloc(p->nslots + 1, sizeof(*order));
+	int rc = order ? 0 : -ENOMEM;
+	for (size_t k = 0; k < p->nslots; k++)
+		order[k] = k;
+	if (rc == 0)
+		qsort_r(order, p->nslots, sizeof(*order), by_total_desc, p->slots);
+	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
+		struct slot *s = &p->slots[order[k]];
+		char buf[200], why[400];
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		if (move && worth_moving(p, s->dev, rule))
+			continue;
+		const struct np_irq *first = slot_irq(p, s, 0);
+		const struct np_cpuset *where = runs_on(first);
+		char *list = list_text(where), c[16];
+		if (move)
+			snprintf(why, sizeof(why), "%s, but the device's %s interrupts at stake are under the volume "
+				 "threshold (%s)", move, np_count_text(rule == NP_RULE_REMOTE || rule == NP_RULE_OUTSIDE
+									? p->off_target[s->dev] : p->data_volume[s->dev], c),
+				 np_count_text(p->opts->min_interrupts, buf));
+		else
+			snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s",
+				 where == &first->affinity && np_cpuset_count(where) == 1 ? "pinned" : "runs",
+				 np_cpuset_count(where) > 1 ? "s" : "", list ? list : "?",
+				 s->queue >= 0 ? " and its device's share of that core" : "");
+		free(list);
+		count_on(p, s, home_cpu(first), 1);
+		rc = record(p, s, &first->affinity, true, NP_RULE_NONE, why);
+	}
+	free(order);
+	return rc;
+}
+
+/* The CPU for a device's next queue: a core below the device's cap and with
+ * the fewest of its queues (distinct physical cores first), nearest, least
+ * loaded by every device's queues, an SMT thread the device does not use
+ * yet, where it runs now (nothing moves for nothing), the least loaded
+ * thread, then the device's cursor. CPUs at the x86 vector budget are skipped while others remain. */
+static int pick_cpu(struct planner *p, int dev, int home, int queue)
+{
+	int want = spread_node(p, dev, queue);
+	const struct np_cpuset *t = &p->target[dev];
+	int best = -1, pos = 0, bestrot = 0;
+	unsigned size = np_cpuset_count(t);
+	long long bestkey[9] = { 0 };
+	int anchor = node_index_of(p, p->anchor[dev]);
+	np_cpuset_foreach(cpu, t) {
+		int c = core_of(p, cpu);
+		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
+		long long key[9] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
+				     want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want,
+				     p->dcount[dev][c], distance(p, p->anchor[dev], anchor, cpu), p->core_load[c], p->dcpu[dev][cpu],
+				     cpu != home, p->load[cpu] };
+		pos++;
+		int cmp = 0;
+		for (int i = 0; i < 9 && !cmp && best >= 0; i++)
+			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
+		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
+			best = cpu;
+			bestrot = rot;
+			memcpy(bestkey, key, sizeof(key));
+		}
+	}
+	return best;
+}
+
+static int by_queue_then_device(const void *a, const void *b, void *arg)
+{
+	const struct slot *v = arg;
+	const struct slot *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	if (x->queue != y->queue)
+		return x->queue - y->queue;
+	if (x->dev != y->dev)
+		return x->dev - y->dev;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+int plan_place_slots(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	size_t *order = calloc(p->nslots + 1, sizeof(*order)), n = 0;
+	struct np_cpuset one = NP_CPUSET_INIT;
+	int rc = order ? 0 : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < p->nslots; k++)
+		if (!p->slots[k].done && p->slots[k].queue >= 0)
+			order[n++] = k;
+	/* Queue 0 of every device first, then queue 1...: devices take turns. */
+	if (rc == 0)
+		qsort_r(order, n, sizeof(*order), by_queue_then_device, p->slots);
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		struct slot *s = &p->slots[order[k]];
+		char buf[200], why[400];
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)), s->queue);
+		if (p->vectors[cpu] >= NP_VECTORS_PER_CPU && !p->budget_warned) {
+			p->budget_warned = true;
+			rc = plan_warn(p->plan, "%s (%s): every CPU of its target already holds %d vectors: an x86 CPU has "
+				  "about %d free; reduce the device's queues", m->pci.devs[s->dev].addr,
+				  plan_dev_label(&m->pci.devs[s->dev]), NP_VECTORS_PER_CPU, NP_VECTORS_PER_CPU);
+		}
+		count_on(p, s, cpu, 1);
+		np_cpuset_clear(&one);
+		int here = p->dcount[s->dev][core_of(p, cpu)];
+		if (here > p->cap[s->dev])
+			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
+				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
+				 s->queue, here);
+		else if (p->cap[s->dev] > 1)
+			snprintf(why, sizeof(why), "%s; queue %d on a core it shares with at most %d of the device's "
+				 "queues (%d queues, %d core%s)", move ? move : "not placed yet", s->queue,
+				 p->cap[s->dev] - 1, p->nqueues[s->dev], p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
+		else
+			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d core%s)",
+				 move ? move : "not placed yet", s->queue, p->nqueues[s->dev],
+				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
+		if (rc == 0 && (rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
+			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
+	}
+	/* Say where the budget kept queues away from. */
+	struct np_cpuset full = NP_CPUSET_INIT;
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		if (!p->nqueues[di])
+			continue;
+		np_cpuset_foreach(cpu, &p->target[di])
+			if (rc == 0 && p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+				rc = np_cpuset_set(&full, (unsigned)cpu);
+	}
+	if (rc == 0 && !np_cpuset_empty(&full)) {
+		char *list = list_text(&full);
+		rc = plan_warn(p->plan, "CPU%s %s already hold%s %d vectors or more: an x86 CPU has about %d to give, so "
+			  "the plan puts no queue there while other CPUs of the target have room, and spreads instead",
+			  np_cpuset_count(&full) > 1 ? "s" : "", list ? list : "?", np_cpuset_count(&full) > 1 ? "" : "s",
+			  NP_VECTORS_PER_CPU, NP_VECTORS_PER_CPU);
+		free(list);
+	}
+	np_cpuset_free(&full);
+	/* The rest (a device's only IRQ, admin, config and misc vectors) keep
+	 * what they may of their CPUs, else take the whole target: they carry
+	 * little, and the kernel picks one CPU in the set. */
+	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
+		struct slot *s = &p->slots[k];
+		if (s->done)
+			continue;
+		char buf[200], why[400];
+		enum np_rule_id rule;
+		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		const struct np_irq *irq = slot_irq(p, s, 0);
+		rc = np_cpuset_copy(&one, &p->target[s->dev]);
+		int nvec = 0;
+		for (size_t j = 0; j < p->m->irqs.n; j++)
+			nvec += p->m->irqs.v[j].dev == s->dev;
+		bool only = nvec == 1;
+		const char *what = only ? "the device's only vector" : s->queue >= 0 ? "queue" : "not a queue vector";
+		if (rc == 0 && irq->has_affinity && np_cpuset_intersects(&irq->affinity, &one)) {
+			np_cpuset_and(&one, &irq->affinity);
+			snprintf(why, sizeof(why), "%s; %s: the target's CPUs within its current affinity",
+				 move ? move : "not placed", what);
+		} else {
+			snprintf(why, sizeof(why), "%s; %s: any CPU of the target, the kernel picks one",
+				 move ? move : "not placed", what);
+		}
+		if (rc == 0)
+			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
+	}
+	np_cpuset_free(&one);
+	free(order);
+	return rc;
+}
+
+/* A device whose queues the plan places has every data vector pinned: one
+ * kept within a mask wider than a core is set to the CPU the kernel delivers
+ * it to, since within the mask the interrupt controller may pick another
+ * and the device's other queues were placed around this one. */
+int plan_pin_kept_queues(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	struct np_plan *plan = p->plan;
+	/* per device: the rule of its first data queue change (the pins join that problem) */
+	enum np_rule_id *placing = calloc(m->pci.ndevs + 1, sizeof(*placing));
+	int rc = placing ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		const struct np_irq *irq = r->kind == NP_ATTR_IRQ_AFFINITY ? np_irqs_find((struct np_irqs *)&m->irqs, r->irq) : NULL;
+		if (irq && r->change && np_vector_balanced(&p->cls[irq - m->irqs.v]) && !placing[r->dev])
+			placing[r->dev] = r->rule;
+	}
+	for (size_t i = 0; rc == 0 && i < plan->n; i++) {
+		struct np_rec *r = &plan->v[i];
+		const struct np_irq *irq = r->kind == NP_ATTR_IRQ_AFFINITY ? np_irqs_find((struct np_irqs *)&m->irqs, r->irq) : NULL;
+		if (!irq || r->change || !placing[r->dev])
+			continue;
+		size_t ii = (size_t)(irq - m->irqs.v);
+		int cpu = home_cpu(irq);
+		/* A CPU at the x86 vector budget takes no pin: the kernel may need to move it. */
+		if (!np_vector_balanced(&p->cls[ii]) || cpu < 0 || cpu > m->topo.max_cpu ||
+		    np_cpuset_count(&irq->affinity) <= 1 || p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+			continue;
+		char *reason, *value;
+		if (asprintf(&value, "%d", cpu) < 0)
+			return free(placing), -ENOMEM;
+		if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
+			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0) {
+			free(value);
+			return free(placing), -ENOMEM;
+		}
+		free(r->recommended);
+		free(r->reason);
+		r->recommended = value;
+		r->reason = reason;
+		r->change = true;
+		r->rule = placing[r->dev];
+		np_cpuset_clear(&p->planned[ii]);
+		rc = np_cpuset_set(&p->planned[ii], (unsigned)cpu);
+	}
+	free(placing);
+	return rc;
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The queue settings that follow the IRQs: a block device's rq_affinity
+ * (Alan D. Brunelle's measurements), and a network interface's XPS, RPS and,
+ * on request, channels. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/advise-int.h"
+
+/* Where an IRQ will run once the plan is applied. */
+static const struct np_cpuset *irq_cpus_after(const struct planner *p, size_t ii)
+{
+	const struct np_irq *irq = &p->m->irqs.v[ii];
+	if (p->has_plan[ii])
+		return &p->planned[ii];
+	return irq->has_effective && !np_cpuset_empty(&irq->effective) ? &irq->effective : &irq->affinity;
+}
+
+int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
+{
+	if (!f->pinned) {
+		*why = "submitters not pinned: forcing completion on them cost 14% IOPS with scheduler-placed "
+		       "processes (Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: 47.8 -> 41.0 K ios/s)";
+		return -1;
+	}
+	if (f->per_cpu_queues) {
+		*why = "a hardware queue per CPU: completions already return to the submitting CPU's queue";
+		return -1;
+	}
+	if (f->irq_on_submitters) {
+		*why = "the completion IRQ runs on the submitters' CPUs: forcing it gained nothing "
+		       "(Alan D. Brunelle, linux-kernel, 2008-04-15, 4-way IA64: 12.312 vs 12.314 K ios/s)";
+		return -1;
+	}
+	if (f->shares_l3) {
+		*why = "the completion CPUs share an L3 cache with the submitters: 1 completes there already";
+		return -1;
+	}
+	*why = "submitters pinned outside the L3 of the completion IRQ, one queue for them all: 2 completes "
+	       "each request on the submitting CPU itself, 1 on any CPU sharing its cache (2008's "
+	       "rq_affinity=1 is today's 2); Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: +12.9% "
+	       "IOPS (39.8 -> 45.0 K ios/s) with "
+	       "pinned submitters off the IRQ CPUs";
+	return 2;
+}
+
+int plan_block_recs(struct planner *p, size_t di)
+{
+	const struct np_machine *m = p->m;
+	const struct np_device_policy *pol = &p->opts->devices[di];
+	const struct np_pci_dev *d = &m->pci.devs[di];
+	struct np_cpuset completions = NP_CPUSET_INIT, near = NP_CPUSET_INIT;
+	int rc = 0;
+	if (pol->rq_affinity == NP_RQ_KEEP || d->nblock == 0)
+		return 0;
+	/* I/O completes on queue vectors; admin and config vectors do not count
+	 * unless the device has nothing else. */
+	bool has_queues = false, managed = false;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		has_queues |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0;
+		managed |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].managed != NP_MANAGED_NO;
+	}
+	for (size_t i = 0; i < m->irqs.n && rc == 0; i++)
+		if (m->irqs.v[i].dev == (int)di && (!has_queues || m->irqs.v[i].queue >= 0))
+			rc = np_cpuset_or(&completions, irq_cpus_after(p, i));
+	if (rc == 0)
+		rc = np_l3_cover(&m->l3, &completions, &near);
+	const struct np_cpuset *submit = &p->opts->app_cpus;
+	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
+		const struct np_blockdev *bd = &d->block[b];
+		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name,
+				    .rule = NP_RULE_RQ_AFFINITY };
+		int want;
+		const char *why;
+		if (pol->rq_affinity >= 0) {
+			want = pol->rq_affinity;
+			why = "the profile asks for it";
+		} else {
+			struct np_rq_facts f = {
+				.pinned = p->opts->app_pinned && !np_cpuset_empty(submit),
+				.irq_on_submitters = np_cpuset_intersects(&completions, submit),
+				.shares_l3 = np_cpuset_intersects(&near, submit),
+				.per_cpu_queues = bd->nhwq > 1 && (managed || (unsigned)bd->nhwq >= np_cpuset_count(submit)),
+			};
+			want = np_rq_affinity_decide(&f, &why);
+			if (want < 0)
+				continue;
+		}
+		if (bd->rq_affinity >= 0 && asprintf(&r.current, "%d", bd->rq_affinity) < 0)
+			r.current = NULL;
+		if (asprintf(&r.recommended, "%d", want) < 0)
+			r.recommended = NULL;
+		r.reason = strdup(why);
+		rc = plan_add_rec(p->m, p->plan, &r);
+	}
+	np_cpuset_free(&completions);
+	np_cpuset_free(&near);
+	return rc;
+}
+
+/* The device's data vectors serving its first n queues, each a transmit or
+ * combined one for XPS (the first such, by IRQ), -1 when none: one pass over
+ * the IRQs, not one a queue. */
+static void tx_queue_irqs(const struct planner *p, size_t di, int n, int *out)
+{
+	for (int q = 0; q < n; q++)
+		out[q] = -1;
+	for (size_t i = 0; i < p->m->irqs.n; i++) {
+		const struct np_vector_class *c = &p->cls[i];
+		if (p->m->irqs.v[i].dev != (int)di || c->role != NP_ROLE_DATA || c->queue < 0 || c->queue >= n ||
+		    out[c->queue] >= 0)
+			continue;
+		if (c->dir == NP_VEC_COMBINED || c->dir == NP_VEC_TX)
+			out[c->queue] = (int)i;
+	}
+}
+
+static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q,
+		   const struct np_cpuset *cur, const struct np_cpuset *want, const char *why)
+{
+	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = nif->name,
+			    .rule = kind == NP_ATTR_XPS_CPUS ? NP_RULE_XPS : NP_RULE_RPS };
+	r.current = cur ? list_text(cur) : NULL;
+	r.recommended = list_text(want);
+	r.reason = strdup(why);
+	return plan_add_rec(p->m, p->plan, &r);
+}
+
+/* Whether the plan changes any of the device's IRQs. */
+static bool irqs_move(const struct planner *p, size_t di)
+{
+	for (size_t i = 0; i < p->plan->n; i++)
+		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
+			return true;
+	return false;
+}
+
+/* What nearness compares of one CPU, looked up once: XPS asks it of every
+ * usable CPU against every queue's serving CPU, 840,000 times on a 1024-CPU
+ * machine with 64 devices. */
+struct near_key {
+	int cpu, core, l3, node; /* l3: its domain, -1 when unknown */
+};
+
+static struct near_key near_key(const struct planner *p, int cpu)
+{
+	const struct np_l3 *l3 = &p->m->l3;
+	return (struct near_key){ .cpu = cpu, .core = core_of(p, cpu),
+				  .l3 = cpu <= l3->max_cpu && l3->of_cpu[cpu] >= 0 ? l3->of_cpu[cpu] : -1,
+				  .node = cpu <= p->m->topo.max_cpu ? p->node_index[cpu] : -1 };
+}
+
+/* How near CPU a is to CPU b beyond their cores, for XPS: a shared L3, the
+ * same node, then by node distance; a's CPU and core are not looked at. */
+static inline int nearness_off_core(const struct planner *p, const struct near_key *a, const struct near_key *b)
+{
+	if (a->l3 >= 0 && a->l3 == b->l3)
+		return 2;
+	/* Asked for every CPU and queue of every interface: by index, no lookup. */
+	if (a->node == b->node)
+		return 3;
+	int d = a->node >= 0 && b->node >= 0 ? p->node_dist[a->node * p->m->topo.nnodes + b->node] : -1;
+	return 4 + (d < 0 ? 255 : d);
+}
+
+/* How near CPU a is to CPU b, for XPS: the same CPU, an SMT sibling, a
+ * shared L3, the same node, then by node distance. */
+static inline int nearness(const struct planner *p, const struct near_key *a, const struct near_key *b)
+{
+	if (a->cpu == b->cpu)
+		return 0;
+	if (a->core == b->core)
+		return 1;
+	return nearness_off_core(p, a, b);
+}
+
+/* The CPU serving a queue's interrupt once the plan is applied, -1 when that
+ * is not one CPU (a mask the kernel picks within, delivery unknown). */
+static int serving_cpu(const struct planner *p, int ii)
+{
+	if (ii < 0)
+		return -1;
+	const struct np_cpuset *after = irq_cpus_after(p, (size_t)ii);
+	return np_cpuset_count(after) == 1 ? np_cpuset_next(after, 0) : -1;
+}
+
+/* Whether today's XPS already follows interrupts that stay where they are:
+ * no housekeeping CPU in two queues, each mapped CPU in one of its nearest
+ * queues. CPUs left out are no problem on their own (drivers map only the
+ * queues' own CPUs; the others hash over the queues): with nothing moving,
+ * a working map is not churned. */
+static bool xps_agrees(const struct planner *p, const struct np_netif *nif, const int *serve,
+		       const struct near_key *served_by)
+{
+	struct np_cpuset seen = NP_CPUSET_INIT;
+	bool agrees = true;
+	for (int q = 0; agrees && q < nif->ntx; q++) {
+		if (!nif->xps_known[q])
+			continue;
+		/* The CPU serving a queue's interrupt sends on that queue (the first
+		 * such queue, when it serves several). */
+		int first = 0;
+		while (serve[q] >= 0 && first < q && serve[first] != serve[q])
+			first++;
+		if (serve[q] >= 0 && first == q && np_cpuset_test(&p->usable, (unsigned)serve[q]) &&
+		    !np_cpuset_test(&nif->xps[q], (unsigned)serve[q]))
+			agrees = false;
+		np_cpuset_foreach(cpu, &nif->xps[q]) {
+			if (!agrees || cpu > p->m->topo.max_cpu || !np_cpuset_test(&p->usable, (unsigned)cpu))
+				continue;
+			if (serve[q] < 0 || np_cpuset_test(&seen, (unsigned)cpu) || np_cpuset_set(&seen, (unsigned)cpu)) {
+				agrees = false;
+				continue;
+			}
+			struct near_key at = near_key(p, cpu);
+			int near = nearness(p, &at, &served_by[q]);
+			for (int o = 0; agrees && o < nif->ntx; o++)
+				agrees = serve[o] < 0 || nearness(p, &at, &served_by[o]) >= near;
+		}
+	}
+	np_cpuset_free(&seen);
+	return agrees;
+}
+
+/* XPS as the kernel's scaling.rst suggests it: each housekeeping CPU maps
+ * onto exactly one transmit queue, the queue whose interrupt is served on
+ * that CPU or on its nearest core (a shared cache first), so transmit
+ * completions stay where the sends happened; ties go to the queue with the
+ * fewest CPUs so far. A queue with no interrupt of its own (XDP) gets none.
+ * Left alone when some queue's interrupt has no one CPU to follow. */
+static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
+{
+	int *serve = calloc((size_t)nif->ntx + 1, sizeof(int)), *nassigned = calloc((size_t)nif->ntx + 1, sizeof(int));
+	struct np_cpuset *want = calloc((size_t)nif->ntx + 1, sizeof(*want));
+	struct near_key *served_by = calloc((size_t)nif->ntx + 1, sizeof(*served_by));
+	int *irq_of = calloc((size_t)nif->ntx + 1, sizeof(int));
+	int rc = serve && nassigned && want && served_by && irq_of ? 0 : -ENOMEM, ncand = 0;
+	bool followed = true; /* every queue with an interrupt has one CPU serving it */
+	bool moved = false;   /* some queue's interrupt moves */
+	if (rc == 0)
+		tx_queue_irqs(p, di, nif->ntx, irq_of);
+	for (int q = 0; rc == 0 && q < nif->ntx; q++) {
+		int ii = irq_of[q];
+		serve[q] = nif->xps_known[q] ? serving_cpu(p, ii) : -1;
+		followed &= ii < 0 || !nif->xps_known[q] || serve[q] >= 0;
+		moved |= serve[q] >= 0 && serve[q] != home_cpu(&p->m->irqs.v[ii]);
+		ncand += serve[q] >= 0;
+		if (serve[q] >= 0)
+			served_by[q] = near_key(p, serve[q]);
+	}
+	if (!followed || (!moved && xps_agrees(p, nif, serve, served_by)))
+		ncand = 0;
+	/* The serving CPUs first (each to its queue, the first queue when two
+	 * share one), so that the ties below count them. */
+	struct np_cpuset served = NP_CPUSET_INIT;
+	for (int q = 0; rc == 0 && ncand > 1 && q < nif->ntx; q++) {
+		if (serve[q] < 0 || !np_cpuset_test(&p->usable, (unsigned)serve[q]) ||
+		    np_cpuset_test(&served, (unsigned)serve[q]))
+			continue;
+		if ((rc = np_cpuset_set(&served, (unsigned)serve[q])) == 0 &&
+		    (rc = np_cpuset_set(&want[q], (unsigned)serve[q])) == 0)
+			nassigned[q]++;
+	}
+	/* Each queue's nearness to a CPU off its core depends on the CPU's L3
+	 * and node only: worked out again when those change (CPUs come in
+	 * order, a node's mostly together), with the queues nearest at that
+	 * level. A CPU on no serving CPU's core picks among those alone; one
+	 * on such a core compares every queue, as before. */
+	int *off_core = calloc((size_t)nif->ntx + 1, sizeof(int)), *nearest = calloc((size_t)nif->ntx + 1, sizeof(int));
+	int nnearest = 0;
+	struct near_key off_core_of = { .l3 = -2 }; /* no CPU's */
+	struct np_cpuset serving_cores = NP_CPUSET_INIT;
+	if ((!off_core || !nearest) && rc == 0)
+		rc = -ENOMEM;
+	for (int q = 0; rc == 0 && q < nif->ntx; q++)
+		if (serve[q] >= 0)
+			rc = np_cpuset_set(&serving_cores, (unsigned)served_by[q].core);
+	np_cpuset_foreach(cpu, &p->usable) {
+		int best = -1, bestnear = 0;
+		if (rc || ncand < 2 || np_cpuset_test(&served, (unsigned)cpu))
+			continue;
+		struct near_key at = near_key(p, cpu);
+		if (at.l3 != off_core_of.l3 || at.node != off_core_of.node) {
+			off_core_of = at;
+			nnearest = 0;
+			for (int q = 0, least = 0; q < nif->ntx; q++) {
+				off_core[q] = serve[q] < 0 ? 0 : nearness_off_core(p, &at, &served_by[q]);
+				if (serve[q] < 0)
+					continue;
+				if (nnearest == 0 || off_core[q] < least) {
+					least = off_core[q];
+					nnearest = 0;
+				}
+				if (off_core[q] == least)
+					nearest[nnearest++] = q;
+			}
+		}
+		if (!np_cpuset_test(&serving_cores, (unsigned)at.core)) {
+			for (int k = 0; k < nnearest; k++)
+				if (best < 0 || nassigned[nearest[k]] < nassigned[best])
+					best = nearest[k];
+		} else {
+			for (int q = 0; q < nif->ntx; q++) {
+				if (serve[q] < 0)
+					continue;
+				int near = served_by[q].cpu == at.cpu ? 0 : served_by[q].core == at.core ? 1 : off_core[q];
+				if (best < 0 || near < bestnear || (near == bestnear && nassigned[q] < nassigned[best])) {
+					best = q;
+					bestnear = near;
+				}
+			}
+		}
+		if ((rc = np_cpuset_set(&want[best], (unsigned)cpu)) == 0)
+			nassigned[best]++;
+	}
+	np_cpuset_free(&serving_cores);
+	free(off_core);
+	free(nearest);
+	np_cpuset_free(&served);
+	for (int q = 0; rc == 0 && ncand > 1 && q < nif->ntx; q++) {
+		if (!nif->xps_known[q])
+			continue;
+		char *why = NULL;
+		int first = 0;
+		while (serve[q] >= 0 && first < q && serve[first] != serve[q])
+			first++;
+		if (serve[q] < 0)
+			why = strdup("no interrupt of its own to follow: no CPU transmits on it by XPS");
+		else if (np_cpuset_empty(&want[q]) && asprintf(&why, "its interrupt's CPU %d transmits on queue %d, "
+							      "whose interrupt it also serves", serve[q], first) < 0)
+			why = NULL;
+		else if (!np_cpuset_empty(&want[q]))
+			why = strdup("each housekeeping CPU transmits on one queue, the one whose interrupt is served on "
+				     "it or on its nearest core (kernel Documentation/networking/scaling.rst, XPS)");
+		rc = why ? net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &want[q], why) : -ENOMEM;
+		free(why);
+	}
+	for (int q = 0; want && q < nif->ntx; q++)
+		np_cpuset_free(&want[q]);
+	free(want);
+	free(served_by);
+	free(irq_of);
+	free(serve);
+	free(nassigned);
+	return rc;
+}
+
+/* Physical cores among cpus. */
+static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int mark)
+{
+	unsigned n = 0;
+	np_cpuset_foreach(cpu, cpus) {
+		int c = core_of(p, cpu);
+		if (c <= p->m->topo.max_cpu && p->stamp[c] != mark) {
+			p->stamp[c] = mark;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* One queue per node with CPUs, asked for with --channels per-node: the
+ * layout Tom Herbert measured best in 2009, a judgement today (see the
+ * reason). ethtool -L re-creates the vectors on some drivers, so the plan
+ * is re-made afterwards. */
+static int channels_rec(struct planner *p, size_t di, const struct np_netif *nif)
+{
+	int nodes = 0;
+	for (int i = 0; i < p->m->topo.nnodes; i++)
+		nodes += np_cpuset_intersects(&p->m->topo.nodes[i].cpus, &p->usable);
+	if (nodes < 2 || p->nqueues[di] <= nodes)
+		return 0;
+	struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name,
+			    .rule = NP_RULE_CHANNELS };
+	if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
+		r.current = NULL;
+	if (asprintf(&r.recommended, "%d", nodes) < 0)
+		r.recommended = NULL;
+	if (asprintf(&r.reason, "judgement, on request (--channels per-node): one queue per node; Tom Herbert, "
+		     "netdev, 2009-11-24: 4 RX queues, one per socket, 361862 tps against 226722 with 16, one per "
+		     "CPU, measured while receive buffers were allocated on the device's node, which Linux changed "
+		     "soon after (2.6.37); the same mail measured 923422 tps with local allocation; then re-run "
+		     "advise") < 0)
+		r.reason = NULL;
+	return plan_add_rec(p->m, p->plan, &r);
+}
+
+int plan_net_recs(struct planner *p, size_t di)
+{
+	const struct np_machine *m = p->m;
+	const struct np_device_policy *pol = &p->opts->devices[di];
+	const struct np_pci_dev *d = &m->pci.devs[di];
+	struct np_cpuset off = NP_CPUSET_INIT, rps_to = NP_CPUSET_INIT;
+	int rc = np_cpuset_copy(&rps_to, &p->opts->app_cpus);
+	np_cpuset_and(&rps_to, &p->usable);
+	unsigned app_cores = count_cores(p, &rps_to, -2 - (int)di);
+
+	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
+		const struct np_netif *nif = &d->net[k];
+		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
+		 * only with a choice of queues to make; and only for a device
+		 * whose IRQs move or whose traffic is worth a change. */
+		bool xps_worth = irqs_move(p, di) || p->data_volume[di] >= p->opts->min_interrupts;
+		if (nif->ntx > 1 && xps_worth && (pol->xps_follow_irq || pol->auto_net))
+			rc = xps_recs(p, di, nif);
+		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
+			rc = channels_rec(p, di, nif);
+		enum np_rps_policy rps = pol->rps;
+		const char *why = NULL;
+		unsigned usable_here = np_cpuset_count(&p->target[di]) ? np_cpuset_count(&p->target[di])
+									: np_cpuset_count(&p->usable);
+		if (rps == NP_RPS_OFF) {
+			why = "the profile turns RPS off";
+		} else if (rps == NP_RPS_APP) {
+			why = "the profile steers receive processing to the application's CPUs";
+		} else if (pol->auto_net && nif->nrx > 0 && (unsigned)nif->nrx >= usable_here) {
+			rps = NP_RPS_OFF;
+			why = "a hardware queue per usable CPU: RPS would only add a hop between CPUs";
+		} else if (pol->auto_net && app_cores && nif->nrx > 0 && (unsigned)nif->nrx < app_cores) {
+			rps = NP_RPS_APP;
+			why = "fewer receive queues than the application's cores: RPS spreads receive processing "
+			      "over them";
+		}
+		const struct np_cpuset *to = rps == NP_RPS_OFF ? &off : rps == NP_RPS_APP && pol->auto_net ? &rps_to
+													      : &p->opts->app_cpus;
+		for (int q = 0; q < nif->nrx && rc == 0 && rps != NP_RPS_KEEP; q++)
+			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q], to, why);
+	}
+	np_cpuset_free(&rps_to);
+	return rc;
+}

@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "judge/advise.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/advise-int.h"
+#include "judge/findings.h"
+#include "read/sysfs.h"
+
+int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
+{
+	int rc = np_cpuset_copy(out, &topo->online);
+	np_cpuset_andnot(out, &topo->isolated);
+	np_cpuset_andnot(out, &topo->nohz_full);
+	if (exclude)
+		np_cpuset_andnot(out, exclude);
+	return rc;
+}
+
+int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cpuset *usable, struct np_cpuset *out)
+{
+	int best = -1, rc = 0;
+	np_cpuset_clear(out);
+	/* A memory-only node's own nearest CPUs: its HMAT initiators', which
+	 * distances alone can contradict. */
+	const struct np_node *self = np_topology_node(topo, node);
+	if (self && self->near_by == NP_NEAR_INITIATORS && np_cpuset_intersects(&self->near_cpus, usable)) {
+		if ((rc = np_cpuset_copy(out, &self->near_cpus)) == 0)
+			np_cpuset_and(out, usable);
+		return rc;
+	}
+	for (int pass = 0; pass < 2 && rc == 0; pass++) {
+		for (int i = 0; i < topo->nnodes && rc == 0; i++) {
+			const struct np_node *n = &topo->nodes[i];
+			if (!np_cpuset_intersects(&n->cpus, usable))
+				continue;
+			int d = np_topology_distance(topo, node, n->id);
+			if (d < 0)
+				d = n->id == node ? 10 : 20;
+			if (pass == 0 && (best < 0 || d < best))
+				best = d;
+			else if (pass == 1 && d == best && (rc = np_cpuset_or(out, &n->cpus)) == 0)
+				np_cpuset_and(out, usable);
+		}
+	}
+	return rc;
+}
+
+
+static int vnote(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char **more = realloc(*v, (*n + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	*v = more;
+	if (vasprintf(&more[*n], fmt, ap) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int plan_warn(struct np_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vnote(&plan->warnings, &plan->nwarnings, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int note(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int note(struct np_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vnote(&plan->notes, &plan->nnotes, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *plan_dev_label(const struct np_pci_dev *d)
+{
+	if (d->nnet)
+		return d->net[0].name;
+	if (d->nblock)
+		return d->block[0].name;
+	return d->child_driver ? d->child_driver : d->driver ? d->driver : "device";
+}
+
+int plan_add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec *r)
+{
+	r->target = (struct np_target){ .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+					.device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
+	struct np_rec *more = realloc(plan->v, (plan->n + 1) * sizeof(*more));
+	if (!more || !r->recommended || !r->reason) {
+		free(r->current);
+		free(r->recommended);
+		free(r->reason);
+		if (more)
+			plan->v = more;
+		return -ENOMEM;
+	}
+	plan->v = more;
+	r->change = !r->current || strcmp(r->current, r->recommended) != 0;
+	if (!r->change)
+		r->rule = NP_RULE_NONE;
+	plan->v[plan->n++] = *r;
+	return 0;
+}
+
+/* Unique (package, core) pairs get one index each, so SMT siblings share it. */
+static void index_cores(struct planner *p)
+{
+	const struct np_topology *t = &p->m->topo;
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct np_cpu *c = &t->cpus[i];
+		int idx = -1;
+		np_cpuset_foreach(sib, &c->siblings) {
+			if (sib < c->id && sib <= t->max_cpu && p->core_of[sib] >= 0) {
+				idx = p->core_of[sib];
+				break;
+			}
+		}
+		p->core_of[c->id] = idx >= 0 ? idx : c->id;
+	}
+}
+
+
+/* Warnings about IRQs the plan cannot or does not move but should be known:
+ * managed ones (the kernel owns them; on isolated CPUs only the kernel
+ * command line helps), and affinities the kernel did not honour. */
+static int irq_warnings(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	const struct np_topology *topo = &m->topo;
+	struct np_cpuset iso = NP_CPUSET_INIT, hit = NP_CPUSET_INIT;
+	int rc = np_cpuset_copy(&iso, &topo->isolated);
+	if (rc == 0)
+		rc = np_cpuset_or(&iso, &topo->nohz_full);
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		if (!p->opts->devices[di].selected)
+			continue;
+		int nmanaged = 0, niso = 0;
+		np_cpuset_clear(&hit);
+		for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+			const struct np_irq *irq = &m->irqs.v[i];
+			if (irq->dev != (int)di)
+				continue;
+			if (irq->managed != NP_MANAGED_NO) {
+				nmanaged++;
+				if (irq->has_effective && np_cpuset_intersects(&irq->effective, &iso)) {
+					niso++;
+					rc = np_cpuset_or(&hit, &irq->effective);
+				}
+			}
+			if (rc == 0 && irq->has_affinity && irq->has_effective && !np_cpuset_empty(&irq->effective) &&
+			    !np_cpuset_subset(&irq->effective, &irq->affinity)) {
+				char *eff = list_text(&irq->effective), *aff = list_text(&irq->affinity);
+				rc = plan_warn(p->plan, "irq %d %s (%s): affinity not honoured: it runs on CPU %s, outside its "
+					  "affinity %s (usually no free vector there: see /proc/interrupts and debugfs)",
+					  irq->irq, irq->name, d->addr, eff ? eff : "?", aff ? aff : "?");
+				free(eff);
+				free(aff);
+			}
+		}
+		if (rc == 0 && nmanaged && !np_cpuset_empty(&p->target[di]))
+			rc = note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
+				  d->addr, plan_dev_label(d), nmanaged, nmanaged > 1 ? "s" : "");
+		if (rc == 0 && niso) {
+			np_cpuset_and(&hit, &iso);
+			char *cpus = list_text(&hit), *all = list_text(&iso);
+			if (m->managed_irq_isolation)
+				rc = plan_warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s although isolcpus= has "
+					  "managed_irq: their queues serve only isolated CPUs, so they fire only for I/O "
+					  "submitted there; keep the isolated application's I/O off this device or accept them",
+					  d->addr, plan_dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?");
+			else
+				rc = plan_warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s: writing cannot move them; "
+					  "boot with isolcpus=managed_irq,%s to keep them on housekeeping CPUs",
+					  d->addr, plan_dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?", all ? all : "?");
+			free(cpus);
+			free(all);
+		}
+	}
+	np_cpuset_free(&iso);
+	np_cpuset_free(&hit);
+	return rc;
+}
+
+
+/* One node with CPUs and one L3 domain: no CPU is nearer to a device than another. */
+static bool flat_machine(const struct np_machine *m)
+{
+	int nodes = 0;
+	for (int i = 0; i < m->topo.nnodes; i++)
+		nodes += !np_cpuset_empty(&m->topo.nodes[i].cpus);
+	return nodes <= 1 && m->l3.n <= 1;
+}
+
+static int by_impact(const void *a, const void *b)
+{
+	const struct np_rec *x = a, *y = b;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	if (x->impact != y->impact)
+		return x->impact > y->impact ? -1 : 1;
+	return 0;
+}
+
+const char *np_effective_note(const struct np_machine *m, const struct np_advise_opts *opts)
+{
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev >= 0 && opts->devices && opts->devices[irq->dev].selected && irq->has_affinity &&
+		    !irq->has_effective)
+			return "effective_affinity is absent here (kernels before 4.13): where an IRQ is delivered is "
+			       "judged on its mask (one CPU is where it runs; within a wider mask the interrupt "
+			       "controller picks)";
+	}
+	return NULL;
+}
+
+static int general_warnings(struct planner *p)
+{
+	int rc = 0;
+	const char *eff = np_effective_note(p->m, p->opts);
+	if (eff)
+		rc = note(p->plan, "%s", eff);
+	if (rc == 0 && np_cpuset_empty(&p->usable))
+		rc = plan_warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
+	if (rc == 0 && p->flat)
+		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
+			  "so only a device's queues stacked on one core move (to cores of their own), and IRQs on "
+			  "CPUs the plan forbids");
+	return rc;
+}
+
+/* irqbalance matters only to a plan that moves IRQs. */
+static int irqbalance_warning(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	bool moves = false;
+	for (size_t i = 0; i < p->plan->n && !moves; i++)
+		moves = p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].change;
+	if (!moves)
+		return 0;
+	if (m->irqbalance)
+		return plan_warn(p->plan, "irqbalance is running and will undo this IRQ placement within seconds: ban the IRQs "
+			    "(IRQBALANCE_ARGS=\"--banirq=N ...\" in /etc/default/irqbalance, or /etc/sysconfig/irqbalance "
+			    "on the RHEL family, or a --policyscript printing ban=yes) or stop it");
+	if (!m->irqbalance_known)
+		return plan_warn(p->plan, "irqbalance: state unknown (no process information here): if it runs, ban the "
+			    "placed IRQs (--banirq=N in IRQBALANCE_ARGS of /etc/default/irqbalance or "
+			    "/etc/sysconfig/irqbalance) or it will undo them");
+	return 0;
+}
+
+/* Every IRQ requested from now on (a driver loaded, a device hot-plugged,
+ * a queue added) starts on default_smp_affinity. When that includes CPUs
+ * the plan keeps free of IRQs, they get interrupts until someone notices:
+ * recommend the usable (housekeeping) CPUs. Otherwise nothing. */
+static int default_irq_rec(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	const struct np_irqs *irqs = &m->irqs;
+	struct np_cpuset bad = NP_CPUSET_INIT;
+	if (!irqs->has_default_affinity || np_cpuset_empty(&p->usable))
+		return 0;
+	int rc = np_cpuset_copy(&bad, &irqs->default_affinity);
+	np_cpuset_and(&bad, &m->topo.online);
+	np_cpuset_andnot(&bad, &p->usable);
+	if (rc == 0 && !np_cpuset_empty(&bad)) {
+		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1,
+				    .rule = NP_RULE_DEFAULT_AFFINITY };
+		const struct np_cpuset *why_set[] = { &m->topo.isolated, &m->topo.nohz_full, &p->opts->exclude };
+		static const char *const why_name[] = { "isolated", "nohz_full", "excluded" };
+		char why[48] = "";
+		for (size_t i = 0; i < 3; i++)
+			if (np_cpuset_intersects(&bad, why_set[i]))
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", *why ? ", " : "",
+					 why_name[i]);
+		char *list = list_text(&bad);
+		r.current = list_text(&irqs->default_affinity);
+		r.recommended = list_text(&p->usable);
+		if (!list || asprintf(&r.reason, "new IRQs would start on CPUs %s (%s): start them on the usable CPUs",
+				      list, why) < 0)
+			r.reason = NULL;
+		free(list);
+		rc = plan_add_rec(p->m, p->plan, &r);
+	}
+	np_cpuset_free(&bad);
+	return rc;
+}
+
+int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct planner p = { .m = m, .opts = opts, .plan = out };
+	size_t ncpu = (size_t)m->topo.max_cpu + 1, ndev = m->pci.ndevs + 1;
+	p.load = calloc(ncpu, sizeof(int));
+	p.core_of = malloc(ncpu * sizeof(int));
+	p.core_load = calloc(ncpu, sizeof(int));
+	p.vectors = calloc(ncpu, sizeof(int));
+	p.stamp = calloc(ncpu, sizeof(int));
+	p.node_index = malloc(ncpu * sizeof(int));
+	p.node_dist = malloc(((size_t)m->topo.nnodes * (size_t)m->topo.nnodes + 1) * sizeof(int));
+	p.target = calloc(ndev, sizeof(*p.target));
+	p.target_why = calloc(ndev, sizeof(char *));
+	p.anchor = calloc(ndev, sizeof(int));
+	p.nqueues = calloc(ndev, sizeof(int));
+	p.ncores = calloc(ndev, sizeof(int));
+	p.cap = calloc(ndev, sizeof(int));
+	p.start = calloc(ndev, sizeof(int));
+	p.dcount = calloc(ndev, sizeof(int *));
+	p.dcpu = calloc(ndev, sizeof(int *));
+	p.dtoday = calloc(ndev, sizeof(int *));
+	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
+	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
+	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
+	p.off_target = calloc(ndev, sizeof(*p.off_target));
+	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
+	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.node_index && p.node_dist && p.target && p.target_why && p.anchor &&
+				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.dtoday && p.planned && p.has_plan &&
+				 p.off_target && p.data_volume && p.cls
+			 ? 0
+			 : -ENOMEM;
+	if (rc == 0) {
+		for (size_t c = 0; c < ncpu; c++) {
+			int id = np_topology_node_of_cpu(&m->topo, (int)c);
+			p.core_of[c] = -1;
+			p.node_index[c] = -1;
+			for (int i = 0; i < m->topo.nnodes && id >= 0; i++)
+				if (m->topo.nodes[i].id == id)
+					p.node_index[c] = i;
+		}
+		for (int i = 0; i < m->topo.nnodes; i++)
+			for (int j = 0; j < m->topo.nnodes; j++)
+				p.node_dist[i * m->topo.nnodes + j] = m->topo.nodes[i].distances ? m->topo.nodes[i].distances[j]
+												 : -1;
+		for (size_t i = 0; i < m->irqs.n; i++)
+			np_vector_classify(m->irqs.v[i].name, &p.cls[i]);
+		for (size_t i = 0; i < m->irqs.n; i++) {
+			int cpu = home_cpu(&m->irqs.v[i]);
+			if (cpu >= 0 && (size_t)cpu < ncpu)
+				p.vectors[cpu]++;
+		}
+		p.flat = flat_machine(m);
+		rc = np_usable_cpus(&m->topo, &opts->exclude, &p.usable);
+		/* Every target is within usable: no CPU past the per-CPU arrays. */
+		for (int c = np_cpuset_next(&p.usable, m->topo.max_cpu + 1); rc == 0 && c >= 0;
+		     c = np_cpuset_next(&p.usable, c + 1))
+			np_cpuset_unset(&p.usable, (unsigned)c);
+	}
+	if (rc == 0)
+		rc = general_warnings(&p);
+	if (rc == 0) {
+		index_cores(&p);
+		rc = plan_choose_targets(&p);
+	}
+	if (rc == 0)
+		rc = plan_build_slots(&p);
+	if (rc == 0)
+		rc = plan_size_devices(&p);
+	if (rc == 0)
+		rc = plan_weigh_devices(&p);
+	/* Queues the plan does not place (other devices', managed ones) still
+	 * load their CPUs: balance against them too. */
+	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		int cpu = home_cpu(irq);
+		if (irq->queue < 0 || cpu < 0 || (size_t)cpu >= ncpu ||
+		    (irq->dev >= 0 && !np_cpuset_empty(&p.target[irq->dev]) && irq->managed == NP_MANAGED_NO))
+			continue;
+		p.load[cpu]++;
+		p.core_load[core_of(&p, cpu)]++;
+	}
+	if (rc == 0)
+		rc = plan_keep_slots(&p);
+	if (rc == 0)
+		rc = plan_place_slots(&p);
+	if (rc == 0)
+		rc = plan_pin_kept_queues(&p);
+	if (rc == 0)
+		rc = irqbalance_warning(&p);
+	if (rc == 0)
+		rc = irq_warnings(&p);
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		if (!opts->devices[di].selected)
+			continue;
+		if ((rc = plan_block_recs(&p, di)) == 0)
+			rc = plan_net_recs(&p, di);
+	}
+	if (rc == 0 && !opts->devices_only)
+		rc = default_irq_rec(&p);
+	if (rc == 0 && out->n)
+		qsort(out->v, out->n, sizeof(*out->v), by_impact);
+	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
+		np_cpuset_free(&p.target[i]);
+		free(p.target_why[i]);
+		if (p.dcount)
+			free(p.dcount[i]);
+		if (p.dcpu)
+			free(p.dcpu[i]);
+		if (p.dtoday)
+			free(p.dtoday[i]);
+	}
+	for (size_t i = 0; p.planned && i < m->irqs.n; i++)
+		np_cpuset_free(&p.planned[i]);
+	np_cpuset_free(&p.usable);
+	free(p.load);
+	free(p.core_of);
+	free(p.core_load);
+	free(p.vectors);
+	free(p.stamp);
+	free(p.node_index);
+	free(p.node_dist);
+	free(p.target);
+	free(p.target_why);
+	free(p.anchor);
+	free(p.nqueues);
+	free(p.ncores);
+	free(p.cap);
+	free(p.start);
+	free(p.dcount);
+	free(p.dcpu);
+	free(p.dtoday);
+	free(p.planned);
+	free(p.has_plan);
+	free(p.cls);
+	free(p.off_target);
+	free(p.data_volume);
+	free(p.refs);
+	free(p.slots);
+	if (rc)
+		np_plan_free(out);
+	return rc;
+}
+
+void np_plan_free(struct np_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		free(plan->v[i].current);
+		free(plan->v[i].recommended);
+		free(plan->v[i].reason);
+	}
+	free(plan->v);
+	for (size_t i = 0; i < plan->nwarnings; i++)
+		free(plan->warnings[i]);
+	free(plan->warnings);
+	for (size_t i = 0; i < plan->nnotes; i++)
+		free(plan->notes[i]);
+	free(plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
+		       const char *description, struct np_profile *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->app_node = -1;
+	out->name = strdup(name);
+	out->description = strdup(description);
+	out->settings = calloc(plan->n + 1, sizeof(*out->settings));
+	if (!out->name || !out->description || !out->settings) {
+		np_profile_free(out);
+		return -ENOMEM;
+	}
+	bool oom = false;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (np_attrs[r->kind].command)
+			continue; /* advice only: ethtool, not a profile setting */
+		/* The setting's target class names the target stably (target.h). */
+		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
+		if (np_setting_make(m, r->kind, &t, r->recommended, i, &out->settings[out->nsettings]))
+			oom = true;
+		else
+			out->nsettings++;
+	}
+	if (oom) {
+		np_profile_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
+{
+	char *status;
+	int rc = np_read_text(ctx, &status, "/proc/%d/status", pid);
+	if (rc)
+		/* ctx->err is the message's own buffer: say it anew. */
+		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d ('%s/proc/%d/status' is absent)", pid, ctx->root, pid)
+				     : rc;
+	const char *line = strstr(status, "\nCpus_allowed_list:");
+	if (line) {
+		line += strlen("\nCpus_allowed_list:");
+		size_t len = strcspn(line, "\n");
+		char *list = strndup(line, len);
+		rc = list ? np_cpuset_parse_list(out, list) : -ENOMEM;
+		free(list);
+	}
+	free(status);
+	if (!line || rc)
+		return np_fail(ctx, -EINVAL, "'%s/proc/%d/status': no readable Cpus_allowed_list", ctx->root, pid);
+	return 0;
+}
+
+int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const char *cpus, int node, int pid,
+		struct np_cpuset *out)
+{
+	if (cpus) {
+		if (np_cpuset_parse_list(out, cpus) || np_cpuset_empty(out))
+			return np_fail(ctx, -EINVAL, "--app-cpus: '%s' is not a CPU list such as 0-3,8", cpus);
+		return 0;
+	}
+	if (node >= 0) {
+		const struct np_node *n = np_topology_node(topo, node);
+		if (!n)
+			return np_fail(ctx, -EINVAL, "--app-node: there is no node %d", node);
+		if (np_cpuset_empty(&n->cpus))
+			return np_fail(ctx, -EINVAL, "--app-node: node %d has no CPUs (memory only)", node);
+		return np_cpuset_copy(out, &n->cpus);
+	}
+	return pid >= 0 ? np_process_cpus(ctx, pid, out) : 0;
+}

@@ -1,0 +1,950 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "judge/findings.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/app-place.h"
+#include "judge/cpuset-names.h"
+#include "read/kubelet.h"
+#include "base/quote.h"
+
+/* What a rule's problems weigh per interrupt at stake, and how bad they are.
+ * An interrupt on an isolated CPU stalls the latency-critical work kept
+ * there; a remote one costs a cross-node cache miss or two. */
+struct weight {
+	enum np_severity severity;
+	double factor;
+};
+static const struct weight *weight_of(enum np_rule_id rule);
+
+const char *np_severity_name(enum np_severity s)
+{
+	return s == NP_WARNING ? "warning" : "info";
+}
+
+const char *np_count_text(unsigned long long n, char buf[16])
+{
+	static const char unit[] = "kMGTPE";
+	if (n < 10000) {
+		snprintf(buf, 16, "%llu", n);
+		return buf;
+	}
+	double v = (double)n;
+	int u = -1;
+	while (v >= 999.5 && u < 5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, 16, v < 99.95 ? "%.1f%c" : "%.0f%c", v, unit[u]);
+	return buf;
+}
+
+static void finding_free(struct np_finding *x)
+{
+	free(x->subject);
+	free(x->message);
+	free(x->who);
+	free(x->fix);
+	free(x->per_node);
+	free(x->fixes);
+	np_cpuset_free(&x->cpus);
+}
+
+/* A new finding of kind at the end of f, its message from fmt; NULL on ENOMEM. */
+static struct np_finding *add(struct np_findings *f, enum np_rule_id rule, const char *subject, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static struct np_finding *add(struct np_findings *f, enum np_rule_id rule, const char *subject, const char *fmt, ...)
+{
+	struct np_finding *more = realloc(f->v, (f->n + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	f->v = more;
+	struct np_finding *x = &f->v[f->n];
+	memset(x, 0, sizeof(*x));
+	x->severity = weight_of(rule)->severity;
+	x->rule = rule;
+	x->kind = np_rule_name(rule);
+	x->dev = -1;
+	x->irq = -1;
+	x->subject = strdup(subject);
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&x->message, fmt, ap) < 0)
+		x->message = NULL;
+	va_end(ap);
+	if (!x->subject || !x->message) {
+		finding_free(x);
+		return NULL;
+	}
+	f->n++;
+	return x;
+}
+
+static const char *dev_label(const struct np_pci_dev *d)
+{
+	return d->child_driver ? d->child_driver : d->driver ? d->driver : "no driver";
+}
+
+/* What people call the device: its interface or disk, then its address. */
+static char *dev_who(const struct np_machine *m, const struct np_pci_dev *d)
+{
+	const char *name = d->nnet ? d->net[0].name : d->nblock ? d->block[0].name : NULL;
+	int node = np_device_node(m, d, NULL);
+	char nodebuf[16] = "node unknown", *out;
+	if (node >= 0)
+		snprintf(nodebuf, sizeof(nodebuf), "node %d", node);
+	if (asprintf(&out, "%s%s%s (%s, %s)", name ? name : "", name ? " " : "", d->addr, dev_label(d), nodebuf) < 0)
+		return NULL;
+	return out;
+}
+
+/* A command line to be run as shown (eval'd even): the name quoted for the
+ * shell, or the PCI address for a name whose bytes do not show. */
+static char *fix_for(const char *hint, const struct np_pci_dev *d)
+{
+	const char *name = d->nnet ? d->net[0].name : d->nblock ? d->block[0].name : d->addr;
+	char *quoted = np_shell_quote(np_printable(name) ? name : d->addr), *out;
+	if (!quoted || asprintf(&out, "%s --device %s", hint, quoted) < 0)
+		out = NULL;
+	free(quoted);
+	return out;
+}
+
+/* The IRQs of one device (or class) that a finding is about, summed. */
+struct tally {
+	int nirqs, irq;
+	unsigned long long total, remote, quiet;
+	unsigned long long *per_node;
+	struct np_cpuset cpus;
+};
+
+static int tally_add(const struct np_machine *m, struct tally *t, const struct np_irq *irq,
+		     const struct np_cpuset *cpus)
+{
+	if (!t->per_node && !(t->per_node = calloc((size_t)m->topo.nnodes + 1, sizeof(*t->per_node))))
+		return -ENOMEM;
+	t->irq = t->nirqs++ ? -1 : irq->irq;
+	t->total += irq->total;
+	t->quiet += irq->quiet;
+	for (int n = 0; n < m->topo.nnodes; n++)
+		t->per_node[n] += irq->per_node[n];
+	return np_cpuset_or(&t->cpus, cpus);
+}
+
+static void tally_free(struct tally *t)
+{
+	free(t->per_node);
+	np_cpuset_free(&t->cpus);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Moves the tally's facts into a finding. */
+static void take(struct np_finding *x, struct tally *t, unsigned long long at_stake)
+{
+	x->nirqs = t->nirqs;
+	x->irq = t->irq;
+	x->total = t->total;
+	x->interrupts = at_stake;
+	x->per_node = t->per_node;
+	x->cpus = t->cpus;
+	t->per_node = NULL;
+	t->cpus = (struct np_cpuset)NP_CPUSET_INIT;
+	x->weight = (double)at_stake * weight_of(x->rule)->factor;
+}
+
+/* "IRQ 50", "9 IRQs" */
+static const char *irqs_text(const struct tally *t)
+{
+	static char buf[32];
+	if (t->nirqs == 1)
+		snprintf(buf, sizeof(buf), "IRQ %d", t->irq);
+	else
+		snprintf(buf, sizeof(buf), "%d IRQs", t->nirqs);
+	return buf;
+}
+
+/* "node 0 100%", "node 0 60%, node 1 40%": where the interrupts ran (shares
+ * under 0.5% left out). */
+static char *shares_text(const struct np_machine *m, const unsigned long long *per_node, unsigned long long total)
+{
+	char *out = strdup(""), *more;
+	for (int n = 0; out && total && n < m->topo.nnodes; n++) {
+		if (200 * per_node[n] < total)
+			continue;
+		if (asprintf(&more, "%s%snode %d %.0f%%", out, *out ? ", " : "", m->topo.nodes[n].id,
+			     100.0 * (double)per_node[n] / (double)total) < 0)
+			more = NULL;
+		free(out);
+		out = more;
+	}
+	return out;
+}
+
+static bool is_system(const struct np_machine *m, const struct np_irq *irq)
+{
+	return irq->dev < 0 || !np_pci_dev_matters(&m->pci.devs[irq->dev], true);
+}
+
+/* Interrupts off the device's node, managed IRQs left out: the kernel spreads
+ * those per CPU on purpose, so "remote" says nothing about them. */
+static int remote_finding(const struct np_machine *m, size_t di, int node, struct np_findings *f)
+{
+	const struct np_pci_dev *d = &m->pci.devs[di];
+	struct tally t = { 0 };
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO || !irq->total)
+			continue;
+		rc = tally_add(m, &t, irq, irq->has_effective ? &irq->effective : &irq->ran_on);
+		double share = np_irq_remote_share(m, irq, node);
+		if (share > 0)
+			t.remote += (unsigned long long)(share * (double)irq->total + 0.5);
+	}
+	if (rc || t.remote == 0) {
+		tally_free(&t);
+		return rc;
+	}
+	char *who = dev_who(m, d), *shares = shares_text(m, t.per_node, t.total);
+	char *where = np_cpus_where(&m->topo, &t.cpus), a[16], b[16];
+	struct np_finding *x = NULL;
+	if (who && shares && where)
+		x = add(f, NP_RULE_REMOTE, d->addr, "%s: %s on %s; %s of %s interrupts ran off node %d (%s)",
+			who, irqs_text(&t), where, np_count_text(t.remote, a), np_count_text(t.total, b), node, shares);
+	if (x) {
+		x->dev = (int)di;
+		x->who = who;
+		who = NULL;
+		x->what = "remote";
+		take(x, &t, t.remote);
+		x->minor = t.remote < f->min_interrupts;
+	}
+	free(who);
+	free(shares);
+	free(where);
+	tally_free(&t);
+	return x ? 0 : -ENOMEM;
+}
+
+static bool quiet_cpus(const struct np_machine *m, struct np_cpuset *quiet)
+{
+	if (np_cpuset_copy(quiet, &m->topo.isolated) || np_cpuset_or(quiet, &m->topo.nohz_full))
+		return false;
+	return true;
+}
+
+/* IRQs that ran on, or are set to run on, isolated or nohz_full CPUs: one
+ * finding for a device's, one for the system's (timer, PCIe ports, ACPI). */
+static int isolated_finding(const struct np_machine *m, int di, const struct np_cpuset *quiet, struct np_findings *f)
+{
+	struct tally t = { 0 };
+	struct np_cpuset hit = NP_CPUSET_INIT;
+	char *names = strdup(""), *more;
+	int rc = names ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (di >= 0 ? irq->dev != di : !is_system(m, irq))
+			continue;
+		bool set_there = irq->has_effective && np_cpuset_intersects(&irq->effective, quiet);
+		bool ran_there = irq->quiet > 0;
+		if (!set_there && !ran_there)
+			continue;
+		if ((rc = np_cpuset_copy(&hit, set_there ? &irq->effective : &irq->ran_on)))
+			break;
+		np_cpuset_and(&hit, quiet);
+		if ((rc = tally_add(m, &t, irq, &hit)))
+			break;
+		/* Names of a class, each once: "PCIe PME" for all the ports. */
+		const char *name = irq->name[0] ? irq->name : "unnamed";
+		size_t nlen = strcspn(name, ",");
+		bool seen = false;
+		for (const char *p = names; *p && !seen; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+			seen = strcspn(p, ",") == nlen && !strncmp(p, name, nlen);
+		if (di < 0 && !seen) {
+			if (asprintf(&more, "%s%s%.*s", names, *names ? ", " : "", (int)nlen, name) < 0)
+				more = NULL;
+			free(names);
+			names = more;
+			rc = names ? 0 : -ENOMEM;
+		}
+	}
+	np_cpuset_free(&hit);
+	if (rc || t.nirqs == 0) {
+		free(names);
+		tally_free(&t);
+		return rc;
+	}
+	char *who = NULL, *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX), a[16], b[16];
+	if (di >= 0)
+		who = dev_who(m, &m->pci.devs[di]);
+	else if (asprintf(&who, "system IRQs (%s)", names) < 0)
+		who = NULL;
+	struct np_finding *x = NULL;
+	if (who && cpus)
+		x = add(f, di >= 0 ? NP_RULE_ISOLATED : NP_RULE_SYSTEM_ISOLATED,
+			di >= 0 ? m->pci.devs[di].addr : "system irqs",
+			"%s: %s on isolated CPU%s %s; %s of %s interrupts ran there",
+			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus,
+			np_count_text(t.quiet, a), np_count_text(t.total, b));
+	if (x) {
+		x->dev = di;
+		x->who = who;
+		who = NULL;
+		x->what = "on isolated CPUs";
+		take(x, &t, t.quiet);
+		x->minor = t.quiet < f->min_interrupts;
+	}
+	free(names);
+	free(who);
+	free(cpus);
+	tally_free(&t);
+	return x ? 0 : -ENOMEM;
+}
+
+/* IRQs of a device that ran on, or are set to run on, CPUs a Kubernetes
+ * container holds exclusively (the kubelet's static CPU manager): as on an
+ * isolated CPU, each steals from a latency-critical workload. Isolated CPUs
+ * are the other rule's; the containers are named by pod UID. */
+static int exclusive_finding(const struct np_machine *m, size_t di, const struct np_cpuset *excl,
+			     struct np_findings *f)
+{
+	const struct np_kubelet *k = &m->kube;
+	struct tally t = { 0 };
+	struct np_cpuset hit = NP_CPUSET_INIT;
+	unsigned long long there = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO)
+			continue;
+		struct np_where w;
+		np_kubelet_where(k, &m->topo, irq, -1, &w);
+		bool set_there = irq->has_effective && np_cpuset_intersects(&irq->effective, excl);
+		if (!set_there && !w.exclusive)
+			continue;
+		if ((rc = np_cpuset_copy(&hit, set_there ? &irq->effective : &irq->ran_on)))
+			break;
+		np_cpuset_and(&hit, excl);
+		rc = tally_add(m, &t, irq, &hit);
+		there += w.exclusive;
+	}
+	np_cpuset_free(&hit);
+	if (rc || t.nirqs == 0) {
+		tally_free(&t);
+		return rc;
+	}
+	char *owners = np_kube_owners_text(k, &t.cpus), a[16], b[16];
+	char *who = dev_who(m, &m->pci.devs[di]), *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX);
+	struct np_finding *x = NULL;
+	if (who && cpus && owners)
+		x = add(f, NP_RULE_EXCLUSIVE, m->pci.devs[di].addr,
+			"%s: %s on CPU%s %s, exclusive to container %s; %s of %s interrupts ran there",
+			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus, owners,
+			np_count_text(there, a), np_count_text(t.total, b));
+	if (x) {
+		x->dev = (int)di;
+		x->who = who;
+		who = NULL;
+		x->what = "on exclusive CPUs";
+		take(x, &t, there);
+		x->minor = there < f->min_interrupts;
+	}
+	free(owners);
+	free(who);
+	free(cpus);
+	tally_free(&t);
+	return x ? 0 : -ENOMEM;
+}
+
+/* What a rule's emitter sees. */
+struct judge {
+	const struct np_machine *m;
+	const struct np_advise_opts *opts;
+	struct np_findings *f;
+	struct np_cpuset quiet;     /* isolated and nohz_full CPUs */
+	struct np_cpuset exclusive; /* containers' exclusive CPUs that are not quiet */
+	bool *attached;             /* per plan record: it fixes a finding already */
+};
+
+static int rule_irqbalance(struct judge *j)
+{
+	if (!j->m->irqbalance)
+		return 0;
+	struct np_finding *x = add(j->f, NP_RULE_IRQBALANCE, "irqbalance",
+				   "irqbalance is running: it rewrites IRQ affinities every 10 s and will undo any placement");
+	if (!x || !(x->who = strdup("irqbalance")) ||
+	    !(x->fix = strdup("numaplace apply bans the IRQs it places (--irqbalance ban)")))
+		return -ENOMEM;
+	x->what = "running";
+	return 0;
+}
+
+static bool selected(const struct judge *j, size_t di)
+{
+	return j->opts->devices && j->opts->devices[di].selected;
+}
+
+static int rule_no_node(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		bool inferred;
+		int node = np_device_node(m, d, &inferred);
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (!selected(j, di) || m->topo.nnodes <= 1 || d->numa_node >= 0 || !np_pci_dev_matters(d, s.nirqs > 0))
+			continue;
+		struct np_finding *x = NULL;
+		char *who = dev_who(m, d);
+		if (who && inferred)
+			x = add(j->f, NP_RULE_NO_NODE, d->addr,
+				"%s: firmware reports no NUMA node; its local CPUs are node %d's, so node %d is assumed",
+				who, node, node);
+		else if (who)
+			x = add(j->f, NP_RULE_NO_NODE, d->addr, "%s: firmware reports no NUMA node, so its locality is unknown",
+				who);
+		if (!x) {
+			free(who);
+			return -ENOMEM;
+		}
+		x->who = who;
+		x->dev = (int)di;
+		x->what = "no NUMA node";
+		x->total = s.total;
+		x->weight = (double)s.total * weight_of(x->rule)->factor;
+	}
+	return 0;
+}
+
+static int rule_remote(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		int node = np_device_node(m, d, NULL);
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected(j, di) && node >= 0 && np_pci_dev_matters(d, s.nirqs > 0))
+			rc = remote_finding(m, di, node, j->f);
+	}
+	return rc;
+}
+
+static int rule_isolated(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->quiet); di++) {
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
+			rc = isolated_finding(m, (int)di, &j->quiet, j->f);
+	}
+	return rc;
+}
+
+static int rule_exclusive(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	int rc = 0;
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->exclusive); di++) {
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
+			rc = exclusive_finding(m, di, &j->exclusive, j->f);
+	}
+	return rc;
+}
+
+static int rule_system_isolated(struct judge *j)
+{
+	return np_cpuset_empty(&j->quiet) ? 0 : isolated_finding(j->m, -1, &j->quiet, j->f);
+}
+
+static int rule_managed(struct judge *j)
+{
+	const struct np_machine *m = j->m;
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		struct np_irq_summary s;
+		np_device_irq_summary(m, di, &s);
+		if (!selected(j, di) || s.nmanaged == 0)
+			continue;
+		struct np_finding *x = add(j->f, NP_RULE_MANAGED, d->addr,
+					   "%s (%s): %d of %d IRQs are managed%s: the kernel spreads them per CPU and owns "
+					   "their placement", d->addr, dev_label(d), s.nmanaged, s.nirqs,
+					   m->irqs.debugfs ? "" : " (inferred from the driver)");
+		if (!x)
+			return -ENOMEM;
+		x->dev = (int)di;
+	}
+	return 0;
+}
+
+/* The sentence of a problem that the plan finds (the facts of its changes). */
+static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, const struct np_rec *first,
+			  const struct tally *t, size_t nfixes)
+{
+	const struct np_machine *m = j->m;
+	char *who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup("new IRQs"), *out = NULL;
+	char *where = t->nirqs ? np_cpus_where(&m->topo, &t->cpus) : NULL, a[16];
+	const char *subject = first->net ? first->net : first->block ? first->block : "";
+	int n = -1;
+	if (!who || (t->nirqs && !where)) {
+		free(who);
+		free(where);
+		return NULL;
+	}
+	switch (rule) {
+	case NP_RULE_OUTSIDE:
+		n = asprintf(&out, "%s: %s on %s, outside the CPUs the policy gives it; %s interrupts", who,
+			     irqs_text(t), where, np_count_text(t->total, a));
+		break;
+	case NP_RULE_BALANCE:
+		if (di >= 0 && j->opts->devices[di].irqs == NP_IRQS_SPREAD)
+			n = asprintf(&out, "%s: %s of its data queues on %s, not one per core with queue i on node i "
+				     "mod the nodes; %s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
+		else
+			n = asprintf(&out, "%s: %s of its data queues delivered on %s, more than a core's share each; "
+				     "%s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
+		break;
+	case NP_RULE_APART:
+		n = asprintf(&out, "%s: the vectors of its queue pairs run apart (%s on %s)", who, irqs_text(t), where);
+		break;
+	case NP_RULE_UNREADABLE:
+		n = asprintf(&out, "%s: %s with an unreadable affinity", who, irqs_text(t));
+		break;
+	case NP_RULE_ISOLATED:
+		n = asprintf(&out, "%s: %s whose mask allows isolated, nohz_full or excluded CPUs (delivered on %s)", who,
+			     irqs_text(t), where);
+		break;
+	case NP_RULE_REMOTE:
+		n = asprintf(&out, "%s: %s on %s, off its node", who, irqs_text(t), where);
+		break;
+	case NP_RULE_RQ_AFFINITY:
+		/* The why (with its evidence) is the change's reason, said beside it. */
+		n = asprintf(&out, "%s: rq_affinity %s of %s, %s fits its submitters", who,
+			     first->current ? first->current : "?", subject, first->recommended);
+		break;
+	case NP_RULE_RPS:
+		n = asprintf(&out, "%s: RPS of %zu %s receive queue%s: %s", who, nfixes, subject, nfixes > 1 ? "s" : "",
+			     first->reason);
+		break;
+	case NP_RULE_XPS:
+		n = asprintf(&out, "%s: XPS of %zu %s transmit queue%s does not follow their IRQs", who, nfixes, subject,
+			     nfixes > 1 ? "s" : "");
+		break;
+	case NP_RULE_CHANNELS:
+		n = asprintf(&out, "%s: %s queues, %s on request: %s", who, first->current ? first->current : "?",
+			     first->recommended, first->reason);
+		break;
+	default:
+		n = di >= 0 ? asprintf(&out, "%s: %s", who, first->reason) : asprintf(&out, "%s", first->reason);
+		break;
+	}
+	free(who);
+	free(where);
+	return n < 0 ? NULL : out;
+}
+
+static int attach(struct judge *j, struct np_finding *x, size_t rec)
+{
+	size_t *more = realloc(x->fixes, (x->nfixes + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	x->fixes = more;
+	x->fixes[x->nfixes++] = rec;
+	j->attached[rec] = true;
+	return 0;
+}
+
+/* Where a change puts an IRQ's work today, for the facts. */
+static int tally_rec(struct judge *j, struct tally *t, const struct np_rec *r)
+{
+	struct np_irq *irq = r->irq >= 0 ? np_irqs_find((struct np_irqs *)&j->m->irqs, r->irq) : NULL;
+	if (!irq)
+		return 0;
+	const struct np_cpuset *cpus = irq->has_effective && !np_cpuset_empty(&irq->effective) ? &irq->effective
+											 : irq->has_affinity ? &irq->affinity : &irq->ran_on;
+	return tally_add(j->m, t, irq, cpus);
+}
+
+/* The plan's changes of this rule that no finding took yet: one problem per
+ * device (or one machine-wide), stated from them. Its changes are grouped by
+ * device in one pass over the plan (a counting sort keeps the plan's order
+ * within a device), not one pass a device: eleven rules times 65 devices
+ * times the plan's 4,800 changes on a 1024-CPU machine. */
+static int rule_from_plan(struct judge *j, enum np_rule_id rule)
+{
+	const struct np_plan *plan = &j->f->plan;
+	const struct np_machine *m = j->m;
+	size_t ngroups = m->pci.ndevs + 1; /* the machine-wide changes (dev -1) first */
+	size_t *start = calloc(ngroups + 1, sizeof(*start)), *order = malloc((plan->n + 1) * sizeof(*order));
+	int rc = start && order ? 0 : -ENOMEM;
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->change && r->rule == rule && r->dev >= -1 && r->dev < (int)m->pci.ndevs && !j->attached[i])
+			start[r->dev + 2]++;
+	}
+	for (size_t g = 1; g <= ngroups && rc == 0; g++)
+		start[g] += start[g - 1];
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->change && r->rule == rule && r->dev >= -1 && r->dev < (int)m->pci.ndevs && !j->attached[i])
+			order[start[r->dev + 1]++] = i;
+	}
+	/* start[g] is now where group g ends, the next group's start. */
+	for (size_t g = 0, from = 0; g < ngroups && rc == 0; from = start[g], g++) {
+		int di = (int)g - 1;
+		size_t n = start[g] - from;
+		struct tally t = { 0 };
+		for (size_t k = from; k < start[g] && rc == 0; k++)
+			rc = tally_rec(j, &t, &plan->v[order[k]]);
+		if (n == 0 || rc) {
+			tally_free(&t);
+			continue;
+		}
+		const struct np_rec *r0 = &plan->v[order[from]];
+		char *msg = plan_message(j, rule, di, r0, &t, n);
+		struct np_finding *x = msg ? add(j->f, rule, di >= 0 ? m->pci.devs[di].addr : np_rule_name(rule), "%s", msg)
+					   : NULL;
+		free(msg);
+		if (!x) {
+			tally_free(&t);
+			rc = -ENOMEM;
+			break;
+		}
+		x->dev = di;
+		x->who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup(r0->target.net ? r0->target.net : "new IRQs");
+		x->what = np_rule_name(rule);
+		take(x, &t, t.total);
+		tally_free(&t);
+		if (!x->who) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (size_t k = from; k < start[g] && rc == 0; k++)
+			rc = attach(j, x, order[k]);
+	}
+	free(start);
+	free(order);
+	return rc;
+}
+
+/* An application's problems (lib/judge/app-place), when there is one to judge.
+ * Its devices' IRQ changes fix the one about their interrupts. */
+static int rule_app(struct judge *j, enum np_rule_id rule)
+{
+	struct np_app_problem *v = NULL;
+	size_t n = 0;
+	int rc = j->opts->app ? np_app_problems(j->m, j->opts->app, rule, j->f->min_interrupts, &v, &n) : 0;
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		struct np_finding *x = add(j->f, rule, v[k].subject, "%s", v[k].message);
+		if (!x)
+			rc = -ENOMEM;
+		else {
+			x->dev = v[k].dev;
+			x->who = v[k].who;
+			v[k].who = NULL;
+			x->interrupts = v[k].amount;
+			x->unit = strcmp(v[k].unit, "interrupts") ? v[k].unit : NULL;
+			x->weight = (double)v[k].amount * weight_of(rule)->factor;
+			x->minor = v[k].minor;
+			x->what = np_rule_name(rule);
+		}
+		for (size_t i = 0; rc == 0 && rule == NP_RULE_APP_IRQS && i < j->f->plan.n; i++) {
+			const struct np_rec *r = &j->f->plan.v[i];
+			if (r->change && r->kind == NP_ATTR_IRQ_AFFINITY && r->dev == x->dev && !j->attached[i])
+				rc = attach(j, x, i);
+		}
+		if (rc == 0 && !x->nfixes && v[k].fix) {
+			x->fix = v[k].fix;
+			v[k].fix = NULL;
+		}
+	}
+	np_app_problems_free(v, n);
+	return rc;
+}
+#define FROM_APP(name, id) \
+	static int name(struct judge *j) { return rule_app(j, id); }
+FROM_APP(rule_app_memory, NP_RULE_APP_MEMORY)
+FROM_APP(rule_app_threads, NP_RULE_APP_THREADS)
+FROM_APP(rule_app_irqs, NP_RULE_APP_IRQS)
+
+#define FROM_PLAN(name, id) \
+	static int name(struct judge *j) { return rule_from_plan(j, id); }
+FROM_PLAN(rule_outside, NP_RULE_OUTSIDE)
+FROM_PLAN(rule_balance, NP_RULE_BALANCE)
+FROM_PLAN(rule_apart, NP_RULE_APART)
+FROM_PLAN(rule_unreadable, NP_RULE_UNREADABLE)
+FROM_PLAN(rule_rq_affinity, NP_RULE_RQ_AFFINITY)
+FROM_PLAN(rule_rps, NP_RULE_RPS)
+FROM_PLAN(rule_xps, NP_RULE_XPS)
+FROM_PLAN(rule_channels, NP_RULE_CHANNELS)
+FROM_PLAN(rule_default_affinity, NP_RULE_DEFAULT_AFFINITY)
+FROM_PLAN(rule_remote_left, NP_RULE_REMOTE)
+FROM_PLAN(rule_isolated_left, NP_RULE_ISOLATED)
+
+/* The rules: each looks at one thing and emits its problems. Facts first
+ * (they take the plan's changes of their rule for their device), then what
+ * only the plan sees. Adding a rule is a row here and an id in rules.h. */
+static const struct rule {
+	enum np_rule_id id;
+	const char *name;
+	const char *looks_at;
+	struct weight weight;
+	int (*emit)(struct judge *j);
+} rules[] = {
+	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, rule_irqbalance },
+	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus",
+	  "each device's IRQs against isolated, nohz_full and excluded CPUs", { NP_WARNING, 2.0 }, rule_isolated },
+	{ NP_RULE_EXCLUSIVE, "irq_on_exclusive_cpus", "each device's IRQs against containers' exclusive CPUs (kubelet)",
+	  { NP_WARNING, 2.0 }, rule_exclusive },
+	{ NP_RULE_REMOTE, "remote_irqs", "where each device's interrupts were delivered, against its node",
+	  { NP_WARNING, 1.0 }, rule_remote },
+	{ NP_RULE_SYSTEM_ISOLATED, "system_irqs_on_isolated_cpus", "system IRQs (timer, PCIe ports) on isolated CPUs",
+	  { NP_WARNING, 0.5 }, rule_system_isolated },
+	{ NP_RULE_NO_NODE, "no_numa_node", "each device's numa_node", { NP_WARNING, 0.1 }, rule_no_node },
+	{ NP_RULE_MANAGED, "managed_irqs", "IRQs the kernel manages", { NP_INFO, 0 }, rule_managed },
+	{ NP_RULE_APP_MEMORY, "app_memory_remote", "an application's memory against where its threads run",
+	  { NP_WARNING, 1.0 }, rule_app_memory },
+	{ NP_RULE_APP_THREADS, "app_threads_spread", "an application's threads against the node of its memory and devices",
+	  { NP_WARNING, 1.0 }, rule_app_threads },
+	{ NP_RULE_APP_IRQS, "app_irqs_away", "an application's devices' interrupts against its threads and memory",
+	  { NP_WARNING, 1.0 }, rule_app_irqs },
+	{ NP_RULE_OUTSIDE, "irqs_outside_policy", "where each device's IRQs are delivered, against the policy's CPUs",
+	  { NP_WARNING, 1.0 }, rule_outside },
+	{ NP_RULE_BALANCE, "stacked_queues", "each device's data queues per core, where the kernel delivers them",
+	  { NP_WARNING, 0.5 }, rule_balance },
+	{ NP_RULE_APART, "queue_vectors_apart", "the vectors of each queue pair", { NP_WARNING, 0.5 }, rule_apart },
+	{ NP_RULE_UNREADABLE, "affinity_unreadable", "each IRQ's affinity file", { NP_WARNING, 0 }, rule_unreadable },
+	{ NP_RULE_RQ_AFFINITY, "rq_affinity", "block completions against the submitters' CPUs", { NP_WARNING, 0.5 },
+	  rule_rq_affinity },
+	{ NP_RULE_RPS, "rps", "receive packet steering against the hardware queues", { NP_WARNING, 0 }, rule_rps },
+	{ NP_RULE_XPS, "xps", "transmit queues against the CPUs serving their IRQs", { NP_WARNING, 0 }, rule_xps },
+	{ NP_RULE_CHANNELS, "channels", "queues per node (--channels per-node)", { NP_WARNING, 0 }, rule_channels },
+	{ NP_RULE_DEFAULT_AFFINITY, "default_irq_affinity", "where new IRQs start", { NP_WARNING, 0 },
+	  rule_default_affinity },
+	/* Changes of a fact rule whose fact is under the report's radar (an
+	 * IRQ that may run on an isolated CPU but never did). */
+	{ NP_RULE_REMOTE, "remote_irqs", NULL, { NP_WARNING, 1.0 }, rule_remote_left },
+	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus", NULL, { NP_WARNING, 2.0 }, rule_isolated_left },
+};
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+static const struct rule *rule_row(enum np_rule_id id)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		if (rules[i].id == id)
+			return &rules[i];
+	return NULL;
+}
+
+static const struct weight *weight_of(enum np_rule_id rule)
+{
+	static const struct weight none = { NP_INFO, 0 };
+	const struct rule *r = rule_row(rule);
+	return r ? &r->weight : &none;
+}
+
+const char *np_rule_name(enum np_rule_id rule)
+{
+	const struct rule *r = rule_row(rule);
+	return r ? r->name : "none";
+}
+
+const char *np_rule_looks_at(enum np_rule_id rule)
+{
+	const struct rule *r = rule_row(rule);
+	return r ? r->looks_at : NULL;
+}
+
+/* Whether a fact counts the IRQ a change moves (the same tests as its
+ * emitter's): a change for an IRQ the fact leaves out (a managed one beside
+ * it, one that never fired there) is a problem of its own. */
+static bool fact_covers(const struct judge *j, const struct np_finding *x, const struct np_rec *r)
+{
+	const struct np_irq *irq = r->irq >= 0 ? np_irqs_find((struct np_irqs *)&j->m->irqs, r->irq) : NULL;
+	if (!irq)
+		return false;
+	if (x->rule == NP_RULE_ISOLATED)
+		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->quiet)) || irq->quiet > 0;
+	if (x->rule == NP_RULE_EXCLUSIVE)
+		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->exclusive)) ||
+		       np_cpuset_intersects(&irq->ran_on, &j->exclusive);
+	if (x->rule == NP_RULE_REMOTE) {
+		int node = np_device_node(j->m, &j->m->pci.devs[x->dev], NULL);
+		return irq->total && np_irq_remote_share(j->m, irq, node) > 0;
+	}
+	return true;
+}
+
+/* Whether the plan moves some of the device's IRQs onto its node (fixing
+ * its remote interrupts on the way to fixing a heavier problem). */
+static bool moves_onto_node(const struct np_plan *plan, int dev)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].dev == dev && plan->v[i].change && plan->v[i].node_move > 0)
+			return true;
+	return false;
+}
+
+/* The plan's changes of a fact's rule for its device fix it. A fact the plan
+ * does not fix is no problem under this policy (a device's interrupts off
+ * its node under "spread"), or none the plan can fix (managed IRQs): it is
+ * said, with no command to run. */
+static int judge_facts(struct judge *j, size_t from)
+{
+	struct np_findings *f = j->f;
+	int rc = 0;
+	for (size_t k = from; k < f->n && rc == 0; k++) {
+		struct np_finding *x = &f->v[k];
+		/* Its own IRQs' changes first; then, once it is a problem the
+		 * plan fixes, the same kind of change for the device's other IRQs. */
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < f->plan.n && rc == 0 && (pass == 0 || x->nfixes); i++) {
+				const struct np_rec *r = &f->plan.v[i];
+				/* Exclusive CPUs are forbidden as isolated ones: the planner's
+				 * moves off them carry the isolated rule. */
+				enum np_rule_id rule = x->rule == NP_RULE_EXCLUSIVE ? NP_RULE_ISOLATED : x->rule;
+				if (r->change && r->rule == rule && r->dev == x->dev && x->dev >= 0 && !j->attached[i] &&
+				    (pass == 1 || fact_covers(j, x, r)))
+					rc = attach(j, x, i);
+			}
+		/* Off its node is a problem under local only (the policy that
+		 * puts a device's work on its node). */
+		if (x->rule == NP_RULE_REMOTE &&
+		    (j->opts->devices[x->dev].irqs != NP_IRQS_LOCAL ||
+		     (x->nfixes == 0 && !moves_onto_node(&f->plan, x->dev))))
+			x->severity = NP_INFO;
+	}
+	return rc;
+}
+
+/* XPS follows the IRQs: its changes belong to the problem that moves them. */
+static int xps_with_its_irqs(struct judge *j)
+{
+	struct np_findings *f = j->f;
+	int rc = 0;
+	for (size_t i = 0; i < f->plan.n && rc == 0; i++) {
+		const struct np_rec *r = &f->plan.v[i];
+		if (!r->change || r->rule != NP_RULE_XPS || j->attached[i])
+			continue;
+		for (size_t k = 0; k < f->n; k++) {
+			struct np_finding *x = &f->v[k];
+			if (x->dev == r->dev && x->nfixes && f->plan.v[x->fixes[0]].kind == NP_ATTR_IRQ_AFFINITY) {
+				rc = attach(j, x, i);
+				break;
+			}
+		}
+	}
+	return rc;
+}
+
+/* Warnings first, heaviest first; minor ones after the rest. */
+static int by_importance(const void *a, const void *b)
+{
+	const struct np_finding *x = a, *y = b;
+	int rx = x->minor ? 2 : x->severity == NP_WARNING ? 0 : 1;
+	int ry = y->minor ? 2 : y->severity == NP_WARNING ? 0 : 1;
+	if (rx != ry)
+		return rx - ry;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->subject, y->subject);
+}
+
+int np_findings_collect(const struct np_machine *m, const struct np_advise_opts *opts, const char *fix_hint,
+			struct np_findings *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->min_interrupts = opts->min_interrupts;
+	struct judge j = { .m = m, .opts = opts, .f = out };
+	int rc = quiet_cpus(m, &j.quiet) && !np_cpuset_copy(&j.exclusive, &m->kube.exclusive) ? 0 : -ENOMEM;
+	np_cpuset_andnot(&j.exclusive, &j.quiet);
+	if (rc == 0)
+		rc = np_advise(m, opts, &out->plan);
+	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < NRULES && rc == 0; i++) {
+		size_t before = out->n;
+		rc = rules[i].emit(&j);
+		if (rc == 0)
+			rc = judge_facts(&j, before);
+		if (rc == 0)
+			rc = xps_with_its_irqs(&j);
+	}
+	/* A problem with a fix is one the plan found worth its volume; one
+	 * without is a fact, said with nothing to run. */
+	for (size_t k = 0; k < out->n && rc == 0; k++) {
+		struct np_finding *x = &out->v[k];
+		if (x->nfixes || (x->rule == NP_RULE_REMOTE && x->severity == NP_WARNING && !x->minor)) {
+			x->minor = false;
+			x->severity = NP_WARNING;
+			if (x->dev >= 0)
+				x->fix = fix_for(fix_hint, &m->pci.devs[x->dev]);
+			else
+				x->fix = strdup(fix_hint);
+			if (!x->fix)
+				rc = -ENOMEM;
+		}
+	}
+	np_cpuset_free(&j.quiet);
+	np_cpuset_free(&j.exclusive);
+	free(j.attached);
+	if (rc) {
+		np_findings_free(out);
+		return rc;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), by_importance);
+	return 0;
+}
+
+unsigned long long np_findings_threshold(double seconds)
+{
+	return seconds > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * seconds + 0.5) : NP_FINDINGS_MIN_INTERRUPTS;
+}
+
+int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
+		       struct np_advise_opts *o)
+{
+	if (!(o->devices = calloc(m->pci.ndevs + 1, sizeof(*o->devices))))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
+							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
+							   .xps_follow_irq = true, .auto_net = true };
+	return 0;
+}
+
+void np_advise_opts_free(struct np_advise_opts *o)
+{
+	free(o->devices);
+	o->devices = NULL;
+	np_cpuset_free(&o->app_cpus);
+	np_cpuset_free(&o->exclude);
+}
+
+size_t np_findings_summary(const struct np_findings *f)
+{
+	size_t n = 0;
+	while (n < f->n && f->v[n].severity == NP_WARNING && !f->v[n].minor)
+		n++;
+	return n;
+}
+
+void np_findings_free(struct np_findings *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		finding_free(&f->v[i]);
+	free(f->v);
+	np_plan_free(&f->plan);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Interrupts: /proc/interrupts counts (one streaming pass), /proc/irq/N
+ * affinities, managed state, and which PCI function and queue each belongs to. */
+#ifndef NUMAPLACE_IRQ_H
+#define NUMAPLACE_IRQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/context.h"
+#include "base/cpuset.h"
+#include "read/pci.h"
+#include "read/topology.h"
+
+enum np_managed {
+	NP_MANAGED_NO,
+	NP_MANAGED_YES,      /* debugfs says IRQD_AFFINITY_MANAGED */
+	NP_MANAGED_INFERRED, /* no debugfs; the driver is known to use managed vectors */
+};
+
+/* How an IRQ was tied to its device, in the order of trust of KERNEL-NOTES. */
+enum np_irq_tie {
+	NP_TIE_NONE,
+	NP_TIE_MSI_IRQS,   /* /sys/bus/pci/devices/ADDR/msi_irqs/N */
+	NP_TIE_CHIP,       /* PCI address in the chip column */
+	NP_TIE_NAME_ADDR,  /* PCI address inside the action name */
+	NP_TIE_NAME_ALIAS, /* interface or controller name inside the action name */
+	NP_TIE_LEGACY,     /* /sys/bus/pci/devices/ADDR/irq */
+};
+
+struct np_irq {
+	int irq;
+	char *chip;        /* "IR-PCI-MSIX-0000:18:00.0", "IO-APIC"; NULL when absent */
+	char *hwirq;       /* "0-edge" */
+	char *name;        /* action names as printed, "megasas0-msix0"; "" when none */
+	unsigned long long total;
+	unsigned long long *per_node; /* topology->nnodes entries, in topology node order */
+	unsigned long long unknown_node; /* counts on CPUs of no known node */
+	unsigned long long quiet; /* counts on isolated or nohz_full CPUs */
+	struct np_cpuset ran_on;  /* CPUs with a non-zero count */
+	struct np_cpuset affinity, effective;
+	bool has_affinity, has_effective;
+	enum np_managed managed;
+	/* Neither debugfs (not built, not mounted, or refused under lockdown)
+	 * nor an inference tells: managed reads NP_MANAGED_NO and is treated so
+	 * (a write the kernel refuses is caught by the read-back), but is shown
+	 * as unknown. */
+	bool managed_unknown;
+	/* Filled by np_irqs_tie. */
+	int dev;           /* index into np_pci.devs, -1 when unowned */
+	enum np_irq_tie tie;
+	int queue;         /* queue index the name tells, -1 when none (admin, config, misc) */
+};
+
+struct np_irqs {
+	struct np_irq *v;  /* ascending IRQ number */
+	size_t n;
+	char **warnings;   /* rows skipped, with file and line */
+	size_t nwarnings;
+	bool debugfs;      /* /sys/kernel/debug/irq was readable: managed state is known */
+	/* Where a newly requested IRQ starts (attr default_irq_affinity);
+	 * unknown when the file is absent or unreadable. */
+	struct np_cpuset default_affinity;
+	bool has_default_affinity;
+};
+
+/* Parses /proc/interrupts (columns mapped by the header's CPUn names, so
+ * offline CPUs are handled), then reads /proc/irq/N/{smp_affinity_list,
+ * effective_affinity_list}, the managed state and the default affinity. Malformed rows are skipped
+ * with a warning; an unreadable or headerless file is an error. */
+int np_irqs_read(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
+/* Counts only (for --interval sampling): same parse, no /proc/irq reads. */
+int np_irqs_read_counts(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out);
+/* The same pass also counts each row by split_topo (the same CPUs grouped
+ * into other nodes, as lib/read/kubelet's split) into split: counts only (no chip,
+ * hwirq or name), rows as in out. Reading /proc/interrupts once instead of
+ * twice: it is 46 MB on 1024 CPUs. split_topo NULL: np_irqs_read_counts. On
+ * failure both are freed. */
+int np_irqs_read_counts_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out,
+			      const struct np_topology *split_topo, struct np_irqs *split);
+/* np_irqs_read whose pass over /proc/interrupts counts by split_topo too. */
+int np_irqs_read_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_irqs *out,
+		       const struct np_topology *split_topo, struct np_irqs *split);
+/* The same parse of a bare copy of /proc/interrupts at path (as pasted in a
+ * bug report), read as a file given by the user, not under the root. */
+int np_irqs_read_counts_file(struct np_ctx *ctx, const struct np_topology *topo, const char *path,
+			     struct np_irqs *out);
+/* The same parse of len bytes of text (name: for messages). */
+int np_irqs_parse_counts(struct np_ctx *ctx, const struct np_topology *topo, const char *name,
+			 const char *text, size_t len, struct np_irqs *out);
+/* Replaces each IRQ's counts in before by what it handled until after (a
+ * later np_irqs_read_counts): an IRQ freed or reused in between gets 0.
+ * ran_on becomes the CPUs that ever ran it on the nodes that ran it since. */
+int np_irqs_delta(struct np_irqs *before, struct np_irqs *after, const struct np_topology *topo);
+/* Ties every IRQ to a PCI function and queue, by every method in order of
+ * trust; without debugfs, marks as NP_MANAGED_INFERRED the queue vectors of
+ * drivers known to use managed affinity (nvme, virtio_blk, ...) and those
+ * whose affinities match their block device's blk-mq hardware queues one to
+ * one; the others stay managed_unknown. */
+void np_irqs_tie(struct np_irqs *irqs, const struct np_pci *pci);
+void np_irqs_free(struct np_irqs *irqs);
+struct np_irq *np_irqs_find(struct np_irqs *irqs, int irq);
+/* Queue index told by an action name ("eth4-TxRx-3" -> 3, "nvme0q3" -> 3,
+ * "nvme0q0" -> -1: the admin queue), -1 when none. */
+int np_irq_queue_from_name(const char *name);
+
+#endif

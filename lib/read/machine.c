@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "read/machine.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "read/sysfs.h"
+
+/* irqbalance rewrites IRQ affinities every 10 s: a report must say so. */
+static int irqbalance_running(struct np_ctx *ctx, bool *running, bool *known)
+{
+	char **names;
+	size_t n;
+	*running = *known = false;
+	int rc = np_list_dir(ctx, &names, &n, "/proc");
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	for (size_t i = 0; i < n && !*running; i++) {
+		char *comm;
+		if (!isdigit((unsigned char)names[i][0]))
+			continue;
+		*known = true;
+		/* A process may exit between the listing and the read. */
+		if (np_read_text(ctx, &comm, "/proc/%s/comm", names[i]) == 0) {
+			*running = !strcmp(comm, "irqbalance");
+			free(comm);
+		}
+	}
+	np_names_free(names, n);
+	return 0;
+}
+
+/* Whether isolcpus= carries the managed_irq flag, which keeps managed IRQs
+ * off isolated CPUs whenever their queue has a housekeeping CPU. */
+static bool isolcpus_managed_irq(struct np_ctx *ctx)
+{
+	char *cmdline;
+	if (np_read_text(ctx, &cmdline, "/proc/cmdline"))
+		return false;
+	bool found = false;
+	for (const char *p = cmdline; (p = strstr(p, "isolcpus=")) && !found; p++)
+		if (p == cmdline || p[-1] == ' ')
+			found = strstr(p, "managed_irq") && strstr(p, "managed_irq") < p + strcspn(p, " ");
+	free(cmdline);
+	return found;
+}
+
+int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
+{
+	return np_machine_load_some(ctx, m, 0);
+}
+
+/* What a device coming or going changes: the PCI functions with their
+ * children, the IRQs, and whether irqbalance runs. */
+static int load_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
+	int rc = np_pci_scan(ctx, &m->pci);
+	if (rc == 0 && !(skip & NP_LOAD_NO_NAMES))
+		rc = np_pci_lookup_names(ctx, &m->pci);
+	/* Snapshots of topology alone have no /proc/interrupts: no IRQs, not an error. */
+	if (rc == 0 && (skip & NP_LOAD_KUBE_SPLIT) && !m->kube.split_loaded)
+		rc = np_kubelet_read_irqs(ctx, &m->topo, &m->kube, &m->irqs);
+	else if (rc == 0)
+		rc = np_irqs_read(ctx, &m->topo, &m->irqs);
+	if (rc == -ENOENT)
+		rc = 0;
+	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
+		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
+	if (rc == 0)
+		np_irqs_tie(&m->irqs, &m->pci);
+	return rc;
+}
+
+int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
+	memset(m, 0, sizeof(*m));
+	int rc = np_topology_load(ctx, &m->topo);
+	if (rc)
+		return rc;
+	rc = np_l3_read(ctx, &m->topo, &m->l3);
+	if (rc == 0) {
+		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
+		rc = np_kubelet_load(ctx, ctx->kubelet_state, &m->kube);
+	}
+	/* Interrupts on exclusive CPUs need a count of their own, in the same pass. */
+	if (rc == 0 && !np_cpuset_empty(&m->kube.exclusive))
+		skip |= NP_LOAD_KUBE_SPLIT;
+	if (rc == 0)
+		rc = load_devices(ctx, m, skip);
+	if (rc == 0 && (skip & NP_LOAD_KUBE_SPLIT))
+		rc = np_kubelet_split(ctx, &m->topo, &m->kube);
+	if (rc)
+		np_machine_free(m);
+	return rc;
+}
+
+int np_machine_reload_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
+{
+	np_irqs_free(&m->irqs);
+	np_pci_free(&m->pci);
+	m->irqbalance = m->irqbalance_known = false;
+	int rc = load_devices(ctx, m, skip);
+	if (rc)
+		np_machine_free(m);
+	return rc;
+}
+
+int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m)
+{
+	return irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
+}
+
+void np_machine_free(struct np_machine *m)
+{
+	np_kubelet_free(&m->kube);
+	np_l3_free(&m->l3);
+	np_irqs_free(&m->irqs);
+	np_pci_free(&m->pci);
+	np_topology_free(&m->topo);
+}
+
+int np_device_node(const struct np_machine *m, const struct np_pci_dev *dev, bool *inferred)
+{
+	if (inferred)
+		*inferred = false;
+	if (dev->numa_node >= 0 && np_topology_node(&m->topo, dev->numa_node))
+		return dev->numa_node;
+	if (np_cpuset_empty(&dev->local_cpus))
+		return -1;
+	for (int i = 0; i < m->topo.nnodes; i++) {
+		const struct np_node *n = &m->topo.nodes[i];
+		if (!np_cpuset_empty(&n->cpus) && np_cpuset_equal(&n->cpus, &dev->local_cpus)) {
+			if (inferred)
+				*inferred = true;
+			return n->id;
+		}
+	}
+	return -1;
+}
+
+double np_irq_remote_share(const struct np_machine *m, const struct np_irq *irq, int node)
+{
+	if (node < 0 || irq->total == 0)
+		return -1;
+	unsigned long long local = 0;
+	for (int i = 0; i < m->topo.nnodes; i++)
+		if (m->topo.nodes[i].id == node)
+			local = irq->per_node[i];
+	return (double)(irq->total - local) / (double)irq->total;
+}
+
+void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq_summary *s)
+{
+	int node = np_device_node(m, &m->pci.devs[dev], NULL);
+	memset(s, 0, sizeof(*s));
+	s->node_known = node >= 0;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		if (irq->dev != (int)dev)
+			continue;
+		s->nirqs++;
+		s->nmanaged += irq->managed != NP_MANAGED_NO;
+		s->total += irq->total;
+		double share = np_irq_remote_share(m, irq, node);
+		if (share < 0)
+			continue;
+		s->remote += (unsigned long long)(share * (double)irq->total + 0.5);
+		s->nremote += share >= NP_REMOTE_SHARE_THRESHOLD;
+	}
+}
+
+int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes)
+{
+	np_cpuset_clear(nodes);
+	np_cpuset_foreach(cpu, cpus) {
+		int node = np_topology_node_of_cpu(topo, cpu);
+		if (node >= 0) {
+			int rc = np_cpuset_set(nodes, (unsigned)node);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static bool device_has_irqs(const struct np_machine *m, size_t di)
+{
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev == (int)di)
+			return true;
+	return false;
+}
+
+int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
+		      bool *selected)
+{
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		selected[i] = nfilters == 0 && (all || np_pci_dev_matters(&m->pci.devs[i], device_has_irqs(m, i)));
+	for (int f = 0; f < nfilters; f++) {
+		bool any = false;
+		for (size_t i = 0; i < m->pci.ndevs; i++)
+			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
+				selected[i] = any = true;
+		if (!any)
+			return np_fail(ctx, -ENOENT,
+				       "no PCI function matches '%s' (an address, interface, block device or driver)",
+				       filters[f]);
+	}
+	return 0;
+}
