@@ -68,7 +68,7 @@ LIVE_DEBS := $(CHECK_DEBS) irqbalance
 
 MAN_PAGES := $(patsubst man/%.in,build/man/%,$(wildcard man/*.in))
 
-.PHONY: all run check check-live check-package deps check-deps install clean bench fuzz fuzz-run
+.PHONY: all run check check-live check-vm check-package deps check-deps install clean bench fuzz fuzz-run
 UNITS := $(patsubst systemd/%.in,build/%,$(wildcard systemd/*.service.in))
 all: numaplace $(MAN_PAGES) $(UNITS)
 
@@ -216,6 +216,18 @@ check-live:
 	@sh tests/install-deps.sh $(LIVE_DEBS)
 	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS)
 	@bash tests/run.sh --live
+
+# QEMU guests on Debian's kernel (tests/vm/): one boot per layout (NUMA nodes,
+# multiqueue NICs, NVMe), the live tests inside, their results brought back.
+# It changes nothing on this machine: the guests' taps live in network
+# namespaces made for them, and the kernel package is downloaded and
+# unpacked under build/vm, never installed.
+VM_DEBS := $(BUILD_DEBS) qemu-system-x86 busybox-static cpio kmod iproute2 jq ethtool hwloc-nox
+check-vm: export WERROR := 1
+check-vm:
+	@sh tests/install-deps.sh $(VM_DEBS)
+	@$(MAKE) --no-print-directory numaplace
+	@bash tests/vm/run.sh
 
 # The Debian package, built from a copy of the tree and inspected (lintian,
 # contents, the unpacked binary finding its profiles). Its build

@@ -20,7 +20,7 @@ snapshot_root() {
 		touch "$dir/.unpacked"
 	fi
 	local sys
-	sys=$(find "$dir" -maxdepth 3 -type d -name sys -path '*/sys' | head -n 1)
+	sys=$(find "$dir" -maxdepth 3 -type d -name sys -path '*/sys' ! -path '*/proc/sys' | head -n 1)
 	[ -n "$sys" ] || die "no sys/ in $name"
 	dirname "$sys"
 }
