@@ -217,16 +217,20 @@ check-live:
 	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS)
 	@bash tests/run.sh --live
 
+# The guest's crash test: the release build with the fault hook of
+# tests/testing.c (NUMAPLACE_FAULT_AFTER_WRITES), as the sanitizer build has it.
+build/numaplace-fault: $(CMD_SRC:%.c=build/%.o) build/tests/testing.o build/libnumaplace.a
+	$(CC) $(BUILD_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 # QEMU guests on Debian's kernel (tests/vm/): one boot per layout (NUMA nodes,
 # multiqueue NICs, NVMe), the live tests inside, their results brought back.
 # It changes nothing on this machine: the guests' taps live in network
 # namespaces made for them, and the kernel package is downloaded and
 # unpacked under build/vm, never installed.
-VM_DEBS := $(BUILD_DEBS) qemu-system-x86 busybox-static cpio kmod iproute2 jq ethtool hwloc-nox
+VM_DEBS := $(BUILD_DEBS) qemu-system-x86 busybox-static cpio kmod iproute2 jq ethtool libhwloc-dev
 check-vm: export WERROR := 1
 check-vm:
 	@sh tests/install-deps.sh $(VM_DEBS)
-	@$(MAKE) --no-print-directory numaplace
+	@$(MAKE) --no-print-directory numaplace build/numaplace-fault
 	@bash tests/vm/run.sh
 
 # The Debian package, built from a copy of the tree and inspected (lintian,
@@ -282,7 +286,7 @@ clean:
 # An object without its .d yet (built before -MMD, or the .d lost) is
 # remade: each .d is a target of its own, made (as missing) by nothing.
 DEPFILES := $(foreach d,build build/san,$(LIB_SRC:%.c=$(d)/%.d) $(CMD_SRC:%.c=$(d)/%.d)) \
-	build/san/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
+	build/san/tests/testing.d build/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
 $(DEPFILES):
 # The objects' .d files, and the test binaries' (compiled and linked in one step).
 -include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d))

@@ -47,32 +47,43 @@ for app in $("$ROOT/bin/busybox" --list); do
 	[ -e "$ROOT/bin/$app" ] || ln -s busybox "$ROOT/bin/$app"
 done
 
-# copy_bin PATH...: a host binary and the shared libraries ldd names, at the
-# same paths (the dynamic loader too), so it runs in the guest as on the host.
+# copy_libs BIN: the shared libraries ldd names for BIN, at the same paths
+# (the dynamic loader too), so that it runs in the guest as on the host.
+copy_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		[ -e "$ROOT$lib" ] && continue
+		mkdir -p "$ROOT$(dirname "$lib")"
+		cp -L "$lib" "$ROOT$lib"
+	done
+}
+# copy_bin PATH...: host binaries at their own paths, with their libraries.
 copy_bin() {
-	local f lib
+	local f
 	for f in "$@"; do
 		mkdir -p "$ROOT$(dirname "$f")"
 		cp -L "$f" "$ROOT$f"
-		for lib in $(ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-			[ -e "$ROOT$lib" ] && continue
-			mkdir -p "$ROOT$(dirname "$lib")"
-			cp -L "$lib" "$ROOT$lib"
-		done
+		copy_libs "$f"
 	done
 }
 # The guest tests are bash, as the host's; jq reads numaplace's JSON;
-# ethtool shows channels; lstopo-no-graphics is hwloc's reading of the guest.
-copy_bin "$TOP/numaplace" /bin/bash "$(command -v jq)" "$(command -v ethtool)" \
-	"$(command -v lstopo-no-graphics)"
-mv "$ROOT$TOP/numaplace" "$ROOT/sbin/numaplace"
+# ethtool sets channels.
+copy_bin /bin/bash "$(command -v jq)" "$(command -v ethtool)"
+cp "$TOP/numaplace" "$ROOT/sbin/numaplace"
+copy_libs "$TOP/numaplace"
+# The same with the crash tests' fault hook (make build/numaplace-fault).
+cp "$TOP/build/numaplace-fault" "$ROOT/vm/numaplace-fault"
 ln -sf /bin/bash "$ROOT/usr/bin/bash" 2>/dev/null || true
 cp /usr/share/misc/pci.ids "$ROOT/usr/share/misc/pci.ids"
 mkdir -p "$ROOT/usr/local/share/numaplace"
 cp -r "$TOP/profiles" "$ROOT/usr/local/share/numaplace/"
-# hwloc reads its PCI names and components from its data directory.
-[ -d /usr/share/hwloc ] && mkdir -p "$ROOT/usr/share" && cp -r /usr/share/hwloc "$ROOT/usr/share/"
+# The test process move --memory moves, and the tests' hwloc reading of the
+# topology (tests/hwloc-agree.c, as make check uses it on fixture roots).
 cc -O2 -Wall -o "$ROOT/vm/pages" "$TOP/tests/vm/guest/pages.c"
+# shellcheck disable=SC2046
+cc -O2 -Wall $(pkg-config --cflags hwloc libcjson) -o "$ROOT/vm/hwloc-agree" "$TOP/tests/hwloc-agree.c" \
+	$(pkg-config --libs hwloc libcjson)
+copy_libs "$ROOT/vm/hwloc-agree"
 
 # Modules: the devices' drivers and what they depend on (modinfo's
 # "depends", followed), loaded by init in that order.
@@ -99,6 +110,6 @@ for m in virtio_pci virtio_net e1000e crct10dif_generic crc64_rocksoft_generic n
 done
 
 cp "$TOP/tests/vm/guest/init" "$ROOT/init"
-cp "$TOP/tests/vm/guest/"*.sh "$ROOT/vm/"
+cp "$TOP/tests/vm/guest/"*.sh "$TOP/tests/vm/report-stable.jq" "$ROOT/vm/"
 chmod 0755 "$ROOT/init"
 (cd "$ROOT" && find . | cpio -o -H newc --quiet) | gzip -1 >"$OUT/initrd.cpio.gz"

@@ -10,7 +10,7 @@
 LAYOUT_BUDGET=900
 LAYOUT_APPEND=
 TAP_QUEUES=4
-LAYOUT_TESTS="snapshot"
+LAYOUT_TESTS="snapshot report_agrees advise_agrees apply_verify_revert managed_refused kill9_revert deferred_move channels run_near move_memory trial hold_rebind hold_hotplug"
 LAYOUT_ARGS=(
 	-machine q35 -m 1G
 	-smp 8,sockets=4,cores=2
