@@ -2,7 +2,7 @@
 # Helpers of the guest tests (sourced by runner.sh before tests.sh).
 
 die() { echo "$*" >&2; exit 1; }
-note() { echo "note: $*"; }
+note() { echo "@note $*"; }
 expect_eq() { [ "$1" == "$2" ] || die "${3:-values differ}: expected '$1', got '$2'"; }
 NP=/sbin/numaplace
 STATE=/tmp/np-state

@@ -45,8 +45,8 @@ for t in $tests; do
 	(set -eu; "test_$t") >"$log" 2>&1
 	status=$?
 	secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-	# A test's "note:" lines are its figures, shown beside its verdict.
-	notes=$(sed -n 's/^note: //p' "$log" | paste -sd ';' | sed 's/;/; /g')
+	# A test's "@note" lines (note) are its figures, shown beside its verdict.
+	notes=$(sed -n 's/^@note //p' "$log" | paste -sd ';' | sed 's/;/; /g')
 	if [ $status = 0 ]; then
 		say "result pass $t ${secs} s${notes:+; $notes}"
 	else

@@ -7,7 +7,7 @@
 # it adds (LAYOUT_APPEND) and its time budget in seconds, boot included.
 # tests/vm/run.sh sets $TAP (a multi-queue tap in the layout's own network
 # namespace, with $TAP_QUEUES queues), $DISK (a raw file for the NVMe) and $RUN.
-LAYOUT_BUDGET=900
+LAYOUT_BUDGET=480
 LAYOUT_APPEND=
 TAP_QUEUES=4
 LAYOUT_TESTS="snapshot report_agrees advise_agrees apply_verify_revert managed_refused kill9_revert deferred_move channels run_near move_memory trial hold_rebind hold_hotplug"
@@ -30,6 +30,7 @@ LAYOUT_ARGS=(
 	# e1000e's backend is QEMU's user network, restricted: no way out of the guest.
 	-netdev user,id=net1,restrict=on
 	-device e1000e,id=nic1,netdev=net1,bus=rp0,romfile=
-	-drive file=$DISK,if=none,id=disk0,format=raw
+	# -blockdev, not -drive: a -drive goes with its device when that is unplugged.
+	-blockdev driver=raw,node-name=disk0,file.driver=file,file.filename=$DISK
 	-device nvme,id=nvme0,drive=disk0,serial=vmnvme0,bus=rp3
 )
