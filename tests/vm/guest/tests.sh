@@ -162,6 +162,13 @@ test_isolated_kept_free() {
 				[[ ,$(expand_cpus "$iso" | paste -sd,), != *,$c,* ]] || die "IRQ $irq may run on isolated CPU $c after the apply"
 			done
 		done
+		# The kernel's default held every CPU: the plan keeps new IRQs off
+		# the isolated ones too.
+		local mask
+		mask=$(tr -d ',\n' </proc/irq/default_smp_affinity)
+		for c in $(expand_cpus "$iso"); do
+			[ $(((16#$mask >> c) & 1)) = 0 ] || die "default_smp_affinity $mask holds isolated CPU $c after the apply"
+		done
 		"$NP" revert >/dev/null
 	fi
 	note "isolated $iso; $n IRQs placed by advise, none on them"
@@ -316,56 +323,51 @@ until_journal() {
 	done
 }
 
-# --- a deferred move: an MSI without interrupt remapping moves when it next
+# --- moves of an idle IRQ: the NIC's input.3, written to another CPU of the
+# NIC's node. Sets IRQ, EFF (its CPU before), TARGET and COUNT (its
+# interrupts before).
+move_idle_queue() {
+	IRQ=$(irqs_named '^virtio[0-9]+-input\.3$')
+	EFF=$(cat /proc/irq/$IRQ/effective_affinity_list)
+	TARGET=$(other_local_cpu "$EFF")
+	COUNT=$(irq_count "$IRQ")
+	profile vm-move "{\"kind\": \"irq_affinity\", \"device\": \"$VNET\", \"queue\": 3, \"cpus\": \"$TARGET\"}"
+	"$NP" apply /tmp/vm-move.json
+}
+
+# A deferred move: an MSI without interrupt remapping moves when it next
 # fires. The kernel shows the new mask in smp_affinity at once and keeps
 # effective_affinity on the old CPU until then.
 test_deferred_move() {
 	grep -q 'IR-PCI-MSI' /proc/interrupts && die "this guest has interrupt remapping: moves are not deferred"
-	local q=3 irq eff target count json
-	irq=$(irqs_named "^virtio[0-9]+-input\\.$q\$")
-	eff=$(cat /proc/irq/$irq/effective_affinity_list)
-	target=$(other_local_cpu "$eff")
-	count=$(irq_count "$irq")
-	profile vm-defer "{\"kind\": \"irq_affinity\", \"device\": \"$VNET\", \"queue\": $q, \"cpus\": \"$target\"}"
-	"$NP" apply /tmp/vm-defer.json
-	[ "$(irq_count "$irq")" = "$count" ] || die "input.$q fired during the test: cannot see the move wait"
-	expect_eq "$target" "$(cat /proc/irq/$irq/smp_affinity_list)" "smp_affinity_list right after the write (the pending mask)"
-	expect_eq "$eff" "$(cat /proc/irq/$irq/effective_affinity_list)" "effective_affinity_list before input.$q fires"
-	# What numaplace says in between: the kernel's two values, as they are.
-	json=$("$NP" irqs --json)
-	expect_eq "$target $eff" "$(jq -r --argjson n "$irq" '.irqs[] | select(.irq == $n) | "\(.affinity) \(.effective)"' <<<"$json")" \
-		"numaplace irqs: affinity and effective of IRQ $irq while the move is pending"
-	"$NP" verify /tmp/vm-defer.json || die "verify while the move is pending: exit $?"
-	"$NP" report >/tmp/report.pending 2>&1 || true
-	# Make it fire: pings from every CPU; tun sends each reply back on the
-	# queue its request left on, and XPS spreads those over the queues.
-	local end=$(($(date +%s) + 60)) c
-	while [ "$(irq_count "$irq")" = "$count" ]; do
-		[ "$(date +%s)" -lt "$end" ] || die "input.$q did not fire in 60 s of pings"
-		for c in $(seq 0 $(($(nproc) - 1))); do
-			taskset -c "$c" ping -c 1 -W 1 10.77.0.1 >/dev/null 2>&1 || true
-		done
+	move_idle_queue
+	[ "$(irq_count "$IRQ")" = "$COUNT" ] || die "input.3 fired during the test: cannot see the move wait"
+	expect_eq "$TARGET" "$(cat /proc/irq/$IRQ/smp_affinity_list)" "smp_affinity_list right after the write (the pending mask)"
+	expect_eq "$EFF" "$(cat /proc/irq/$IRQ/effective_affinity_list)" "effective_affinity_list before input.3 fires"
+	# What numaplace says in between: the kernel's two values, as they are;
+	# verify takes the accepted mask.
+	expect_eq "$TARGET $EFF" "$("$NP" irqs --json | jq -r --argjson n "$IRQ" '.irqs[] | select(.irq == $n) | "\(.affinity) \(.effective)"')" \
+		"numaplace irqs: affinity and effective of IRQ $IRQ while the move is pending"
+	"$NP" verify /tmp/vm-move.json || die "verify while the move is pending: exit $?"
+	local end=$(($(date +%s) + 60))
+	while [ "$(irq_count "$IRQ")" = "$COUNT" ]; do
+		[ "$(date +%s)" -lt "$end" ] || die "input.3 did not fire in 60 s of pings"
+		network_load 1
 	done
 	wait_for 5 "effective_affinity_list following the mask" \
-		sh -c "[ \"\$(cat /proc/irq/$irq/effective_affinity_list)\" = $target ]"
-	note "IRQ $irq (input.$q): effective $eff until it fired, then $target"
+		sh -c "[ \"\$(cat /proc/irq/$IRQ/effective_affinity_list)\" = $TARGET ]"
+	note "IRQ $IRQ (input.3): effective $EFF until it fired, then $TARGET"
 	"$NP" revert >/dev/null
 }
 
 # With interrupt remapping the same write moves the IRQ at once.
 test_immediate_move() {
 	grep -q 'IR-PCI-MSI' /proc/interrupts || die "no IR-PCI-MSI chip in /proc/interrupts: no interrupt remapping"
-	local q=3 irq eff target count
-	irq=$(irqs_named "^virtio[0-9]+-input\\.$q\$")
-	eff=$(cat /proc/irq/$irq/effective_affinity_list)
-	target=$(other_local_cpu "$eff")
-	count=$(irq_count "$irq")
-	profile vm-move "{\"kind\": \"irq_affinity\", \"device\": \"$VNET\", \"queue\": $q, \"cpus\": \"$target\"}"
-	"$NP" apply /tmp/vm-move.json
-	expect_eq "$target" "$(cat /proc/irq/$irq/effective_affinity_list)" "effective_affinity_list right after the write"
-	expect_eq "$count" "$(irq_count "$irq")" "input.$q's interrupts (it moved without firing)"
+	move_idle_queue
+	expect_eq "$TARGET" "$(cat /proc/irq/$IRQ/effective_affinity_list)" "effective_affinity_list right after the write"
+	expect_eq "$COUNT" "$(irq_count "$IRQ")" "input.3's interrupts (it moved without firing)"
 	"$NP" verify /tmp/vm-move.json
-	note "IRQ $irq (input.$q): effective $eff, then $target at once"
+	note "IRQ $IRQ (input.3): effective $EFF, then $TARGET at once"
 	"$NP" revert >/dev/null
 }
 
@@ -394,34 +396,31 @@ hold_profile() {
 	EOF
 }
 
-# QMP device_del / device_add of the NIC and of the NVMe: real uevents, new IRQ
-# numbers; hold re-applies, and verify then matches.
+# QMP device_del / device_add of the NIC and of the NVMe: real uevents, the
+# device's IRQs freed and requested again; hold re-applies, and verify then
+# matches. (6.1 gives a device back the numbers it had: an MSI's number is
+# searched from a hint made of its hardware IRQ, which is the same slot's.)
 test_hold_hotplug() {
 	hold_profile
 	start_hold /tmp/vm-hold.json
 	"$NP" verify /tmp/vm-hold.json || die "verify after hold's first apply: exit $?"
-	local id old_irqs new_irqs t0 ms
+	local id old_irqs new_irqs t0 ms applies
 	for id in nic0 nvme0; do
 		old_irqs=$(hotplug_irqs "$id")
 		request unplug "$id" || die "unplug $id failed"
 		wait_for 60 "$id gone from the guest" hotplug_gone "$id"
-		# The kernel gives a device the lowest free IRQ numbers: e1000e's
-		# interface, taken down and up, takes the NIC's, so the NIC comes
-		# back on other numbers than the profile's first apply saw.
-		if [ "$id" = nic0 ] && ENET=$(net_of_driver e1000e); then
-			ip link set "$ENET" down && ip link set "$ENET" up
-		fi
+		applies=$(grep -c "re-applied" "$HOLD_LOG" || true)
 		request plug "$id" || die "plug $id failed"
 		t0=$EPOCHREALTIME
 		wait_for 60 "$id back in the guest" hotplug_back "$id"
+		# The device comes back with the kernel's defaults: matching again
+		# takes hold's own re-apply, which its log shows.
 		wait_for 60 "hold re-applying $id" "$NP" verify /tmp/vm-hold.json
 		ms=$(ms_since "$t0")
+		[ "$(grep -c "re-applied" "$HOLD_LOG")" -gt "$applies" ] || die "hold logged no re-apply for $id: $(cat "$HOLD_LOG")"
 		new_irqs=$(hotplug_irqs "$id")
-		[ "$id" != nic0 ] || [ -z "${ENET:-}" ] || [ "$new_irqs" != "$old_irqs" ] ||
-			die "the NIC came back on the same IRQs ($new_irqs)"
 		note "$id re-plugged: IRQs $(echo $old_irqs | tr ' ' ,) then $(echo $new_irqs | tr ' ' ,); applied and verified $ms ms after device_add"
 	done
-	grep -q "re-applied" "$HOLD_LOG" || die "hold logged no re-apply: $(cat "$HOLD_LOG")"
 	stop_hold
 	cat "$HOLD_LOG"
 }
@@ -452,11 +451,14 @@ test_hold_rebind() {
 	pci=$(net_pci)
 	echo "$pci" >/sys/bus/pci/drivers/virtio-pci/unbind
 	wait_for 30 "the NIC unbound" hotplug_gone nic0
+	local applies
+	applies=$(grep -c "re-applied" "$HOLD_LOG" || true)
 	t0=$EPOCHREALTIME
 	echo "$pci" >/sys/bus/pci/drivers/virtio-pci/bind
 	wait_for 30 "the NIC bound again" hotplug_back nic0
 	wait_for 60 "hold re-applying the NIC" "$NP" verify /tmp/vm-hold.json
 	ms=$(ms_since "$t0")
+	[ "$(grep -c "re-applied" "$HOLD_LOG")" -gt "$applies" ] || die "hold logged no re-apply after the bind: $(cat "$HOLD_LOG")"
 	note "unbind/bind of $pci: applied and verified $ms ms after bind"
 	stop_hold
 }
