@@ -43,13 +43,13 @@ if [ -z "$QEMU" ]; then
 	skip vm "qemu-system-x86_64 is not installed (Debian package qemu-system-x86)"
 	finish
 fi
-why=$("$QEMU" -machine q35 -accel tcg -display none -nodefaults -S -no-user-config \
-	-monitor none -serial none -daemonize -pidfile "$OUT.probe.pid" 2>&1 >/dev/null) ||
-	{ skip vm "qemu-system-x86_64 does not start: $why"; finish; }
-kill "$(cat "$OUT.probe.pid")" 2>/dev/null
-rm -f "$OUT.probe.pid"
-
 mkdir -p "$OUT"
+why=$("$QEMU" -machine q35 -accel tcg -display none -nodefaults -S -no-user-config \
+	-monitor none -serial none -daemonize -pidfile "$OUT/probe.pid" 2>&1 >/dev/null) ||
+	{ skip vm "qemu-system-x86_64 does not start: $why"; finish; }
+kill "$(cat "$OUT/probe.pid")" 2>/dev/null
+rm -f "$OUT/probe.pid"
+
 echo "  VM      image (Debian's kernel, busybox, this tree's numaplace)"
 bash tests/vm/image.sh "$OUT" || { fail vm:image "tests/vm/image.sh failed"; finish; }
 echo "  VM      kernel $(cat "$OUT/kernel-version")"
@@ -227,26 +227,25 @@ run_layout() {
 	echo "  VM      $name: ${#expected[@]} tests, budget ${LAYOUT_BUDGET} s"
 	start_guest "$name" "$ACCEL" "$CPU" "vmtests=$(IFS=,; echo "${expected[*]}") $LAYOUT_APPEND" "${LAYOUT_ARGS[@]}"
 	qmp_start || { fail "vm-$short" "QEMU did not start: $(tail -3 "$RUN/qemu.log")"; stop_guest; return; }
-	local booted= logs=() file_name= file_fd= why
-	while guest_line "$deadline"; do
+	local booted= logs=() file_name= why status=0 verdict tname detail
+	while :; do
+		guest_line "$deadline" || { status=$?; break; }
 		case $LINE in
 		"VM: hello"*) booted=$(($(now) - start)); echo "  VM      $name: booted in ${booted} s" ;;
 		"VM: log "*) logs+=("${LINE#VM: log }") ;;
 		"VM: result "*)
-			set -- ${LINE#VM: result }
-			local verdict=$1 tname=$2
-			shift 2
+			read -r verdict tname detail <<<"${LINE#VM: result }"
 			got+=("$tname")
 			if [ "$verdict" = pass ]; then
-				pass "vm-$short:$tname" "$*"
+				pass "vm-$short:$tname" "$detail"
 			else
-				fail "vm-$short:$tname" "$*"
+				fail "vm-$short:$tname" "$detail"
 				printf '       %s\n' "${logs[@]}"
 			fi
 			logs=() ;;
 		"VM: request "*)
-			set -- ${LINE#VM: request }
-			handle_request "$@" ;;
+			read -r -a detail <<<"${LINE#VM: request }"
+			handle_request "${detail[@]}" ;;
 		"VM: file "*)
 			file_name=${LINE#VM: file }
 			file_name=${file_name//\//_}
@@ -258,7 +257,6 @@ run_layout() {
 		*) [ -z "$file_name" ] || printf '%s\n' "$LINE" >>"$RUN/files/$file_name.b64" ;;
 		esac
 	done
-	local status=$?
 	if [ -z "$booted" ]; then
 		why="the guest did not boot"
 	elif [ $status = 2 ]; then

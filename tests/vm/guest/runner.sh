@@ -46,7 +46,7 @@ for t in $tests; do
 	status=$?
 	secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	# A test's "@note" lines (note) are its figures, shown beside its verdict.
-	notes=$(sed -n 's/^@note //p' "$log" | paste -sd ';' | sed 's/;/; /g')
+	notes=$(sed -n 's/^@note //p' "$log" | awk 'NR > 1 { printf "; " } { printf "%s", $0 }')
 	if [ $status = 0 ]; then
 		say "result pass $t ${secs} s${notes:+; $notes}"
 	else
