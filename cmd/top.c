@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "judge/cpuset-names.h"
+#include "base/count.h"
 #include "judge/findings.h"
 #include "read/machine.h"
 #include "cmd.h"

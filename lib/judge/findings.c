@@ -10,6 +10,7 @@
 #include "judge/app-place.h"
 #include "judge/cpuset-names.h"
 #include "read/kubelet.h"
+#include "base/count.h"
 #include "base/quote.h"
 
 /* What a rule's problems weigh per interrupt at stake, and how bad they are.
@@ -24,23 +25,6 @@ static const struct weight *weight_of(enum np_rule_id rule);
 const char *np_severity_name(enum np_severity s)
 {
 	return s == NP_WARNING ? "warning" : "info";
-}
-
-const char *np_count_text(unsigned long long n, char buf[16])
-{
-	static const char unit[] = "kMGTPE";
-	if (n < 10000) {
-		snprintf(buf, 16, "%llu", n);
-		return buf;
-	}
-	double v = (double)n;
-	int u = -1;
-	while (v >= 999.5 && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, 16, v < 99.95 ? "%.1f%c" : "%.0f%c", v, unit[u]);
-	return buf;
 }
 
 static void finding_free(struct np_finding *x)
@@ -230,13 +214,6 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 	return x ? 0 : -ENOMEM;
 }
 
-static bool quiet_cpus(const struct np_machine *m, struct np_cpuset *quiet)
-{
-	if (np_cpuset_copy(quiet, &m->topo.isolated) || np_cpuset_or(quiet, &m->topo.nohz_full))
-		return false;
-	return true;
-}
-
 /* IRQs that ran on, or are set to run on, isolated or nohz_full CPUs: one
  * finding for a device's, one for the system's (timer, PCIe ports, ACPI). */
 static int isolated_finding(const struct np_machine *m, int di, const struct np_cpuset *quiet, struct np_findings *f)
@@ -365,8 +342,8 @@ struct judge {
 	const struct np_machine *m;
 	const struct np_advise_opts *opts;
 	struct np_findings *f;
-	struct np_cpuset quiet;     /* isolated and nohz_full CPUs */
-	struct np_cpuset exclusive; /* containers' exclusive CPUs that are not quiet */
+	const struct np_cpuset *quiet;     /* isolated and nohz_full CPUs */
+	const struct np_cpuset *exclusive; /* containers' exclusive CPUs that are not quiet */
 	bool *attached;             /* per plan record: it fixes a finding already */
 };
 
@@ -440,11 +417,11 @@ static int rule_isolated(struct judge *j)
 {
 	const struct np_machine *m = j->m;
 	int rc = 0;
-	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->quiet); di++) {
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(j->quiet); di++) {
 		struct np_irq_summary s;
 		np_device_irq_summary(m, di, &s);
 		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
-			rc = isolated_finding(m, (int)di, &j->quiet, j->f);
+			rc = isolated_finding(m, (int)di, j->quiet, j->f);
 	}
 	return rc;
 }
@@ -453,18 +430,18 @@ static int rule_exclusive(struct judge *j)
 {
 	const struct np_machine *m = j->m;
 	int rc = 0;
-	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->exclusive); di++) {
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(j->exclusive); di++) {
 		struct np_irq_summary s;
 		np_device_irq_summary(m, di, &s);
 		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
-			rc = exclusive_finding(m, di, &j->exclusive, j->f);
+			rc = exclusive_finding(m, di, j->exclusive, j->f);
 	}
 	return rc;
 }
 
 static int rule_system_isolated(struct judge *j)
 {
-	return np_cpuset_empty(&j->quiet) ? 0 : isolated_finding(j->m, -1, &j->quiet, j->f);
+	return np_cpuset_empty(j->quiet) ? 0 : isolated_finding(j->m, -1, j->quiet, j->f);
 }
 
 static int rule_managed(struct judge *j)
@@ -774,10 +751,10 @@ static bool fact_covers(const struct judge *j, const struct np_finding *x, const
 	if (!irq)
 		return false;
 	if (x->rule == NP_RULE_ISOLATED)
-		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->quiet)) || irq->quiet > 0;
+		return (irq->has_effective && np_cpuset_intersects(&irq->effective, j->quiet)) || irq->quiet > 0;
 	if (x->rule == NP_RULE_EXCLUSIVE)
-		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->exclusive)) ||
-		       np_cpuset_intersects(&irq->ran_on, &j->exclusive);
+		return (irq->has_effective && np_cpuset_intersects(&irq->effective, j->exclusive)) ||
+		       np_cpuset_intersects(&irq->ran_on, j->exclusive);
 	if (x->rule == NP_RULE_REMOTE) {
 		int node = np_device_node(j->m, &j->m->pci.devs[x->dev], NULL);
 		return irq->total && np_irq_remote_share(j->m, irq, node) > 0;
@@ -865,11 +842,9 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 {
 	memset(out, 0, sizeof(*out));
 	out->min_interrupts = opts->min_interrupts;
-	struct judge j = { .m = m, .opts = opts, .f = out };
-	int rc = quiet_cpus(m, &j.quiet) && !np_cpuset_copy(&j.exclusive, &m->kube.exclusive) ? 0 : -ENOMEM;
-	np_cpuset_andnot(&j.exclusive, &j.quiet);
-	if (rc == 0)
-		rc = np_advise(m, opts, &out->plan);
+	struct judge j = { .m = m, .opts = opts, .f = out, .quiet = &opts->forbidden.quiet,
+			   .exclusive = &opts->forbidden.exclusive };
+	int rc = np_advise(m, opts, &out->plan);
 	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
 		rc = -ENOMEM;
 	for (size_t i = 0; i < NRULES && rc == 0; i++) {
@@ -895,8 +870,6 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 				rc = -ENOMEM;
 		}
 	}
-	np_cpuset_free(&j.quiet);
-	np_cpuset_free(&j.exclusive);
 	free(j.attached);
 	if (rc) {
 		np_findings_free(out);
@@ -910,26 +883,6 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 unsigned long long np_findings_threshold(double seconds)
 {
 	return seconds > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * seconds + 0.5) : NP_FINDINGS_MIN_INTERRUPTS;
-}
-
-int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
-		       struct np_advise_opts *o)
-{
-	if (!(o->devices = calloc(m->pci.ndevs + 1, sizeof(*o->devices))))
-		return -ENOMEM;
-	for (size_t i = 0; i < m->pci.ndevs; i++)
-		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
-							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
-							   .xps_follow_irq = true, .auto_net = true };
-	return 0;
-}
-
-void np_advise_opts_free(struct np_advise_opts *o)
-{
-	free(o->devices);
-	o->devices = NULL;
-	np_cpuset_free(&o->app_cpus);
-	np_cpuset_free(&o->exclude);
 }
 
 size_t np_findings_summary(const struct np_findings *f)
