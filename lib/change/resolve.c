@@ -140,7 +140,8 @@ static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const
 {
 	struct found f = { 0 };
 	char *value = NULL;
-	int rc = np_attrs[s->kind].target->resolve(ctx, m, p, s, collect, &f);
+	const struct np_target_wanted want = { s->kind, s->target, p->file, s->where };
+	int rc = np_attrs[s->kind].target->resolve(ctx, m, &want, collect, &f);
 	if (!rc)
 		rc = setting_value(ctx, m, p, s, &value);
 	for (size_t i = 0; rc == 0 && i < f.n; i++)
