@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "judge/cpuset-names.h"
-#include "judge/findings.h"
+#include "base/count.h"
+#include "judge/request.h"
 #include "read/machine.h"
 #include "cmd.h"
 #include "render/term.h"
@@ -52,6 +53,7 @@ struct view {
 	double seconds;       /* the interval the counts cover */
 	enum sort_key sort;
 	char filter[64];      /* "" for every device */
+	bool *selected;       /* per device: the filter's (the request's selection, then f's) */
 	bool paused;
 	bool keys;            /* the screen: each setting says its key; --batch has no keys */
 };
@@ -104,7 +106,7 @@ static bool irq_shown(const struct view *v, const struct np_irq *irq)
 {
 	if (!v->filter[0])
 		return true;
-	return irq->dev >= 0 && np_pci_dev_match(&v->m->pci.devs[irq->dev], v->filter);
+	return irq->dev >= 0 && v->selected[irq->dev];
 }
 
 static const struct view *sort_view;
@@ -340,9 +342,13 @@ static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, 
 			echo();
 			curs_set(1);
 			timeout(-1);
-			char text[sizeof(v->filter)];
-			if (getnstr(text, (int)sizeof(text) - 1) == OK)
+			char text[sizeof(v->filter)], *one = text;
+			if (getnstr(text, (int)sizeof(text) - 1) == OK) {
 				snprintf(v->filter, sizeof(v->filter), "%s", text);
+				/* A filter matching nothing shows nothing. */
+				if (text[0])
+					np_select_devices(ctx, v->m, 1, &one, false, v->selected);
+			}
 			noecho();
 			curs_set(0);
 		} else if (c != KEY_RESIZE) {
@@ -379,18 +385,24 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 		count = 1;
 
 	struct np_machine m;
-	if (np_machine_load(ctx, &m))
+	struct np_request req;
+	struct np_request_opts ro = NP_REQUEST_OPTS_INIT;
+	if (filter && np_filters_add(&ro.devices, filter))
+		return np_error("%s", strerror(ENOMEM));
+	if (np_machine_load(ctx, &m)) {
+		np_filters_free(&ro.devices);
 		return np_error("%s", ctx->err);
+	}
 	np_print_warnings(&m);
-	struct view v = { .m = &m, .seconds = delay, .keys = !batch };
+	/* The devices shown are the request's, as advise --device selects them. */
+	int rc = np_request_setup(ctx, &m, &ro, NULL, &req);
+	struct view v = { .m = &m, .seconds = delay, .keys = !batch, .selected = req.selected };
 	if (filter)
 		snprintf(v.filter, sizeof(v.filter), "%s", filter);
-	bool known = !filter;
-	for (size_t d = 0; !known && d < m.pci.ndevs; d++)
-		known = np_pci_dev_match(&m.pci.devs[d], filter);
-	int rc;
-	if (!known) {
+	if (rc == -ENOENT && filter) {
 		rc = np_usage_error(self, "no device matches '%s'", filter);
+	} else if (rc) {
+		rc = np_error("%s", ctx->err);
 	} else {
 		struct np_irqs prev;
 		if (read_now(ctx, &m, &prev)) {
@@ -400,6 +412,8 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 			np_irqs_free(&prev);
 		}
 	}
+	np_request_free(&req);
+	np_filters_free(&ro.devices);
 	np_machine_free(&m);
 	return rc;
 }
