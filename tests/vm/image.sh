@@ -73,7 +73,6 @@ cp "$TOP/numaplace" "$ROOT/sbin/numaplace"
 copy_libs "$TOP/numaplace"
 # The same with the crash tests' fault hook (make build/numaplace-fault).
 cp "$TOP/build/numaplace-fault" "$ROOT/vm/numaplace-fault"
-ln -sf /bin/bash "$ROOT/usr/bin/bash" 2>/dev/null || true
 cp /usr/share/misc/pci.ids "$ROOT/usr/share/misc/pci.ids"
 mkdir -p "$ROOT/usr/local/share/numaplace"
 cp -r "$TOP/profiles" "$ROOT/usr/local/share/numaplace/"

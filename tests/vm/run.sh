@@ -7,6 +7,7 @@
 # N skipped".
 #
 #   tests/vm/run.sh [LAYOUT...]     (a layout by its file name: a-numa4)
+#   VM_TESTS="a b" tests/vm/run.sh LAYOUT   only those tests of the layout
 #
 # Nothing on the host changes: each layout's tap lives in a network namespace
 # made for it (named numaplace-vm-LAYOUT-PID) and removed with the guest; the
@@ -80,6 +81,7 @@ start_guest() {
 	local name=$1 accel=$2 cpu=$3 append=$4
 	shift 4
 	rm -f "$RUN"/{res,qmp}.{in,out} "$RUN/console.log"
+	PARTIAL=
 	mkfifo "$RUN/res.in" "$RUN/res.out" "$RUN/qmp.in" "$RUN/qmp.out"
 	exec {RES_IN}<>"$RUN/res.in" {RES_OUT}<>"$RUN/res.out" {QMP_IN}<>"$RUN/qmp.in" {QMP_OUT}<>"$RUN/qmp.out"
 	local ns=()

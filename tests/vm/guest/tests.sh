@@ -390,6 +390,8 @@ start_hold() {
 	trap 'kill $HOLD_PID 2>/dev/null || true' EXIT
 	wait_for 60 "hold's first apply" grep -q holding "$HOLD_LOG"
 }
+# SIGTERM leaves the values applied, as hold promises: the hold tests come
+# last in a layout.
 stop_hold() {
 	kill "$HOLD_PID"
 	wait "$HOLD_PID" || true
