@@ -174,11 +174,14 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=build/san/tests/unit/%) build/san/tests/u
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=build/san/tests/fuzz/%-replay)
 FUZZ_SECONDS ?= 10
-build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libnumaplace.a
+# The small main is an object of its own: compiled with a harness in one
+# step, its dependency file would take the place of the harness's.
+FUZZ_MAIN := build/san/tests/fuzz/replay.o
+$(FUZZ_REPLAY): $(FUZZ_MAIN)
+build/san/tests/fuzz/%-replay: tests/fuzz/%.c $(FUZZ_MAIN) build/san/libnumaplace.a build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $<"
-	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) $(DEPFLAGS) -o $@ $< tests/fuzz/replay.c \
-		build/san/libnumaplace.a $(PKG_LIBS)
+	@$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -o $@ $< $(FUZZ_MAIN) build/san/libnumaplace.a $(PKG_LIBS)
 # libFuzzer comes with clang; its runtime is a package clang only recommends.
 FUZZ_DEBS := clang libclang-rt-dev
 FUZZ_CFLAGS = $(CPPFLAGS) $(WARN) -g -O1 $(PKG_CFLAGS)
@@ -276,10 +279,13 @@ clean:
 # An object without its .d yet (built before -MMD, or the .d lost) is
 # remade: each .d is a target of its own, made (as missing) by nothing.
 DEPFILES := $(foreach d,build build/san,$(LIB_SRC:%.c=$(d)/%.d) $(CMD_SRC:%.c=$(d)/%.d)) \
-	build/san/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
+	build/san/tests/testing.d build/san/tests/fuzz/replay.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) \
+	$(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
 $(DEPFILES):
-# The objects' .d files, and the test binaries' (compiled and linked in one step).
--include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d) build/san/tests/attr-files.d)
+# The objects' .d files, and the test binaries' (compiled and linked in one
+# step, from one source each).
+-include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d) $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%.d) \
+	build/san/tests/attr-files.d)
 
 # Benchmark tools: a generator of synthetic machine roots and "the floor" (the
 # least I/O a report can do on a root). Standalone C, plain libc.
