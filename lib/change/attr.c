@@ -60,7 +60,7 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		/* Written by apply itself (the bans), never named by a profile. */
 		.name = "irqbalance_config", .value = NP_VALUE_TEXT, .survives_reboot = true,
 		/* Debian's, the RHEL family's, OpenRC's or what the unit names
-		 * (lib/change/irqbalance.c finds which). */
+		 * (lib/read/irqbalance-conf.c finds which). */
 		.path = "/etc/{file}", .files = irqbalance_names,
 		.subject = "irqbalance",
 	},

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise-int.h"
+#include "judge/planner.h"
 #include "read/sysfs.h"
 
 /* Unique (package, core) pairs get one index each, so SMT siblings share it. */

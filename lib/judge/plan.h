@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "change/attr.h"
-#include "change/profile.h"
 #include "judge/forbidden.h"
+#include "judge/policies.h"
 #include "judge/rules.h"
 #include "read/machine.h"
 
@@ -107,10 +107,5 @@ int plan_note(struct np_plan *plan, const char *fmt, ...) __attribute__((format(
 const char *plan_dev_label(const struct np_pci_dev *d);
 void np_plan_free(struct np_plan *plan);
 
-/* The plan as a settings profile (every planned value, changed or not), named
- * by stable identity: PCI address and queue index where the index is unique
- * among the device's IRQs, else the vector's name. Free with np_profile_free. */
-int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
-		       const char *description, struct np_profile *out);
 
 #endif
