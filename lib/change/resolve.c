@@ -216,21 +216,8 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 			pol->xps_follow_irq |= r->xps_follow_irq;
 		}
 	}
-	char **kube_warnings = NULL;
-	size_t nkube = 0;
 	if (rc == 0)
-		rc = np_advise_opts_forbid(m, &o, &kube_warnings, &nkube);
-	for (size_t i = 0; i < nkube; i++) {
-		char **more = rc == 0 ? realloc(out->warnings, (out->nwarnings + 1) * sizeof(*more)) : NULL;
-		if (more) {
-			out->warnings = more;
-			out->warnings[out->nwarnings++] = kube_warnings[i];
-		} else {
-			free(kube_warnings[i]);
-			rc = rc ? rc : -ENOMEM;
-		}
-	}
-	free(kube_warnings);
+		rc = np_advise_opts_forbid(m, &o, &out->warnings, &out->nwarnings);
 	if (rc == 0 && (rc = np_advise(m, &o, &plan)))
 		np_fail(ctx, rc, "%s: resolving rules: %s", p->file, strerror(-rc));
 	for (size_t i = 0; rc == 0 && i < plan.n; i++) {

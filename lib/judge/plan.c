@@ -128,12 +128,8 @@ static int cores_in(const struct np_topology *topo, const struct np_cpuset *cpus
 	return n;
 }
 
-static int add_warning(char ***v, size_t *n, char *text)
+int np_texts_take(char ***v, size_t *n, char *text)
 {
-	if (!v) {
-		free(text);
-		return 0;
-	}
 	char **more = text ? realloc(*v, (*n + 1) * sizeof(*more)) : NULL;
 	if (!more) {
 		free(text);
@@ -222,7 +218,7 @@ int np_advise_opts_forbid(const struct np_machine *m, struct np_advise_opts *o, 
 		free(owners);
 		np_cpuset_free(&hit);
 		pol->irqs = NP_IRQS_KEEP;
-		rc = add_warning(warnings, nwarnings, text);
+		rc = np_texts_take(warnings, nwarnings, text);
 	}
 	np_cpuset_free(&usable);
 	np_cpuset_free(&before);

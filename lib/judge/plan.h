@@ -64,8 +64,11 @@ void np_advise_opts_free(struct np_advise_opts *o);
  * would hold more than their share plus one per remaining core (its share:
  * its queues over the cores of its target with the exclusive CPUs) keeps
  * its IRQs where they are (NP_IRQS_KEEP), said in a warning appended to
- * *warnings (NULL: the caller does not say them). Returns 0 or -ENOMEM. */
+ * *warnings. Returns 0 or -ENOMEM. */
 int np_advise_opts_forbid(const struct np_machine *m, struct np_advise_opts *o, char ***warnings, size_t *nwarnings);
+
+/* Appends text (malloc'd, taken; NULL: out of memory) to the list *v of *n. 0 or -ENOMEM. */
+int np_texts_take(char ***v, size_t *n, char *text);
 
 /* One change (or a value kept) and the rule of the problem it fixes. */
 struct np_rec {
