@@ -154,8 +154,7 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 {
 	memset(req, 0, sizeof(*req));
 	req->m = m;
-	req->opts = *o;
-	req->opts.devices.v = NULL; /* borrowed: the caller's to free */
+	req->opts = *o; /* its strings and filters borrowed */
 	req->irqs = policy_of(o->policy);
 	req->app.threads_node = req->app.memory_node = req->app.place_node = -1;
 	struct np_advise_opts *pol = &req->policy;

@@ -92,7 +92,7 @@ struct np_request {
  * command's: it may show a countdown). 0 or -errno, ctx->err says why. */
 typedef int np_request_sampler(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
-/* Sets up req from o on m (kept: m outlives req): the application read
+/* Sets up req from o on m (both borrowed: they outlive req): the application read
  * (app_judged), the interval sampled with sample (when o->interval > 0),
  * the devices selected (or inferred from the application's files under the
  * app policy), the application's CPUs, each device's policy and the
