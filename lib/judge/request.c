@@ -128,10 +128,8 @@ static int app_pid_scope(struct np_ctx *ctx, struct np_request *req)
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	if (rc == 0 && placed) {
 		rc = np_texts_take(&inferred, &ninferred, placed);
-		if (rc == 0 && req->app.place_node >= 0) {
-			req->has_app = true;
+		if (rc == 0 && req->app.place_node >= 0)
 			req->policy.app = &req->app;
-		}
 		if (rc == 0 && !np_cpuset_empty(&req->app.place_cpus) && req->irqs == NP_IRQS_APP)
 			rc = np_cpuset_copy(&req->policy.app_cpus, &req->app.place_cpus);
 		if (rc)
@@ -177,7 +175,6 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 	if (rc == 0 && o->app_judged) {
 		/* Its devices' IRQs follow it: judged under the app policy with the
 		 * placement's CPUs (where it may run, when no node wins). */
-		req->has_app = true;
 		pol->app = &req->app;
 		pol->app_pinned = true;
 		memcpy(req->selected, req->app.selected, m->pci.ndevs * sizeof(bool));
