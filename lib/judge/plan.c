@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A plan's records, notes and warnings, and what the planner is asked: each
+ * device's policy, and the containers' CPUs made forbidden after the
+ * pile-up guard. */
 #include "judge/plan.h"
 
 #include <errno.h>
