@@ -84,7 +84,7 @@ check-deps:
 # -Werror is left out: a build that compiled without warnings stays good.
 BUILD_CONFIG = $(filter-out -Werror,$(CC) $(BUILD_CFLAGS) $(BUILD_LDFLAGS) $(PKG_LIBS) \
 	$(BINDIR) $(DATADIR) $(SYSCONFDIR) $(SYSTEMDUNITDIR) $(VERSION))
-SAN_CONFIG = $(filter-out -Werror,$(CC) $(SAN_CFLAGS) $(PKG_LIBS))
+SAN_CONFIG = $(filter-out -Werror,$(CC) $(SAN_CFLAGS) $(PKG_LIBS) $(TESTROW_FLAGS))
 quote = '$(subst ','\'',$(1))'
 remember = @mkdir -p $(@D); printf '%s\n' $(call quote,$(1)) | cmp -s - $@ || printf '%s\n' $(call quote,$(1)) >$@
 build/config: FORCE
@@ -134,20 +134,26 @@ build/san/tests/unit/%: tests/unit/%.c $(TESTING_OBJ) build/san/libnumaplace.a b
 	@echo "  TEST    $<"
 	@$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -o $@ $< $(TESTING_OBJ) build/san/libnumaplace.a \
 		$(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
-# A test build of the library with one kind more (NUMAPLACE_TEST_ROW, attr.h):
-# tests/unit/newrow.c shows that a kind of an existing target shape is one
-# row, with no other change.
+# A test build of the library with one kind more, its row in a test file
+# (NP_ATTR_MORE, attr.h): tests/unit/newrow.c shows that a kind of an
+# existing target shape is one row, with no other change.
+TESTROW_FLAGS := -Itests -DNP_ATTR_MORE='"unit/newrow-rows.h"'
 build/testrow/lib/%.o: lib/%.c build/testrow/lib/%.d build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  CC/ROW  $<"
-	@$(CC) $(SAN_CFLAGS) -DNUMAPLACE_TEST_ROW $(DEPFLAGS) -c -o $@ $<
+	@$(CC) $(SAN_CFLAGS) $(TESTROW_FLAGS) $(DEPFLAGS) -c -o $@ $<
 build/testrow/libnumaplace.a: $(LIB_SRC:lib/%.c=build/testrow/lib/%.o)
 	@rm -f $@ && ar rcs $@ $^
 build/san/tests/unit/test_new_row: tests/unit/newrow.c $(TESTING_OBJ) build/testrow/libnumaplace.a build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
-	@$(CC) $(SAN_CFLAGS) -DNUMAPLACE_TEST_ROW $(DEPFLAGS) -o $@ $< \
+	@$(CC) $(SAN_CFLAGS) $(TESTROW_FLAGS) $(DEPFLAGS) -o $@ $< \
 		$(TESTING_OBJ) build/testrow/libnumaplace.a $(PKG_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+# The snapshot files the kinds' rows name, for snapshot.sh's allow-list.
+build/san/tests/attr-files: tests/attr-files.c build/san/libnumaplace.a build/san/config
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $<"
+	@$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -o $@ $< build/san/libnumaplace.a $(PKG_LIBS)
 build/san/tests/hwloc-agree build/san/tests/hwloc-pcitree: build/san/tests/%: tests/%.c
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $<"
@@ -168,11 +174,14 @@ UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=build/san/tests/unit/%) build/san/tests/u
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=build/san/tests/fuzz/%-replay)
 FUZZ_SECONDS ?= 10
-build/san/tests/fuzz/%-replay: tests/fuzz/%.c tests/fuzz/replay.c build/san/libnumaplace.a
+# The small main is an object of its own: compiled with a harness in one
+# step, its dependency file would take the place of the harness's.
+FUZZ_MAIN := build/san/tests/fuzz/replay.o
+$(FUZZ_REPLAY): $(FUZZ_MAIN)
+build/san/tests/fuzz/%-replay: tests/fuzz/%.c $(FUZZ_MAIN) build/san/libnumaplace.a build/san/config
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $<"
-	@$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) $(PKG_CFLAGS) $(DEPFLAGS) -o $@ $< tests/fuzz/replay.c \
-		build/san/libnumaplace.a $(PKG_LIBS)
+	@$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -o $@ $< $(FUZZ_MAIN) build/san/libnumaplace.a $(PKG_LIBS)
 # libFuzzer comes with clang; its runtime is a package clang only recommends.
 FUZZ_DEBS := clang libclang-rt-dev
 FUZZ_CFLAGS = $(CPPFLAGS) $(WARN) -g -O1 $(PKG_CFLAGS)
@@ -203,7 +212,7 @@ check check-live: export WERROR := 1
 check:
 	@$(MAKE) --no-print-directory check-deps
 	@$(MAKE) --no-print-directory all build/san/numaplace $(UNIT_BINS) build/san/tests/hwloc-agree build/san/tests/hwloc-pcitree $(FUZZ_REPLAY) \
-		build/gen-root
+		build/san/tests/attr-files build/gen-root
 	@bash tests/run.sh
 
 # The live tests write this machine's IRQ affinities, rq_affinity, RPS and
@@ -286,10 +295,13 @@ clean:
 # An object without its .d yet (built before -MMD, or the .d lost) is
 # remade: each .d is a target of its own, made (as missing) by nothing.
 DEPFILES := $(foreach d,build build/san,$(LIB_SRC:%.c=$(d)/%.d) $(CMD_SRC:%.c=$(d)/%.d)) \
-	build/san/tests/testing.d build/tests/testing.d $(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
+	build/san/tests/testing.d build/tests/testing.d build/san/tests/fuzz/replay.d \
+	$(LIB_SRC:lib/%.c=build/testrow/lib/%.d) $(LIB_SRC:lib/%.c=build/fuzz/lib/%.d)
 $(DEPFILES):
-# The objects' .d files, and the test binaries' (compiled and linked in one step).
--include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d))
+# The objects' .d files, and the test binaries' (compiled and linked in one
+# step, from one source each).
+-include $(wildcard $(DEPFILES) $(UNIT_BINS:=.d) $(FUZZ_REPLAY:=.d) $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%.d) \
+	build/san/tests/attr-files.d)
 
 # Benchmark tools: a generator of synthetic machine roots and "the floor" (the
 # least I/O a report can do on a root). Standalone C, plain libc.

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "change/resolve.h"
 #include "judge/request.h"
 #include "base/quote.h"
 #include "cmd.h"

@@ -17,9 +17,6 @@ static const char *const rq_files[] = { "queue/rq_affinity", NULL };
 static const char *const rps_files[] = { "rps_cpus", NULL };
 static const char *const xps_files[] = { "xps_cpus", NULL };
 static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
-#ifdef NUMAPLACE_TEST_ROW
-static const char *const rps_flow_files[] = { "rps_flow_cnt", NULL };
-#endif
 /* A cgroup's own files, under cgroup v2's mount or v1's cpuset hierarchy. */
 static const char *const cgroup_cpus_names[] = { "cpuset.cpus", NULL };
 static const char *const cgroup_mems_names[] = { "cpuset.mems", NULL };
@@ -63,7 +60,7 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		/* Written by apply itself (the bans), never named by a profile. */
 		.name = "irqbalance_config", .value = NP_VALUE_TEXT, .survives_reboot = true,
 		/* Debian's, the RHEL family's, OpenRC's or what the unit names
-		 * (lib/change/irqbalance.c finds which). */
+		 * (lib/read/irqbalance-conf.c finds which). */
 		.path = "/etc/{file}", .files = irqbalance_names,
 		.subject = "irqbalance",
 	},
@@ -94,15 +91,8 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.path = "/sys/fs/cgroup/{file}", .files = cgroup_mems_names,
 		.subject = "cgroup {file}",
 	},
-#ifdef NUMAPLACE_TEST_ROW
-	/* Only in the test build of tests/unit/newrow.c: a kind of an existing
-	 * target shape, added as this row and nothing else. */
-	[NP_ATTR_TEST_RPS_FLOW_CNT] = {
-		.name = "rps_flow_cnt", .value = NP_VALUE_INT, .min = 0, .max = 1048576,
-		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_flow_cnt",
-		.subject = "{net} rx-{queue} rps_flow_cnt",
-		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = rps_flow_files,
-	},
+#ifdef NP_ATTR_MORE
+#include NP_ATTR_MORE
 #endif
 };
 

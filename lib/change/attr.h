@@ -33,8 +33,13 @@ enum np_attr {
 	NP_ATTR_THREAD_AFFINITY,      /* a thread's CPUs: sched_setaffinity, no file (move) */
 	NP_ATTR_CGROUP_CPUS,          /* /sys/fs/cgroup/PATH/cpuset.cpus (move --cgroup), not in profiles */
 	NP_ATTR_CGROUP_MEMS,          /* /sys/fs/cgroup/PATH/cpuset.mems (move --cgroup --memory) */
-#ifdef NUMAPLACE_TEST_ROW
-	NP_ATTR_TEST_RPS_FLOW_CNT,    /* a test build's kind added as one row (tests/unit/newrow.c) */
+	/* A build with kinds more: NP_ATTR_MORE names a file of rows (make's
+	 * test build, tests/unit/newrow-rows.h), included here for their ids
+	 * and in attr.c for their rows. */
+#ifdef NP_ATTR_MORE
+#define NP_ATTR_MORE_IDS
+#include NP_ATTR_MORE
+#undef NP_ATTR_MORE_IDS
 #endif
 	NP_ATTR_COUNT
 };

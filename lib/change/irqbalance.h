@@ -4,10 +4,11 @@
  * IRQs, from --banirq=N arguments in a variable of its configuration file
  * (the systemd unit's EnvironmentFile, which the init scripts source too:
  * IRQBALANCE_ARGS on Debian and the RHEL family, IRQBALANCE_OPTS under
- * OpenRC). This module finds that file, reads what irqbalance will avoid,
- * makes the edit that bans the IRQs a profile places (for the transaction to
- * apply and revert) and decides, for every write path (apply, hold's first
- * apply and each re-apply), whether to ban. */
+ * OpenRC). read/irqbalance-conf finds that file and reads what irqbalance
+ * will avoid; this module makes the edit that bans the IRQs a profile
+ * places (irqbalance-edit.c, for the transaction to apply and revert) and
+ * decides, for every write path (apply, hold's first apply and each
+ * re-apply), whether to ban (irqbalance-ban.c). */
 #ifndef NUMAPLACE_IRQBALANCE_H
 #define NUMAPLACE_IRQBALANCE_H
 
@@ -18,38 +19,11 @@
 #include "change/attr.h"
 #include "base/context.h"
 #include "base/cpuset.h"
+#include "read/irqbalance-conf.h"
 
 /* What apply and hold do about irqbalance (--irqbalance ban|warn|ignore);
  * DEFAULT bans when irqbalance runs or is installed (its file exists). */
 enum np_irqb_mode { NP_IRQB_DEFAULT, NP_IRQB_BAN, NP_IRQB_WARN, NP_IRQB_IGNORE };
-
-/* ---- the configuration file ---- */
-
-/* irqbalance's configuration file on a machine, and how it was found. */
-struct np_irqb_conf {
-	char path[PATH_MAX]; /* machine path: "/etc/sysconfig/irqbalance" */
-	const char *var;     /* the variable of its arguments: "IRQBALANCE_ARGS" or "IRQBALANCE_OPTS" */
-	char from[PATH_MAX + 64]; /* "EnvironmentFile= of /usr/lib/systemd/system/irqbalance.service",
-				   * "the Debian layout", ... */
-	bool exists;
-};
-
-/* The file irqbalance reads under ctx's root: the last EnvironmentFile= under
- * /etc of the irqbalance unit (and its drop-ins), where a unit file is
- * readable; else the first of /etc/default/irqbalance (Debian),
- * /etc/sysconfig/irqbalance (RHEL family), /etc/conf.d/irqbalance (OpenRC)
- * that exists; else, with exists false, what the unit names or the Debian
- * path. 0 or -ENOMEM. */
-int np_irqbalance_conf_find(struct np_ctx *ctx, struct np_irqb_conf *out);
-
-/* The CPUs irqbalance will not place IRQs on, as configured by text (the
- * file's content, NULL when none): IRQBALANCE_BANNED_CPULIST when assigned
- * (even empty), else a non-empty IRQBALANCE_BANNED_CPUS (a mask), else its
- * default, isolated and nohz_full. *why says which ("IRQBALANCE_BANNED_CPULIST",
- * "IRQBALANCE_BANNED_CPUS", "isolated and nohz_full"). -EINVAL (reason in
- * ctx->err) for a value irqbalance would not parse either; -ENOMEM. */
-int np_irqbalance_avoided_cpus(struct np_ctx *ctx, const char *text, const struct np_cpuset *isolated,
-			       const struct np_cpuset *nohz_full, struct np_cpuset *out, const char **why);
 
 /* Heads the line above the IRQBALANCE_ARGS that numaplace edited. */
 #define NP_IRQBALANCE_MARK "# numaplace: banned IRQs"

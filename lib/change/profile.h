@@ -12,6 +12,7 @@
 #include "change/attr.h"
 #include "base/context.h"
 #include "base/paths.h"
+#include "judge/policies.h"
 
 #define NP_PROFILE_FORMAT "numaplace-profile/1"
 #define NP_PROFILE_SYSTEM_DIR NUMAPLACE_CONFDIR "/profiles"
@@ -34,9 +35,6 @@ struct np_setting {
 	char *value;    /* as a profile writes it: a canonical CPU list, or a number */
 	char *where;    /* field path for messages: "settings[3]" */
 };
-
-enum np_irq_policy { NP_IRQS_KEEP, NP_IRQS_LOCAL, NP_IRQS_APP, NP_IRQS_SPREAD, NP_IRQS_CPUS };
-enum np_rps_policy { NP_RPS_KEEP, NP_RPS_OFF, NP_RPS_APP };
 
 /* A portable intent. JSON: {"match": {"class": "network", "driver": "ixgbe",
  * "ids": "8086:10fb", "net": "eth*", "pci": "0000:2?:*"}, "irqs": "local" |

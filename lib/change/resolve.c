@@ -216,21 +216,8 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 			pol->xps_follow_irq |= r->xps_follow_irq;
 		}
 	}
-	char **kube_warnings = NULL;
-	size_t nkube = 0;
 	if (rc == 0)
-		rc = np_advise_opts_forbid(m, &o, &kube_warnings, &nkube);
-	for (size_t i = 0; i < nkube; i++) {
-		char **more = rc == 0 ? realloc(out->warnings, (out->nwarnings + 1) * sizeof(*more)) : NULL;
-		if (more) {
-			out->warnings = more;
-			out->warnings[out->nwarnings++] = kube_warnings[i];
-		} else {
-			free(kube_warnings[i]);
-			rc = rc ? rc : -ENOMEM;
-		}
-	}
-	free(kube_warnings);
+		rc = np_advise_opts_forbid(m, &o, &out->warnings, &out->nwarnings);
 	if (rc == 0 && (rc = np_advise(m, &o, &plan)))
 		np_fail(ctx, rc, "%s: resolving rules: %s", p->file, strerror(-rc));
 	for (size_t i = 0; rc == 0 && i < plan.n; i++) {
@@ -279,4 +266,36 @@ int np_profile_resolve(struct np_ctx *ctx, const struct np_machine *m, const str
 	if (rc)
 		np_resolved_free(out);
 	return rc;
+}
+
+int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
+		       const char *description, struct np_profile *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->app_node = -1;
+	out->name = strdup(name);
+	out->description = strdup(description);
+	out->settings = calloc(plan->n + 1, sizeof(*out->settings));
+	if (!out->name || !out->description || !out->settings) {
+		np_profile_free(out);
+		return -ENOMEM;
+	}
+	bool oom = false;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (np_attrs[r->kind].command)
+			continue; /* advice only: ethtool, not a profile setting */
+		/* The setting's target class names the target stably (target.h). */
+		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
+				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
+		if (np_setting_make(m, r->kind, &t, r->recommended, i, &out->settings[out->nsettings]))
+			oom = true;
+		else
+			out->nsettings++;
+	}
+	if (oom) {
+		np_profile_free(out);
+		return -ENOMEM;
+	}
+	return 0;
 }

@@ -24,6 +24,13 @@ struct np_resolved {
 int np_profile_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 		       struct np_resolved *out);
 void np_resolved_free(struct np_resolved *r);
+/* The other way: an advisor's plan as a settings profile (every planned
+ * value, changed or not), named by stable identity: PCI address and queue
+ * index where the index is unique among the device's IRQs, else the
+ * vector's name. Free with np_profile_free. */
+struct np_plan;
+int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
+		       const char *description, struct np_profile *out);
 /* The application CPUs a profile's "app" section names, or an empty set. */
 int np_profile_app_cpus(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
 			struct np_cpuset *out);

@@ -128,7 +128,8 @@ static int find_device(struct np_ctx *ctx, const struct np_machine *m, const str
 		       s->file, s->where, name);
 }
 
-static int irq_emit(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, const struct np_irq *irq, np_target_emit *emit, void *arg)
+static int irq_emit(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+		    const struct np_irq *irq, np_target_emit *emit, void *arg)
 {
 	const char *dev = irq->dev >= 0 ? m->pci.devs[irq->dev].addr : "no device";
 	if (irq->managed != NP_MANAGED_NO)
@@ -140,7 +141,8 @@ static int irq_emit(struct np_ctx *ctx, const struct np_machine *m, const struct
 	return emit(arg, &t);
 }
 
-static int irq_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
+static int irq_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+		       np_target_emit *emit, void *arg)
 {
 	const struct np_target *want = &s->target;
 	if (!want->device) {
@@ -232,7 +234,8 @@ static bool queue_to_json(cJSON *o, const struct np_target *t)
 	return add_str(o, "net", t->net) && add_int(o, "queue", t->queue);
 }
 
-static int queue_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
+static int queue_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+			 np_target_emit *emit, void *arg)
 {
 	(void)m;
 	const struct np_target *t = &s->target;
@@ -291,7 +294,8 @@ static bool block_to_json(cJSON *o, const struct np_target *t)
 	return add_str(o, "block", t->block);
 }
 
-static int block_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
+static int block_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+			 np_target_emit *emit, void *arg)
 {
 	(void)m;
 	const struct np_target *t = &s->target;
@@ -345,7 +349,8 @@ static bool machine_to_json(cJSON *o, const struct np_target *t)
 	return true;
 }
 
-static int machine_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
+static int machine_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+			   np_target_emit *emit, void *arg)
 {
 	(void)m;
 	/* A file every kernel with the feature has. */
@@ -411,7 +416,8 @@ static bool thread_to_json(cJSON *o, const struct np_target *t)
 	       cJSON_AddNumberToObject(o, "start", (double)t->start);
 }
 
-static int thread_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
+static int thread_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+			  np_target_emit *emit, void *arg)
 {
 	(void)m;
 	char *path = np_attr_path(s->kind, &s->target), *cur = NULL;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise-int.h"
+#include "judge/planner.h"
 #include "base/count.h"
 
 /* A node's index in topo.nodes (the planner's distance table is by index),

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise-int.h"
+#include "judge/planner.h"
 #include "judge/advise-queues.h"
 
 /* Where an IRQ will run once the plan is applied. */

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The planner's run (np_advise): its working state set up, each device's
+ * target chosen, its IRQs kept or placed (advise-irq.c), the queue settings
+ * that follow them (advise-queues.c), the machine-wide values, and what the
+ * plan warns about and notes. */
 #include "judge/advise.h"
 
 #include <errno.h>
@@ -7,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise-int.h"
+#include "judge/planner.h"
 #include "read/sysfs.h"
 
 /* Unique (package, core) pairs get one index each, so SMT siblings share it. */

@@ -345,6 +345,7 @@ struct judge {
 	const struct np_cpuset *quiet;     /* isolated and nohz_full CPUs */
 	const struct np_cpuset *exclusive; /* containers' exclusive CPUs that are not quiet */
 	bool *attached;             /* per plan record: it fixes a finding already */
+	bool follows[NP_RULE_COUNT]; /* per rule id: its row follows_irqs */
 };
 
 static int rule_irqbalance(struct judge *j)
@@ -883,8 +884,7 @@ static int follow_irqs(struct judge *j)
 	int rc = 0;
 	for (size_t i = 0; i < f->plan.n && rc == 0; i++) {
 		const struct np_rec *r = &f->plan.v[i];
-		const struct rule *row = r->change && !j->attached[i] ? rule_row(r->rule) : NULL;
-		if (!row || !row->follows_irqs)
+		if (!r->change || j->attached[i] || r->rule >= NP_RULE_COUNT || !j->follows[r->rule])
 			continue;
 		for (size_t k = 0; k < f->n; k++) {
 			struct np_finding *x = &f->v[k];
@@ -934,6 +934,8 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 	out->min_interrupts = opts->min_interrupts;
 	struct judge j = { .m = m, .opts = opts, .f = out, .quiet = &opts->forbidden.quiet,
 			   .exclusive = &opts->forbidden.exclusive };
+	for (size_t i = 0; i < NRULES; i++)
+		j.follows[rules[i].id] = rules[i].follows_irqs;
 	int rc = np_advise(m, opts, &out->plan);
 	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
 		rc = -ENOMEM;

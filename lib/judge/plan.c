@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A plan's records, notes and warnings, and what the planner is asked: each
+ * device's policy, and the containers' CPUs made forbidden after the
+ * pile-up guard. */
 #include "judge/plan.h"
 
 #include <errno.h>
@@ -86,38 +89,6 @@ void np_plan_free(struct np_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
-		       const char *description, struct np_profile *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->app_node = -1;
-	out->name = strdup(name);
-	out->description = strdup(description);
-	out->settings = calloc(plan->n + 1, sizeof(*out->settings));
-	if (!out->name || !out->description || !out->settings) {
-		np_profile_free(out);
-		return -ENOMEM;
-	}
-	bool oom = false;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (np_attrs[r->kind].command)
-			continue; /* advice only: ethtool, not a profile setting */
-		/* The setting's target class names the target stably (target.h). */
-		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
-				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
-		if (np_setting_make(m, r->kind, &t, r->recommended, i, &out->settings[out->nsettings]))
-			oom = true;
-		else
-			out->nsettings++;
-	}
-	if (oom) {
-		np_profile_free(out);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
 		       struct np_advise_opts *o)
 {
@@ -160,12 +131,8 @@ static int cores_in(const struct np_topology *topo, const struct np_cpuset *cpus
 	return n;
 }
 
-static int add_warning(char ***v, size_t *n, char *text)
+int np_texts_take(char ***v, size_t *n, char *text)
 {
-	if (!v) {
-		free(text);
-		return 0;
-	}
 	char **more = text ? realloc(*v, (*n + 1) * sizeof(*more)) : NULL;
 	if (!more) {
 		free(text);
@@ -254,7 +221,7 @@ int np_advise_opts_forbid(const struct np_machine *m, struct np_advise_opts *o, 
 		free(owners);
 		np_cpuset_free(&hit);
 		pol->irqs = NP_IRQS_KEEP;
-		rc = add_warning(warnings, nwarnings, text);
+		rc = np_texts_take(warnings, nwarnings, text);
 	}
 	np_cpuset_free(&usable);
 	np_cpuset_free(&before);

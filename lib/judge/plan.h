@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "change/attr.h"
-#include "change/profile.h"
 #include "judge/forbidden.h"
+#include "judge/policies.h"
 #include "judge/rules.h"
 #include "read/machine.h"
 
@@ -64,8 +64,11 @@ void np_advise_opts_free(struct np_advise_opts *o);
  * would hold more than their share plus one per remaining core (its share:
  * its queues over the cores of its target with the exclusive CPUs) keeps
  * its IRQs where they are (NP_IRQS_KEEP), said in a warning appended to
- * *warnings (NULL: the caller does not say them). Returns 0 or -ENOMEM. */
+ * *warnings. Returns 0 or -ENOMEM. */
 int np_advise_opts_forbid(const struct np_machine *m, struct np_advise_opts *o, char ***warnings, size_t *nwarnings);
+
+/* Appends text (malloc'd, taken; NULL: out of memory) to the list *v of *n. 0 or -ENOMEM. */
+int np_texts_take(char ***v, size_t *n, char *text);
 
 /* One change (or a value kept) and the rule of the problem it fixes. */
 struct np_rec {
@@ -107,10 +110,5 @@ int plan_note(struct np_plan *plan, const char *fmt, ...) __attribute__((format(
 const char *plan_dev_label(const struct np_pci_dev *d);
 void np_plan_free(struct np_plan *plan);
 
-/* The plan as a settings profile (every planned value, changed or not), named
- * by stable identity: PCI address and queue index where the index is unique
- * among the device's IRQs, else the vector's name. Free with np_profile_free. */
-int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
-		       const char *description, struct np_profile *out);
 
 #endif

@@ -104,18 +104,6 @@ static int app_cpus(struct np_ctx *ctx, const struct np_machine *m, const struct
 	return o->app_pid >= 0 ? np_process_cpus(ctx, o->app_pid, out) : 0;
 }
 
-static int add_text(char ***v, size_t *n, char *text)
-{
-	char **more = text ? realloc(*v, (*n + 1) * sizeof(*more)) : NULL;
-	if (!more) {
-		free(text);
-		return -ENOMEM;
-	}
-	*v = more;
-	more[(*n)++] = text;
-	return 0;
-}
-
 /* advise --app-pid (not the app command): the devices the process uses,
  * under the app policy with no --device; then where it belongs. What was
  * inferred and the placement lead the notes. */
@@ -139,11 +127,9 @@ static int app_pid_scope(struct np_ctx *ctx, struct np_request *req)
 	if (rc == 0 && !o->pod && np_app_advise(ctx, m, o->app_pid, req->irqs == NP_IRQS_APP, &req->app, &placed))
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	if (rc == 0 && placed) {
-		rc = add_text(&inferred, &ninferred, placed);
-		if (rc == 0 && req->app.place_node >= 0) {
-			req->has_app = true;
+		rc = np_texts_take(&inferred, &ninferred, placed);
+		if (rc == 0 && req->app.place_node >= 0)
 			req->policy.app = &req->app;
-		}
 		if (rc == 0 && !np_cpuset_empty(&req->app.place_cpus) && req->irqs == NP_IRQS_APP)
 			rc = np_cpuset_copy(&req->policy.app_cpus, &req->app.place_cpus);
 		if (rc)
@@ -153,7 +139,7 @@ static int app_pid_scope(struct np_ctx *ctx, struct np_request *req)
 		char *note;
 		if (rc == 0 && asprintf(&note, "--app-pid %d: %s", o->app_pid, inferred[i]) < 0)
 			note = NULL;
-		if (rc == 0 && (rc = add_text(&req->notes, &req->nnotes, note)))
+		if (rc == 0 && (rc = np_texts_take(&req->notes, &req->nnotes, note)))
 			np_fail(ctx, rc, "%s", strerror(ENOMEM));
 		free(inferred[i]);
 	}
@@ -166,8 +152,7 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 {
 	memset(req, 0, sizeof(*req));
 	req->m = m;
-	req->opts = *o;
-	req->opts.devices.v = NULL; /* borrowed: the caller's to free */
+	req->opts = *o; /* its strings and filters borrowed */
 	req->irqs = policy_of(o->policy);
 	req->app.threads_node = req->app.memory_node = req->app.place_node = -1;
 	struct np_advise_opts *pol = &req->policy;
@@ -190,7 +175,6 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 	if (rc == 0 && o->app_judged) {
 		/* Its devices' IRQs follow it: judged under the app policy with the
 		 * placement's CPUs (where it may run, when no node wins). */
-		req->has_app = true;
 		pol->app = &req->app;
 		pol->app_pinned = true;
 		memcpy(req->selected, req->app.selected, m->pci.ndevs * sizeof(bool));
@@ -220,7 +204,7 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 	char *note;
 	if (rc == 0 && o->interval > 0 &&
 	    (asprintf(&note, "interrupts counted during %g s (--interval), not since boot", o->interval) < 0 ||
-	     add_text(&req->notes, &req->nnotes, note)))
+	     np_texts_take(&req->notes, &req->nnotes, note)))
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	return rc;
 }

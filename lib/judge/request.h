@@ -75,8 +75,8 @@ struct np_request {
 	 * forbidden CPUs by source (policy.forbidden), the volume threshold,
 	 * the application's CPUs and the process to judge. */
 	struct np_advise_opts policy;
-	struct np_app app;             /* with app_pid: the process, its devices, where it belongs */
-	bool has_app;                  /* app holds a process (read and placed) */
+	struct np_app app;             /* with app_pid: the process, its devices, where it belongs
+					* (policy.app points here once it is placed) */
 	char fix_hint[96];             /* how the user gets the plan: "numaplace advise --policy spread" */
 	/* What the judgement took into account, for the reader: the notes lead
 	 * the plan's (what --app-pid inferred, the interval), the warnings
@@ -92,13 +92,14 @@ struct np_request {
  * command's: it may show a countdown). 0 or -errno, ctx->err says why. */
 typedef int np_request_sampler(struct np_ctx *ctx, struct np_machine *m, double seconds);
 
-/* Sets up req from o on m (kept: m outlives req): the application read
- * (app_judged), the interval sampled with sample (when o->interval > 0),
- * the devices selected (or inferred from the application's files under the
- * app policy), the application's CPUs, each device's policy and the
- * forbidden CPUs. Returns 0; 1 when the options cannot be on this machine
- * (a usage error: a CPU list, a node that is not); or -errno (ctx->err
- * says why: a filter matching nothing, a process that cannot be read).
+/* Sets up req from o on m (both borrowed: they outlive req): the
+ * application read (app_judged), the interval sampled with sample (when
+ * o->interval > 0), the devices selected (or inferred from the
+ * application's files under the app policy), the application's CPUs, each
+ * device's policy and the forbidden CPUs. Returns 0; 1 when the options
+ * cannot be on this machine (a usage error: a CPU list, a node that is
+ * not); or -errno (ctx->err says why: a filter matching nothing, a process
+ * that cannot be read).
  * Free req with np_request_free whatever it returns. */
 int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_request_opts *o,
 		     np_request_sampler *sample, struct np_request *req);

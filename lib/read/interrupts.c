@@ -17,7 +17,7 @@
 #include <immintrin.h>
 #endif
 
-#include "read/irq-internal.h"
+#include "read/irq-warnings.h"
 #include "read/sysfs.h"
 
 /* The kernel numbers IRQs below IRQ_BITMAP_BITS (NR_IRQS + 8196, about half a

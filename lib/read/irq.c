@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "change/attr.h"
-#include "read/irq-internal.h"
+#include "read/irq-warnings.h"
 #include "read/sysfs.h"
 
 static bool digit(char c)

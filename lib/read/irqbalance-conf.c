@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "change/irqbalance.h"
+#include "read/irqbalance-conf.h"
 #include "read/sysfs.h"
 
 #define UNIT "irqbalance.service"

@@ -3,7 +3,7 @@
  * copied into the output tree (read through the root-aware layer, written
  * below the output directory, private names never copied, each directory
  * copied once). What is copied is lib/read/snapshot.c's. */
-#include "read/snapshot-internal.h"
+#include "read/snapshot-copy.h"
 
 #include <errno.h>
 #include <fcntl.h>

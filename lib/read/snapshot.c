@@ -19,7 +19,7 @@
 #include "change/attr.h"
 #include "read/kubelet.h"
 #include "read/pci.h"
-#include "read/snapshot-internal.h"
+#include "read/snapshot-copy.h"
 #include "read/sysfs.h"
 
 static const char *const cpu_files[] = {

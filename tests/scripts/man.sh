@@ -243,3 +243,41 @@ test_json_keys_documented() {
 		grep -qw -- "$key" <<<"$text" || die "column '$key' is not in the JSON OUTPUT section"
 	done
 }
+
+# The page's column lists are the commands' column tables: each "Its
+# columns (-o help): ...; the default: ..." sentence names every column of
+# the table it follows ('numaplace CMD -o help': under --near, devices
+# --near's), in its order, and the default ones, and every command whose
+# page documents -o COLUMNS has one.
+test_man_column_lists_match_the_tables() {
+	local cmd text line tag have inv help list dflt n=0
+	# A sentence's names: its parenthesised words left out, ", "-separated.
+	names_of() { sed -E -e 's/ \([^)]*\)//g' -e 's/, /,/g' <<<"$1"; }
+	for cmd in $(help_commands); do
+		text=$(section_text "$MAN8" COMMANDS "$cmd")
+		tag='' have=0
+		grep -qx -- '-o, --output COLUMNS' <<<"$text" || continue
+		while IFS= read -r line; do
+			[[ $line == -* ]] && { tag=$line; continue; }
+			[[ $line == *"Its columns (-o help): "* ]] || continue
+			list=${line#*Its columns (-o help): }
+			[[ $list == *"; the default: "* ]] || die "$cmd: its column list says no default: $list"
+			dflt=${list#*; the default: }
+			dflt=${dflt%%.*}
+			list=${list%%; the default: *}
+			case $cmd/$tag in
+			devices/--near*) inv=(--root "$FIXTURES/gpu8" devices --near 0000:18:00.0) ;;
+			profile/*) inv=(profile list) ;;
+			*) inv=("$cmd") ;;
+			esac
+			help=$("$NUMAPLACE" "${inv[@]}" -o help) || die "numaplace ${inv[*]} -o help failed"
+			expect_eq "$(awk 'NR > 1 { print $1 }' <<<"$help" | paste -sd , -)" "$(names_of "$list")" \
+				"$cmd: the columns the page lists (numaplace ${inv[*]} -o help, then the page)"
+			expect_eq "$(sed -n '1s/.*the default: \([^)]*\)).*/\1/p' <<<"$help")" "$(names_of "$dflt")" \
+				"$cmd: the default columns the page lists"
+			have=$((have + 1)) n=$((n + 1))
+		done <<<"$text"
+		[ "$have" -gt 0 ] || die "$cmd: the page documents -o COLUMNS but lists no columns (Its columns (-o help): ...)"
+	done
+	[ "$n" -ge 5 ] || die "expected the column lists of devices, irqs, trial, history and profile, found $n"
+}

@@ -42,12 +42,16 @@ tree_listing() {
 
 # Fails on any file of the snapshot that numaplace or hwloc does not read, on
 # a process other than irqbalance's name, and on anything naming a machine or
-# a person (MAC addresses, serial numbers, the boot id, environments).
+# a person (MAC addresses, serial numbers, the boot id, environments). The
+# files of the tunable kinds come from their rows (tests/attr-files.c); the
+# rest are what numaplace and hwloc read besides.
 only_allowed_files() {
-	local snap=$1 bad dir
-	bad=$(cd "$snap" && find . -type f | sed 's|^\./||' | grep -Ev -e '^proc/(interrupts|cmdline|cpuinfo|meminfo|sys/kernel/osrelease)$' \
-		-e '^proc/irq/default_smp_affinity$' \
-		-e '^proc/irq/[0-9]+/(smp_affinity|smp_affinity_list|effective_affinity|effective_affinity_list|node)$' \
+	local snap=$1 bad dir kinds=() re
+	while IFS= read -r re; do kinds+=(-e "$re"); done < <("$TOP/build/san/tests/attr-files")
+	[ ${#kinds[@]} -gt 0 ] || die "no kind's snapshot files from build/san/tests/attr-files"
+	bad=$(cd "$snap" && find . -type f | sed 's|^\./||' | grep -Ev "${kinds[@]}" \
+		-e '^proc/(interrupts|cmdline|cpuinfo|meminfo|sys/kernel/osrelease)$' \
+		-e '^proc/irq/[0-9]+/(effective_affinity|effective_affinity_list|node)$' \
 		-e '^proc/[0-9]+/comm$' \
 		-e '^sys/devices/system/cpu/(online|offline|possible|present|isolated|nohz_full|kernel_max)$' \
 		-e '^sys/devices/system/cpu/cpu[0-9]+/(online|topology/[a-z_]+|cache/index[0-9]+/[a-z_]+)$' \
@@ -57,8 +61,8 @@ only_allowed_files() {
 		-e '^sys/devices/.*/(local_cpus|local_cpulist|modalias|resource|config)$' \
 		-e '^sys/devices/.*/msi_irqs/[0-9]+(/mode)?$' \
 		-e '^sys/devices/.*/(ifindex|type|mtu|speed|operstate)$' \
-		-e '^sys/devices/.*/queues/[rt]x-[0-9]+/(rps_cpus|rps_flow_cnt|xps_cpus)$' \
-		-e '^sys/devices/.*/queue/(rq_affinity|scheduler|nr_requests|rotational|logical_block_size)$' \
+		-e '^sys/devices/.*/queues/[rt]x-[0-9]+/rps_flow_cnt$' \
+		-e '^sys/devices/.*/queue/(scheduler|nr_requests|rotational|logical_block_size)$' \
 		-e '^sys/devices/.*/mq/[0-9]+/cpu_list$' \
 		-e '^sys/kernel/debug/irq/irqs/[0-9]+$' \
 		-e '^var/lib/kubelet/cpu_manager_state$' -e '^var/lib/kubelet/pods/[0-9a-f-]+/etc-hosts$') || true

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Built against a test build of the library (NUMAPLACE_TEST_ROW) whose attr
- * table has one row more, rps_flow_cnt, of the net queue shape, and no other
- * change anywhere: profiles take it (keys from its class, its value's key
+/* Built against a test build of the library whose attr table has one row
+ * more (tests/unit/newrow-rows.h), rps_flow_cnt, of the net queue shape,
+ * and no other change anywhere: profiles take it (keys from its class, its value's key
  * and range from the row), it resolves on a machine, a transaction writes,
  * reads back and journals it, revert restores it, and a profile written
  * back says it again. */

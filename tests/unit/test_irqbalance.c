@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The irqbalance ban (lib/change/irqbalance.c): which IRQs a profile places, and the
- * edit of irqbalance's file that bans them, which file that is on each
- * distribution, and what irqbalance avoids. */
+/* The irqbalance ban (lib/change/irqbalance-edit.c): which IRQs a profile
+ * places, and the edit of irqbalance's file that bans them; which file that
+ * is on each distribution, and what irqbalance avoids
+ * (lib/read/irqbalance-conf.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

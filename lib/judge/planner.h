@@ -3,8 +3,8 @@
  * warnings and machine-wide values), advise-irq.c (where each IRQ goes) and
  * advise-queues.c (the block and network queue settings that follow the
  * IRQs). Not part of the library's interface. */
-#ifndef NUMAPLACE_ADVISE_INT_H
-#define NUMAPLACE_ADVISE_INT_H
+#ifndef NUMAPLACE_PLANNER_H
+#define NUMAPLACE_PLANNER_H
 
 #include "judge/plan.h"
 #include "judge/vector.h"

@@ -3,8 +3,8 @@
  * is copied, and the directory or archive it goes to) and snapshot-copy.c
  * (how one file, link or directory is copied). Each function returns 0 or
  * -errno with the detail in s->ctx->err unless it says otherwise. */
-#ifndef NUMAPLACE_SNAPSHOT_INTERNAL_H
-#define NUMAPLACE_SNAPSHOT_INTERNAL_H
+#ifndef NUMAPLACE_SNAPSHOT_COPY_H
+#define NUMAPLACE_SNAPSHOT_COPY_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by lib/read/interrupts.c and lib/read/irq.c only: the warnings an np_irqs
  * carries. Not part of the library's interface. */
-#ifndef NUMAPLACE_IRQ_INTERNAL_H
-#define NUMAPLACE_IRQ_INTERNAL_H
+#ifndef NUMAPLACE_IRQ_WARNINGS_H
+#define NUMAPLACE_IRQ_WARNINGS_H
 
 #include <stddef.h>
 

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715-app" advise --app-pid 3101 --device eth4
