@@ -126,7 +126,7 @@ static int get_error(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column history_columns[] = {
-	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
+	NP_COLUMN("id", "ID", 20, NP_FL_KEY, "the transaction (for 'numaplace revert ID')", get_id),
 	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
 	NP_COLUMN("profile", "PROFILE", 1, 0, "the profile applied", get_profile),
 	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),

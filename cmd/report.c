@@ -223,7 +223,7 @@ static int get_remote_share(const void *data, const void *row, struct np_value *
 }
 
 static const struct np_column placement_columns[] = {
-	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address", get_device),
+	NP_COLUMN("device", "DEVICE", 12, NP_FL_KEY, "the PCI address", get_device),
 	NP_COLUMN("driver", "DRIVER", 0.1, SCOLS_FL_TRUNC, "its driver (of its child, for a virtio device)", get_driver),
 	NP_COLUMN_TEXT("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_node, "?", NULL),
 	NP_COLUMN("irqs", "IRQS", 4, SCOLS_FL_RIGHT, "its IRQs", get_irqs),
