@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace: see where a device's work runs on a NUMA machine, and place it. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "read/conffile.h"
+#include "read/snapshot.h"
 #include "base/nearest.h"
 
 #include "cmd.h"
@@ -115,7 +122,7 @@ const struct np_command np_commands[] = {
 const struct np_option np_global_options[] = {
 	NP_OPT_STRING(0, "root", struct np_global_opts, root, "DIR",
 		      "read and write the machine files under DIR (DIR/sys, DIR/proc)\n"
-		      "instead of this machine; also $" NP_ROOT_ENV, "dir"),
+		      "instead of this machine; also $" NP_ROOT_ENV "; or a snapshot archive", "dir"),
 	NP_OPT_BOOL('h', "help", struct np_global_opts, help, "show this help"),
 	NP_OPT_BOOL('V', "version", struct np_global_opts, version, "show the version"),
 	NP_OPT_STRING(0, "kubelet-state", struct np_global_opts, kubelet_state, "FILE",
@@ -143,6 +150,67 @@ void np_print_usage(FILE *out)
 		fprintf(out, "  %-11s %s\n", c->name, c->summary);
 	fputs("\nExit status: 0 success, 1 failure, 2 usage error.\n"
 	      "Run 'numaplace COMMAND --help' for the options of a command.\n", out);
+}
+
+/* The unpacked copy of an archive is removed when numaplace ends, however
+ * it ends (exit, a signal, SIGKILL): a child waits for the end of a pipe
+ * that only this process (and what it forks, not what it executes) holds. */
+static int remove_at_exit(const char *dir)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(p[0]);
+		close(p[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		/* Nothing of the parent's: a shell waiting on its output must not wait for this. */
+		int null = open("/dev/null", O_RDWR);
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+		dup2(p[0], 3);
+		close_range(4, ~0U, 0);
+		/* Ctrl-C reaches the whole process group: this one outlives it. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		char c;
+		ssize_t n;
+		while ((n = read(3, &c, 1)) > 0 || (n < 0 && errno == EINTR))
+			;
+		/* A tar killed with numaplace may still have made a file meanwhile. */
+		for (int tries = 0; np_snapshot_remove(dir) && tries < 20; tries++)
+			usleep(50000);
+		_exit(0);
+	}
+	close(p[0]);
+	return 0; /* p[1] stays open until this process ends */
+}
+
+/* --root FILE: a snapshot archive, unpacked into a private temporary
+ * directory (read only, removed at exit); *root becomes that copy. */
+static int open_archive_root(const char **root, char *tmpdir, char *unpacked)
+{
+	struct stat st;
+	const char *r = *root ? *root : getenv(NP_ROOT_ENV);
+	if (!r || stat(r, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	struct np_ctx tmp = { .rootfd = -1 };
+	int rc = np_snapshot_tmpdir(&tmp, r, tmpdir);
+	if (rc)
+		return np_error("--root '%s': %s", r, tmp.err);
+	if ((rc = remove_at_exit(tmpdir))) {
+		np_snapshot_remove(tmpdir);
+		return np_error("--root '%s': cannot arrange the removal of its copy: %s", r, strerror(-rc));
+	}
+	if (np_snapshot_unpack(&tmp, r, tmpdir, unpacked))
+		return np_error("--root '%s': %s", r, tmp.err);
+	*root = unpacked;
+	return 0;
 }
 
 /* The global options, then the command with the rest of the line. */
@@ -205,12 +273,18 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	char tmpdir[PATH_MAX], unpacked[PATH_MAX];
+	const char *root = g.root, *archive = root ? root : getenv(NP_ROOT_ENV);
+	if (open_archive_root(&root, tmpdir, unpacked))
+		return EXIT_FAIL;
 	struct np_ctx ctx;
-	int rc = np_ctx_init(&ctx, g.root);
+	int rc = np_ctx_init(&ctx, root);
 	if (rc) {
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
+	if (root == unpacked)
+		ctx.archive = archive;
 	ctx.kubelet_state = g.kubelet_state;
 	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);

@@ -355,7 +355,7 @@ end
 
 complete -c numaplace -f
 complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
-complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT'
+complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT; or a snapshot archive'
 complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
 complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
 complete -c numaplace -n __numaplace_needs_command -l kubelet-state -r -F -d 'read pods\' exclusive CPUs from FILE instead of DIR/var/lib/kubelet/cpu_manager_state'
