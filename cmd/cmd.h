@@ -175,7 +175,7 @@ int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 void np_print_warnings(const struct np_machine *m);
 /* The one PCI function FILTER names (run --near, devices --near): an
  * exit status, the error printed when none or several match. */
-int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index);
+int np_find_one_device(struct np_ctx *ctx, const struct np_machine *m, const char *filter, size_t *index);
 
 /* Draws the machine as SVG into path (report --svg). Returns an exit status. */
 int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);

@@ -28,7 +28,8 @@ const struct np_option irqs_options[] = {
 };
 
 /* Every IRQ without filters; else those of the matching devices and those
- * whose number is a filter. */
+ * whose number is a filter or whose name a filter starts (np_irq_name_matches:
+ * "virtio0" for virtio0-input.0, with or without a device). */
 static bool irq_selected(const struct np_irq *irq, const bool *dev_selected, int nfilters, char **filters)
 {
 	if (nfilters == 0)
@@ -38,15 +39,31 @@ static bool irq_selected(const struct np_irq *irq, const bool *dev_selected, int
 	for (int f = 0; f < nfilters; f++) {
 		char *end;
 		long n = strtol(filters[f], &end, 10);
-		if (!*end && end != filters[f] && n == irq->irq)
+		if ((!*end && end != filters[f] && n == irq->irq) || np_irq_name_matches(irq->name, filters[f]))
 			return true;
 	}
 	return false;
 }
 
-static bool is_number(const char *s)
+/* Whether a filter names IRQs (a number, the start of a name) rather than a device. */
+static bool names_irqs(const struct np_machine *m, const char *filter, bool *any_device)
 {
-	return *s && strspn(s, "0123456789") == strlen(s);
+	*any_device = false;
+	for (size_t i = 0; i < m->pci.ndevs && !*any_device; i++)
+		*any_device = np_pci_dev_match(&m->pci.devs[i], filter);
+	if (*any_device)
+		return false;
+	if (*filter && strspn(filter, "0123456789") == strlen(filter)) {
+		/* A number names an IRQ only when there is one: irqs 9999 is an error, as devices eth9. */
+		for (size_t i = 0; i < m->irqs.n; i++)
+			if (m->irqs.v[i].irq == atol(filter))
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (np_irq_name_matches(m->irqs.v[i].name, filter))
+			return true;
+	return false;
 }
 
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
@@ -89,9 +106,13 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 	char **dev_filters = calloc((size_t)nfilters + 1, sizeof(char *));
 	int ndev_filters = 0;
 	rc = selected && dev_filters ? EXIT_OK : np_error("%s", strerror(ENOMEM));
+	bool any_device;
 	for (int f = 0; rc == EXIT_OK && f < nfilters; f++)
-		if (!is_number(filters[f]))
+		if (!names_irqs(&m, filters[f], &any_device))
 			dev_filters[ndev_filters++] = filters[f];
+	for (int f = 0; rc == EXIT_OK && f < ndev_filters; f++)
+		if (strspn(dev_filters[f], "0123456789") == strlen(dev_filters[f]))
+			rc = np_error("no IRQ %s here (the numbers /proc/interrupts lists)", dev_filters[f]);
 	if (rc == EXIT_OK && ndev_filters && np_select_devices(ctx, &m, ndev_filters, dev_filters, false, selected))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && o.interval > 0 && np_sample_interval(ctx, &m, o.interval))

@@ -29,11 +29,11 @@ void np_print_warnings(const struct np_machine *m)
 		np_notef("warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
 }
 
-int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index)
+int np_find_one_device(struct np_ctx *ctx, const struct np_machine *m, const char *filter, size_t *index)
 {
 	const struct np_pci_dev *dev = NULL;
 	for (size_t i = 0; i < m->pci.ndevs; i++) {
-		if (!np_pci_dev_match(&m->pci.devs[i], filter))
+		if (!np_device_matches(ctx, m, i, filter))
 			continue;
 		if (dev)
 			return np_error("'%s' matches several devices (%s, %s): name one by address", filter, dev->addr,
@@ -41,7 +41,7 @@ int np_find_one_device(const struct np_machine *m, const char *filter, size_t *i
 		dev = &m->pci.devs[i];
 	}
 	if (!dev)
-		return np_error("no PCI function matches '%s' (an address, interface, block device or driver)", filter);
+		return np_error("no PCI function matches '%s' (" NP_FILTER_KINDS ")", filter);
 	*index = (size_t)(dev - m->pci.devs);
 	return EXIT_OK;
 }

@@ -20,8 +20,9 @@
 #define NUMAPLACE_VERSION "0.1"
 #endif
 
-#define FILTER_HELP "FILTER: a PCI address (0000:22:00.0 or 22:00.0), an interface (eth4), a block device (sda)\n" \
-		    "or a driver (megaraid_sas)."
+#define FILTER_HELP "FILTER: a PCI address (0000:22:00.0 or 22:00.0), an interface (eth4),\n" \
+		    "a block device (sda), a driver (megaraid_sas), a label of devices --matrix (GPU3),\n" \
+		    "an RDMA device (mlx5_0) or the start of its IRQs' names (virtio0)."
 
 #define WRITES_EXIT "Exit status: 0 done (or nothing to change), 1 failure (nothing is left half-applied),\n" \
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)."
@@ -35,7 +36,8 @@ const struct np_command np_commands[] = {
 	  .summary = "Show PCI devices with their node, queues, block devices and IRQs.", .epilog = FILTER_HELP },
 	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC | --interrupts FILE] [FILTER...]",
 	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share.",
-	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too." },
+	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too, and the start of an IRQ's name selects the IRQs\n"
+				"so named, with or without a device." },
 	{ .name = "top", .fn = cmd_top, .operands = "none", .options = top_options,
 	  .usage = "[-d SEC] [-f FILTER] [--batch [-n COUNT]]",
 	  .summary = "Watch interrupt rates live: per node, per device, the busiest IRQs.",
@@ -90,9 +92,9 @@ const struct np_command np_commands[] = {
 	{ .name = "disable", .fn = cmd_disable, .operands = "none", .options = disable_options,
 	  .summary = "Stop applying a profile at boot, held or not (remove " NP_BOOT_PROFILE ").",
 	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
-	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options,
+	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options, .usage = "[ID]",
 	  .summary = "List the transactions: id, time, profile, state, number of changes, session (the hold each "
-			     "belongs to), cause (hold's event)." },
+			     "belongs to), cause (hold's event); with ID, that one and its values before and after." },
 	{ .name = "profile", .fn = cmd_profile, .operands = "profile...", .options = profile_options, .usage = "list | show NAME | validate FILE...",
 	  .summary = "List, show and validate tuning profiles.",
 	  .epilog = "Exit status: 0 success, 1 failure, 2 an invalid profile or unknown name." },

@@ -212,7 +212,7 @@ static int target(struct np_ctx *ctx, const struct np_command *self, const struc
 		size_t index = 0;
 		if (np_machine_load(ctx, &m))
 			return np_error("%s", ctx->err);
-		rc = np_find_one_device(&m, o->near, &index);
+		rc = np_find_one_device(ctx, &m, o->near, &index);
 		if (rc == EXIT_OK && np_device_binding(ctx, &m, &m.pci.devs[index], cpus, nodes))
 			rc = np_usage_error(self, "%s", ctx->err);
 		if (rc == EXIT_OK && o->memory) {

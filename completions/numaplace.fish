@@ -158,7 +158,7 @@ function __numaplace_commands
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
         disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
-        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event).' \
+        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event); with ID, that one and its values before and after.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
         move 'Move a running process\'s threads (and its memory) to a node, as one transaction.' \

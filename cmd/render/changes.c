@@ -25,6 +25,14 @@ static int get_subject(const void *data, const void *row, struct np_value *v)
 
 char *np_value_shown(enum np_value_kind kind, const char *value)
 {
+	if (kind == NP_VALUE_TEXT && value) {
+		/* A whole file (irqbalance's) is no cell: its size. */
+		size_t lines = 0;
+		for (const char *p = value; *p; p++)
+			lines += *p == '\n';
+		char *text;
+		return asprintf(&text, "(a file of %zu line%s)", lines, lines == 1 ? "" : "s") < 0 ? NULL : text;
+	}
 	char *norm = kind == NP_VALUE_CPULIST || kind == NP_VALUE_CPUMASK ? np_value_normalize(kind, value) : NULL;
 	if (norm && !*norm) {
 		free(norm);

@@ -36,24 +36,15 @@ static struct np_pcilink link_of(const struct np_machine *m, const struct np_pci
 	return np_pcitree_link(t, a, b, node_of(m, a), node_of(m, b));
 }
 
-/* "GPU0", "NIC3", "NVME1": a short name per selected device, numbered per
- * kind in address order, for the matrix's rows and columns. */
+/* Each selected device's label (np_pci_label), for the matrix's rows and columns. */
 static char **labels_new(const struct np_machine *m, const bool *selected)
 {
-	static const struct {
-		const char *kind, *prefix;
-	} prefixes[] = { { "gpu", "GPU" }, { "net", "NIC" }, { "nvme", "NVME" }, { "storage", "DISK" }, { "other", "DEV" } };
-	int count[5] = { 0 };
 	char **labels = calloc(m->pci.ndevs + 1, sizeof(*labels));
 	for (size_t i = 0; labels && i < m->pci.ndevs; i++) {
-		if (!selected[i])
-			continue;
-		const char *kind = np_pci_kind_name(&m->pci.devs[i]);
-		size_t k = 0;
-		while (k < 4 && strcmp(prefixes[k].kind, kind))
-			k++;
-		if (asprintf(&labels[i], "%s%d", prefixes[k].prefix, count[k]++) < 0)
-			labels[i] = NULL;
+		char label[32];
+		np_pci_label(&m->pci, i, label, sizeof(label));
+		if (selected[i])
+			labels[i] = strdup(label);
 	}
 	return labels;
 }
