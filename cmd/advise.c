@@ -430,7 +430,10 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 				}
 		}
 		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s",
-			     n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "", kept_text) < 0)
+			     n > 0 || plan->nwarnings > 0 ? ""
+			     : m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
+					      : " (the machine already follows this plan)",
+			     kept_text) < 0)
 			head = NULL;
 		if (head)
 			np_print_wrapped(stdout, head, width, 0, 4);

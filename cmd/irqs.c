@@ -66,6 +66,39 @@ static bool names_irqs(const struct np_machine *m, const char *filter, bool *any
 	return false;
 }
 
+/* A pasted /proc/interrupts is read with the root's topology: its CPU
+ * columns must be the root's CPUs, or each count lands on a node it did not
+ * run on. None in common is another machine: refused. Some: said, with both
+ * counts. It tells nothing of the kernel's management: MANAGED unknown. */
+static int check_columns(struct np_machine *m, const char *file)
+{
+	const struct np_cpuset *cols = &m->irqs.columns, *online = &m->topo.online;
+	struct np_cpuset extra = NP_CPUSET_INIT, missing = NP_CPUSET_INIT;
+	int rc = np_cpuset_copy(&extra, cols) || np_cpuset_copy(&missing, online) ? np_error("%s", strerror(ENOMEM))
+										    : EXIT_OK;
+	np_cpuset_andnot(&extra, online);
+	np_cpuset_andnot(&missing, cols);
+	char *el = np_cpuset_format_list(&extra), *ml = np_cpuset_format_list(&missing);
+	unsigned nfile = np_cpuset_count(cols), nroot = np_cpuset_count(online);
+	if (rc == EXIT_OK && (!el || !ml))
+		rc = np_error("%s", strerror(ENOMEM));
+	else if (rc == EXIT_OK && np_cpuset_count(&extra) == nfile)
+		rc = np_error("--interrupts '%s': its %u CPU columns are none of the root's %u online CPUs: a copy from "
+			      "another machine (give its topology with --root)", file, nfile, nroot);
+	else if (rc == EXIT_OK && (*el || *ml))
+		np_notef("warning: --interrupts '%s' has %u CPU columns, the root %u online CPUs%s%s%s%s%s%s: is it "
+			 "this machine's?", file, nfile, nroot, *el ? "; CPUs " : "", el,
+			 *el ? " are not the root's (their counts are on no node)" : "", *ml ? "; the root's CPUs " : "",
+			 ml, *ml ? " have no column" : "");
+	free(el);
+	free(ml);
+	np_cpuset_free(&extra);
+	np_cpuset_free(&missing);
+	for (size_t i = 0; i < m->irqs.n; i++)
+		m->irqs.v[i].managed_unknown = true;
+	return rc;
+}
+
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("irqs");
@@ -95,6 +128,12 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			return np_error("%s", ctx->err);
 		}
 		np_irqs_tie(&m.irqs, &m.pci);
+		rc = check_columns(&m, o.interrupts);
+		if (rc != EXIT_OK) {
+			np_table_free(&t);
+			np_machine_free(&m);
+			return rc;
+		}
 	}
 	struct np_irq_view view = { &m, o.interval, np_nodes_memo_new() };
 	t.data = &view;

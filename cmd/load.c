@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "judge/vector.h"
 #include "read/machine.h"
 #include "change/profile.h"
 #include "change/resolve.h"
@@ -23,6 +24,25 @@ void np_print_warnings(const struct np_machine *m)
 		np_notef("note: %s\n", m->pci.notes[i]);
 	for (size_t i = 0; i < m->kube.nnotes; i++)
 		np_notef("note: %s\n", m->kube.notes[i]);
+	/* Queue vectors no device claims (a copy without msi_irqs, names that
+	 * name no interface): one note, so that what is judged is not taken
+	 * for all there is. */
+	size_t untied = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		struct np_vector_class c;
+		if (m->irqs.v[i].dev < 0 && np_vector_classify(m->irqs.v[i].name, &c) && c.role == NP_ROLE_DATA) {
+			untied++;
+			first = first ? first : m->irqs.v[i].name;
+		}
+	}
+	if (untied)
+		np_notef("note: %zu IRQ%s named as device queues (%s%s) %s tied to no device (no msi_irqs, and neither the "
+			 "name nor the chip tells which): listed without one, judged nowhere\n",
+			 untied, untied == 1 ? "" : "s", first, untied > 1 ? ", ..." : "", untied == 1 ? "is" : "are");
+	if (m->irqs.absent)
+		np_notef("note: interrupts unknown: there is no /proc/interrupts here (a copy without it): no IRQ is "
+			 "listed, and where interrupts run cannot be judged\n");
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
 		np_notef("warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)

@@ -72,7 +72,7 @@ static void findings_write(struct np_jw *jw, const struct np_machine *m, const s
 
 /* The answer first: one line per problem, most important first, each with
  * the command that fixes it. */
-static int print_summary(const struct np_findings *f, double seconds, int width, bool color)
+static int print_summary(const struct np_findings *f, bool interrupts_known, double seconds, int width, bool color)
 {
 	size_t n, minor = 0;
 	struct np_summary_line *lines;
@@ -84,7 +84,10 @@ static int print_summary(const struct np_findings *f, double seconds, int width,
 		printf("== Summary (interrupts during %g s)\n", seconds);
 	else
 		puts("== Summary");
-	if (n == 0)
+	/* Without /proc/interrupts nothing is known of them: never "nothing wrong". */
+	if (!interrupts_known)
+		puts("Interrupts unknown: there is no /proc/interrupts here, so where they run cannot be judged.");
+	else if (n == 0)
 		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
 		       f->min_interrupts);
 	for (size_t i = 0; i < n; i++) {
@@ -377,7 +380,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = report_json(ctx, &m, selected, &f, &o);
 	} else {
 		int width = np_term_width();
-		rc = print_summary(&f, o.interval, width, color);
+		rc = print_summary(&f, !m.irqs.absent, o.interval, width, color);
 		puts("\n== Topology");
 		if (rc == EXIT_OK)
 			rc = np_topo_print(self, &m.topo, stdout, false);

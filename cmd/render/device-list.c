@@ -45,6 +45,13 @@ static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di
 		const struct np_netif *nif = &d->net[i];
 		np_jw_object(jw, NULL);
 		np_jw_str(jw, "name", nif->name);
+		if (!nif->queues_known) {
+			/* Unknown stays unknown: no queues/ directory is not "no queues". */
+			np_jw_null(jw, "rx");
+			np_jw_null(jw, "tx");
+			np_jw_close(jw);
+			continue;
+		}
 		np_jw_array(jw, "rx");
 		for (int r = 0; r < nif->nrx; r++) {
 			np_jw_object(jw, NULL);
@@ -266,6 +273,10 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	for (size_t i = 0; i < d->nnet; i++) {
 		const struct np_netif *nif = &d->net[i];
 		char esc[256];
+		if (!nif->queues_known) {
+			fprintf(out, "  net %s: queues unknown (no queues/ directory)\n", np_escape(nif->name, esc, sizeof(esc)));
+			continue;
+		}
 		fprintf(out, "  net %s: %d rx, %d tx queues\n", np_escape(nif->name, esc, sizeof(esc)), nif->nrx, nif->ntx);
 		int nq = nif->nrx > nif->ntx ? nif->nrx : nif->ntx;
 		char **rows = calloc((size_t)nq + 1, sizeof(*rows));

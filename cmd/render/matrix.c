@@ -147,6 +147,10 @@ static void print_notes(const struct np_machine *m, const struct np_pcitree *t, 
 	if (acs_unknown)
 		say(out, 4, "ACS: the control register of %zu downstream ports is not readable: a PIX or PXB "
 			    "link may still go through the root complex.", t->nacs_unknown);
+	if (t->nunplaced)
+		say(out, 4, "Unplaced: %zu function%s whose link in /sys/bus/pci/devices leads nowhere (a partial copy): "
+			    "no place in the PCI tree, so %s links read NODE or SYS by node.", t->nunplaced,
+		    t->nunplaced == 1 ? "" : "s", t->nunplaced == 1 ? "its" : "their");
 	if (count_selected(m, selected, "gpu") > 1)
 		say(out, 4, "GPU-GPU links are PCIe only: NVLink, NVSwitch, Infinity Fabric and other vendor "
 			    "fabrics are not in sysfs (ask the vendor's tool: nvidia-smi topo -m, rocm-smi --showtopo).");
@@ -510,6 +514,10 @@ int np_near_rows(const struct np_near *near, const bool *selected, void **rows, 
 	if (t->npath)
 		np_notef("note: the PCIe port types of %zu bridges come from the path's shape (their config space "
 			 "does not show it: cut short without root)", t->npath);
+	if (t->nunplaced)
+		np_notef("note: %zu PCI function%s whose link in /sys/bus/pci/devices leads nowhere (a partial copy): "
+			 "no place in the PCI tree, %s links judged by node", t->nunplaced, t->nunplaced == 1 ? "" : "s",
+			 t->nunplaced == 1 ? "its" : "their");
 	if (acs_unknown)
 		np_notef("note: ACS is not readable on every port between them: a PIX or PXB link may still go "
 			 "through the root complex");

@@ -67,8 +67,11 @@ static int load_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
 		rc = np_kubelet_read_irqs(ctx, &m->topo, &m->kube, &m->irqs);
 	else if (rc == 0)
 		rc = np_irqs_read(ctx, &m->topo, &m->irqs);
-	if (rc == -ENOENT)
+	if (rc == -ENOENT) {
+		m->irqs.absent = true;
+		ctx->err[0] = '\0';
 		rc = 0;
+	}
 	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
 		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
 	if (rc == 0)
