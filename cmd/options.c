@@ -185,7 +185,7 @@ int np_opt_interval(const struct np_command *cmd, const struct np_option *o, con
 	char *end;
 	double v = strtod(arg, &end);
 	if (*end || end == arg || !(v > 0 && v <= 3600))
-		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
+		return np_usage_error(cmd, "--%s needs seconds above 0 and at most 3600 (0.5, 2, 60), not '%s'", o->name, arg);
 	*(double *)field = v;
 	return EXIT_OK;
 }

@@ -121,12 +121,31 @@ static int print_summary(const struct np_findings *f, bool interrupts_known, dou
 	return EXIT_OK;
 }
 
-static void print_findings(const struct np_findings *f, bool all, int width, bool color)
+/* What the Summary did not say: its lines are the findings of most weight,
+ * and the same words twice (26 lines about isolated CPUs on a real-time
+ * worker, each device in both) hide what only this section holds. */
+static int print_findings(const struct np_findings *f, bool all, int width, bool color)
 {
-	size_t shown = 0;
+	struct np_summary_line *lines;
+	size_t nlines, shown = 0, summarized = 0;
+	bool *in_summary = calloc(f->n + 1, sizeof(bool));
+	if (!in_summary || np_findings_lines(f, &lines, &nlines)) {
+		free(in_summary);
+		return np_error("%s", strerror(ENOMEM));
+	}
+	for (size_t k = 0; k < nlines; k++)
+		for (size_t j = 0; j < lines[k].n; j++)
+			summarized += !in_summary[lines[k].v[j]], in_summary[lines[k].v[j]] = true;
+	np_summary_lines_free(lines, nlines);
+	bool more = false;
+	for (size_t i = 0; i < f->n && !more; i++)
+		more = !in_summary[i] && (all || !f->v[i].minor);
+	if (summarized)
+		printf("%s the Summary's %zu problem%s%s\n", more ? "Beyond" : "Nothing beyond", summarized,
+		       summarized == 1 ? "" : "s", more ? ":" : ".");
 	for (size_t i = 0; i < f->n; i++) {
 		const struct np_finding *x = &f->v[i];
-		if (x->minor && !all)
+		if ((x->minor && !all) || in_summary[i])
 			continue;
 		const char *sev = x->minor ? "minor" : np_severity_name(x->severity);
 		if (color && !x->minor)
@@ -138,8 +157,10 @@ static void print_findings(const struct np_findings *f, bool all, int width, boo
 		free(message);
 		shown++;
 	}
-	if (shown == 0)
+	if (shown == 0 && !summarized)
 		puts("none");
+	free(in_summary);
+	return EXIT_OK;
 }
 
 /* The placement table: a row per device with IRQs, the row its index; the
@@ -394,7 +415,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		if (rc == EXIT_OK && m.irqs.n && o.interval > 0)
 			np_print_rates(&m, selected, o.interval, stdout);
 		puts("\n== Findings");
-		print_findings(&f, o.all, width, color);
+		if (rc == EXIT_OK)
+			rc = print_findings(&f, o.all, width, color);
 	}
 	np_findings_free(&f);
 	free(selected);
