@@ -46,13 +46,11 @@ static bool irq_selected(const struct np_irq *irq, const bool *dev_selected, int
 }
 
 /* Whether a filter names IRQs (a number, the start of a name) rather than a device. */
-static bool names_irqs(const struct np_machine *m, const char *filter, bool *any_device)
+static bool names_irqs(const struct np_machine *m, const char *filter)
 {
-	*any_device = false;
-	for (size_t i = 0; i < m->pci.ndevs && !*any_device; i++)
-		*any_device = np_pci_dev_match(&m->pci.devs[i], filter);
-	if (*any_device)
-		return false;
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		if (np_pci_dev_match(&m->pci.devs[i], filter))
+			return false;
 	if (*filter && strspn(filter, "0123456789") == strlen(filter)) {
 		/* A number names an IRQ only when there is one: irqs 9999 is an error, as devices eth9. */
 		for (size_t i = 0; i < m->irqs.n; i++)
@@ -145,9 +143,8 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 	char **dev_filters = calloc((size_t)nfilters + 1, sizeof(char *));
 	int ndev_filters = 0;
 	rc = selected && dev_filters ? EXIT_OK : np_error("%s", strerror(ENOMEM));
-	bool any_device;
 	for (int f = 0; rc == EXIT_OK && f < nfilters; f++)
-		if (!names_irqs(&m, filters[f], &any_device))
+		if (!names_irqs(&m, filters[f]))
 			dev_filters[ndev_filters++] = filters[f];
 	for (int f = 0; rc == EXIT_OK && f < ndev_filters; f++)
 		if (strspn(dev_filters[f], "0123456789") == strlen(dev_filters[f]))

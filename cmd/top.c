@@ -40,7 +40,7 @@ const struct np_option top_options[] = {
 	NP_OPT_CALLBACK('n', "iterations", struct top_opts, count, int, "COUNT",
 			"stop after COUNT frames (default: until q, or 1 with --batch)", NULL, parse_count),
 	NP_OPT_STRING('f', "filter", struct top_opts, filter, "FILTER",
-		      "only this device's IRQs (address, interface, block device or driver)", "device"),
+		      "only this device's IRQs (a FILTER as devices takes)", "device"),
 	NP_OPT_END,
 };
 
@@ -56,6 +56,8 @@ struct view {
 	char filter[64];      /* "" for every device */
 	bool paused;
 	bool keys;            /* the screen: each setting says its key; --batch has no keys */
+	struct np_ctx *ctx;
+	bool *selected;       /* per device: matched by filter (np_device_matches), found once per filter */
 };
 
 /* One frame as lines of text, at most width columns (0: no limit); the same
@@ -106,7 +108,18 @@ static bool irq_shown(const struct view *v, const struct np_irq *irq)
 {
 	if (!v->filter[0])
 		return true;
-	return irq->dev >= 0 && np_pci_dev_match(&v->m->pci.devs[irq->dev], v->filter);
+	return irq->dev >= 0 && v->selected[irq->dev];
+}
+
+/* The devices filter names (an address, interface, driver, matrix label,
+ * RDMA device, IRQ name prefix): found once, not for each IRQ of each frame.
+ * Returns whether any matched. */
+static bool select_filter(struct view *v)
+{
+	bool any = false;
+	for (size_t d = 0; d < v->m->pci.ndevs; d++)
+		any |= v->selected[d] = v->filter[0] && np_device_matches(v->ctx, v->m, d, v->filter);
+	return any || !v->filter[0];
 }
 
 static const struct view *sort_view;
@@ -338,6 +351,7 @@ static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, 
 			v->sort = (enum sort_key)((v->sort + 1) % NSORT);
 		} else if (c == 'f') {
 			read_filter(v);
+			select_filter(v);
 		} else if (c != KEY_RESIZE) {
 			continue;
 		}
@@ -406,14 +420,14 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
-	struct view v = { .m = &m, .seconds = delay, .keys = !batch };
+	struct view v = { .m = &m, .seconds = delay, .keys = !batch, .ctx = ctx,
+			  .selected = calloc(m.pci.ndevs + 1, sizeof(bool)) };
 	if (filter)
 		snprintf(v.filter, sizeof(v.filter), "%s", filter);
-	bool known = !filter;
-	for (size_t d = 0; !known && d < m.pci.ndevs; d++)
-		known = np_pci_dev_match(&m.pci.devs[d], filter);
 	int rc;
-	if (!known) {
+	if (!v.selected) {
+		rc = np_error("%s", strerror(ENOMEM));
+	} else if (!select_filter(&v)) {
 		rc = np_usage_error(self, "no device matches '%s'", filter);
 	} else {
 		struct np_irqs prev;
@@ -424,6 +438,7 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 			np_irqs_free(&prev);
 		}
 	}
+	free(v.selected);
 	np_machine_free(&m);
 	return rc;
 }

@@ -407,7 +407,7 @@ complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values
 complete -c numaplace -n '__numaplace_option top' -s d -l delay -x -d 'seconds between refreshes (0 < SEC <= 3600, default 1)'
 complete -c numaplace -n '__numaplace_option top' -s b -l batch -d 'print plain frames to stdout instead of a full-screen view'
 complete -c numaplace -n '__numaplace_option top' -s n -l iterations -x -d 'stop after COUNT frames (default: until q, or 1 with --batch)'
-complete -c numaplace -n '__numaplace_option top' -s f -l filter -x -a '(__numaplace_values device)' -d 'only this device\'s IRQs (address, interface, block device or driver)'
+complete -c numaplace -n '__numaplace_option top' -s f -l filter -x -a '(__numaplace_values device)' -d 'only this device\'s IRQs (a FILTER as devices takes)'
 complete -c numaplace -n '__numaplace_option top' -s h -l help -d 'show this help'
 
 # advise

@@ -502,11 +502,12 @@ int np_table_add(struct np_table *t, const void *row)
 		int err = c->get(t->data, row, &v);
 		if (!err && ln) {
 			char *text = value_text(c, &v);
+			size_t width = text ? text_width(text, strlen(text)) : 0;
 			if (!text || scols_line_refer_data(ln, i, text)) {
 				free(text);
 				err = -ENOMEM;
-			} else if (text_width(text, strlen(text)) > t->widest[i]) {
-				t->widest[i] = text_width(text, strlen(text));
+			} else if (width > t->widest[i]) {
+				t->widest[i] = width;
 			}
 		}
 		if (!err && o) {

@@ -117,7 +117,7 @@ static char *driver_of(struct np_ctx *ctx, const char *dir, const char *child)
  * capture tool may not have read them all. */
 struct partial {
 	char names[160];
-	char why[PATH_MAX + 128];
+	char why[sizeof(((struct np_ctx *)0)->err)]; /* ctx->err at the first */
 };
 
 /* rc of reading the function's file name: 0 and -ENOMEM go back as they are;
@@ -420,16 +420,16 @@ int np_pci_scan(struct np_ctx *ctx, struct np_pci *out)
 	if (rc == 0 && !parts)
 		rc = -ENOMEM;
 	for (size_t i = 0; i < out->ndevs && rc == 0; i++) {
-		struct partial p = { "", "" };
+		struct partial *p = &parts[i];
+		if ((rc = read_ids(ctx, &out->devs[i], p)) || (rc = read_function(ctx, &out->devs[i], p)))
+			break;
 		/* A link to nothing (a copy that left the function's directory out):
-		 * one note for that, not one for each file it then lacks. */
-		if (!np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/.", out->devs[i].addr))
-			snprintf(p.names, sizeof(p.names), "everything but its address");
-		if (p.names[0])
-			snprintf(p.why, sizeof(p.why), "its link in /sys/bus/pci/devices leads nowhere: a partial copy");
-		struct partial read = p;
-		if (!(rc = read_ids(ctx, &out->devs[i], &read)) && !(rc = read_function(ctx, &out->devs[i], &read)))
-			parts[i] = p.names[0] ? p : read;
+		 * one note for that, not one for each file it then lacks. Asked only
+		 * of a function that lacks some: a system call less for the others. */
+		if (p->names[0] && !np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/.", out->devs[i].addr)) {
+			snprintf(p->names, sizeof(p->names), "everything but its address");
+			snprintf(p->why, sizeof(p->why), "its link in /sys/bus/pci/devices leads nowhere: a partial copy");
+		}
 	}
 	if (rc == 0)
 		rc = note_partials(out, parts);

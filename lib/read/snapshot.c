@@ -723,7 +723,7 @@ static int find_root(struct np_ctx *ctx, const char *archive, const char *dir, c
 {
 	struct stat st;
 	snprintf(root, PATH_MAX, "%s/sys", dir);
-	if (stat(root, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (lstat(root, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(root, PATH_MAX, "%s", dir);
 		return 0;
 	}
@@ -737,7 +737,7 @@ static int find_root(struct np_ctx *ctx, const char *archive, const char *dir, c
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(sys, sizeof(sys), "%s/%s/sys", dir, e->d_name);
-		if (stat(sys, &st) == 0 && S_ISDIR(st.st_mode) && found++ == 0)
+		if (lstat(sys, &st) == 0 && S_ISDIR(st.st_mode) && found++ == 0)
 			snprintf(root, PATH_MAX, "%s/%s", dir, e->d_name);
 	}
 	closedir(d);
