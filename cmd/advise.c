@@ -6,26 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "judge/advise.h"
-#include "read/app-devices.h"
-#include "judge/app-place.h"
-#include "judge/findings.h"
+#include "judge/request.h"
 #include "base/quote.h"
 #include "cmd.h"
 #include "render/output.h"
 #include "render/term.h"
 
-/* The devices of --device, in the order given. */
-struct filters {
-	const char **v;
-	int n;
-};
-
 struct advise_opts {
-	const char *policy, *app_cpus, *exclude, *output, *channels, *pod;
-	int app_node, app_pid;
-	double interval;
-	struct filters devices;
+	struct np_request_opts req;
+	const char *output, *channels;
 	bool json, pretty, table;
 };
 
@@ -33,14 +22,7 @@ static int add_filter(const struct np_command *cmd, const struct np_option *o, c
 {
 	(void)cmd;
 	(void)o;
-	struct filters *f = field;
-	const char **v = realloc(f->v, ((size_t)f->n + 2) * sizeof(*v));
-	if (!v)
-		return np_error("%s", strerror(ENOMEM));
-	f->v = v;
-	f->v[f->n++] = arg;
-	f->v[f->n] = NULL;
-	return EXIT_OK;
+	return np_filters_add(field, arg) ? np_error("%s", strerror(ENOMEM)) : EXIT_OK;
 }
 
 /* -o FILE, kept for one release: it is --save, said so on stderr. */
@@ -54,22 +36,22 @@ static int deprecated_save(const struct np_command *cmd, const struct np_option 
 }
 
 const struct np_option advise_options[] = {
-	NP_OPT_STRING('p', "policy", struct advise_opts, policy, "POLICY",
+	NP_OPT_STRING('p', "policy", struct advise_opts, req.policy, "POLICY",
 		      "local (IRQs on the device's node, default), app, or spread", "policy"),
-	NP_OPT_STRING(0, "app-cpus", struct advise_opts, app_cpus, "LIST",
+	NP_OPT_STRING(0, "app-cpus", struct advise_opts, req.app_cpus, "LIST",
 		      "the application runs on these CPUs (for --policy app)", NULL),
-	NP_OPT_CALLBACK(0, "app-node", struct advise_opts, app_node, int, "NODE",
+	NP_OPT_CALLBACK(0, "app-node", struct advise_opts, req.app_node, int, "NODE",
 			"the application runs on this node (for --policy app)", NULL, np_opt_int),
-	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, app_pid, int, "PID",
+	NP_OPT_CALLBACK(0, "app-pid", struct advise_opts, req.app_pid, int, "PID",
 			"the application is this process: its CPUs, where it belongs, and (for --policy app) its devices",
 			"pid", np_opt_int),
-	NP_OPT_STRING(0, "pod", struct advise_opts, pod, "POD",
+	NP_OPT_STRING(0, "pod", struct advise_opts, req.pod, "POD",
 		      "the application is this Kubernetes pod (UID, or UID/CONTAINER): its exclusive CPUs", NULL),
-	NP_OPT_CALLBACK('d', "device", struct advise_opts, devices, struct filters, "FILTER",
+	NP_OPT_CALLBACK('d', "device", struct advise_opts, req.devices, struct np_filters, "FILTER",
 			"plan only for matching devices (repeatable); with --policy app, the application's devices",
 			"device", add_filter),
-	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, exclude, "LIST", "keep these CPUs free of IRQs", NULL),
-	NP_OPT_CALLBACK('i', "interval", struct advise_opts, interval, double, "SEC",
+	NP_OPT_STRING('x', "exclude-cpus", struct advise_opts, req.exclude, "LIST", "keep these CPUs free of IRQs", NULL),
+	NP_OPT_CALLBACK('i', "interval", struct advise_opts, req.interval, double, "SEC",
 			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
 			np_opt_interval),
 	NP_OPT_STRING(0, "channels", struct advise_opts, channels, "per-node",
@@ -84,13 +66,6 @@ const struct np_option advise_options[] = {
 	NP_OPT_PRETTY(struct advise_opts, pretty),
 	NP_OPT_END,
 };
-
-static int parse_cpus(const struct np_command *self, const char *opt, const char *arg, struct np_cpuset *out)
-{
-	if (np_cpuset_parse_list(out, arg) || np_cpuset_empty(out))
-		return np_usage_error(self, "--%s: '%s' is not a CPU list such as 0-3,8", opt, arg);
-	return EXIT_OK;
-}
 
 static void target_text(const struct np_machine *m, const struct np_rec *r, char *buf, size_t size)
 {
@@ -457,212 +432,74 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	return rc;
 }
 
-/* --pod UID[/CONTAINER]: the exclusive CPUs of the pod's containers (or
- * of the one named), from the kubelet's CPU manager state. */
-static int pod_cpus(const struct np_machine *m, const char *pod, struct np_cpuset *out)
+/* A profile without a setting is one apply and validate reject: write
+ * none, and leave whatever the file holds alone. A plan is for apply: one
+ * that apply would refuse (a name with control bytes, an IRQ name too
+ * long) is not written. */
+static int save_plan(struct np_ctx *ctx, const struct np_machine *m, const struct np_plan *plan, const char *policy,
+		     const char *output)
 {
-	const struct np_kubelet *k = &m->kube;
-	const char *slash = strchr(pod, '/');
-	size_t uidlen = slash ? (size_t)(slash - pod) : strlen(pod);
-	int rc = 0, found = 0;
-	for (size_t i = 0; i < k->n && rc == 0; i++) {
-		const struct np_kube_container *c = &k->v[i];
-		if (strlen(c->pod_uid) != uidlen || strncmp(c->pod_uid, pod, uidlen) || (slash && strcmp(c->name, slash + 1)))
-			continue;
-		found++;
-		rc = np_cpuset_or(out, &c->cpus);
+	if (plan->n == 0) {
+		fprintf(stderr, "numaplace: advise: nothing to write to '%s': no setting to plan\n", output);
+		return EXIT_OK;
 	}
-	if (rc)
-		return np_error("%s", strerror(-rc));
-	if (!found && !k->path)
-		return np_error("--pod %s: no kubelet CPU manager state here (%s, or --kubelet-state FILE)", pod,
-				NP_KUBELET_STATE);
-	if (!found)
-		return np_error("--pod %s: no %s with exclusive CPUs in '%s'", pod, slash ? "such container" : "such pod",
-				k->path);
-	return EXIT_OK;
+	struct np_profile prof, check;
+	char desc[256], *text = NULL;
+	int rc;
+	snprintf(desc, sizeof(desc), "Written by 'numaplace advise --policy %s': concrete settings for this machine.",
+		 policy);
+	if (np_plan_to_profile(m, plan, "advised", desc, &prof) == 0) {
+		text = np_profile_to_text(&prof);
+		np_profile_free(&prof);
+	}
+	if (!text) {
+		rc = np_error("writing the profile: %s", strerror(ENOMEM));
+	} else if (np_profile_parse(ctx, output, text, &check)) {
+		rc = np_error("not writing '%s': apply would refuse this plan: %s", output, ctx->err);
+	} else {
+		np_profile_free(&check);
+		rc = np_write_output(output, text, strlen(text));
+	}
+	free(text);
+	return rc;
 }
 
 int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("advise");
-	struct advise_opts ao = { .policy = "local", .app_node = -1, .app_pid = -1 };
+	struct advise_opts ao = { .req = NP_REQUEST_OPTS_INIT };
 	int first, rc = np_parse_options(self, argc, argv, &ao, &first);
-	const char **filters = ao.devices.v;
-	if (rc != NP_CONTINUE) {
-		free(filters);
-		return rc;
-	}
-	rc = EXIT_OK;
-	const char *policy = ao.policy, *app_cpus = ao.app_cpus, *exclude = ao.exclude, *output = ao.output;
-	int nfilters = ao.devices.n, app_node = ao.app_node, app_pid = ao.app_pid;
-	bool json = ao.json;
-	enum np_irq_policy irqs = !strcmp(policy, "local") ? NP_IRQS_LOCAL
-				  : !strcmp(policy, "app") ? NP_IRQS_APP
-				  : !strcmp(policy, "spread") ? NP_IRQS_SPREAD
-							    : NP_IRQS_KEEP;
-	/* With --pod, --app-pid only names a process of the pod (its devices). */
-	int napp = (app_cpus != NULL) + (app_node >= 0) + (ao.pod != NULL) + (app_pid >= 0 && !ao.pod);
-	if (irqs == NP_IRQS_KEEP)
-		rc = np_usage_error(self, "--policy: '%s' is not one of local, app, spread", policy);
-	else if (first < argc)
+	ao.req.channels_per_node = ao.channels != NULL;
+	if (rc == NP_CONTINUE && np_request_check(ctx, &ao.req))
+		rc = np_usage_error(self, "%s", ctx->err);
+	else if (rc == NP_CONTINUE && first < argc)
 		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[first]);
-	else if (ao.channels && strcmp(ao.channels, "per-node"))
+	else if (rc == NP_CONTINUE && ao.channels && strcmp(ao.channels, "per-node"))
 		rc = np_usage_error(self, "--channels: '%s' is not per-node", ao.channels);
-	else if (ao.channels && irqs != NP_IRQS_SPREAD)
-		rc = np_usage_error(self, "--channels per-node goes with --policy spread (one queue on each node)");
-	else if (napp > 1)
-		rc = np_usage_error(self, "give only one of --app-cpus, --app-node, --app-pid, --pod");
-	else if (irqs == NP_IRQS_APP && napp == 0)
-		rc = np_usage_error(self, "--policy app needs --app-cpus, --app-node, --app-pid or --pod");
-	else if (irqs == NP_IRQS_APP && nfilters == 0 && app_pid < 0)
-		rc = np_usage_error(self, "--policy app moves only the application's devices: name them with --device "
-				    "FILTER (repeatable) or let --app-pid PID infer them");
-	if (rc != EXIT_OK) {
-		free(filters);
+	if (rc != NP_CONTINUE) {
+		np_filters_free(&ao.req.devices);
 		return rc;
 	}
 
 	struct np_machine m;
+	struct np_request req;
 	if (np_machine_load(ctx, &m)) {
-		free(filters);
+		np_filters_free(&ao.req.devices);
 		return np_error("%s", ctx->err);
 	}
 	np_print_warnings(&m);
-	/* Impact follows the recent rate when asked: counts since boot weigh a
-	 * device that was busy last month as much as one busy now. */
-	if (ao.interval > 0 && np_sample_interval(ctx, &m, ao.interval)) {
-		np_machine_free(&m);
-		free(filters);
-		return np_error("%s", ctx->err);
-	}
-	struct np_advise_opts o = { .policy_name = policy, .min_interrupts = np_findings_threshold(ao.interval),
-				    .channels_per_node = ao.channels != NULL };
-	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK && ao.pod)
-		rc = pod_cpus(&m, ao.pod, &o.app_cpus);
-	else if (rc == EXIT_OK) {
-		int err = np_app_cpus(ctx, &m.topo, app_cpus, app_node, app_pid, &o.app_cpus);
-		/* A bad list or node is the user's; a process that cannot be read, the machine's. */
-		rc = !err ? EXIT_OK : err == -EINVAL && app_pid < 0 ? np_usage_error(self, "%s", ctx->err)
-								    : np_error("%s", ctx->err);
-	}
-	if (rc == EXIT_OK && exclude)
-		rc = parse_cpus(self, "exclude-cpus", exclude, &o.exclude);
-	/* Bound to a set of CPUs, not merely allowed everywhere: what makes
-	 * forcing completions on the submitters pay (Alan D. Brunelle, linux-kernel, 2008-04-15). */
-	o.app_pinned = app_cpus || app_node >= 0 || ao.pod ||
-		       (app_pid >= 0 && !np_cpuset_subset(&m.topo.online, &o.app_cpus));
-	char **inferred = NULL;
-	size_t ninferred = 0;
-	if (rc == EXIT_OK && irqs == NP_IRQS_APP && nfilters == 0) {
-		if (np_app_devices(ctx, &m, app_pid, selected, &inferred, &ninferred))
-			rc = np_error("%s", ctx->err);
-		else if (ninferred == 0 || !memchr(selected, true, m.pci.ndevs))
-			rc = np_error("--app-pid %d: no device inferred from its open files, working directory, memory maps "
-				      "or sockets: name the application's devices with --device", app_pid);
-	} else if (rc == EXIT_OK && np_select_devices(ctx, &m, nfilters, (char **)filters, false, selected)) {
-		rc = np_error("%s", ctx->err);
-	}
-	/* --app-pid places the process too (lib/judge/app-place); under the app policy its IRQs follow it there. */
-	struct np_app app = { .place_node = -1 };
-	char *placed = NULL, **with = NULL;
-	if (rc == EXIT_OK && app_pid >= 0 && !ao.pod &&
-	    (np_app_advise(ctx, &m, app_pid, irqs == NP_IRQS_APP, &app, &placed) ||
-	     !(with = realloc(inferred, (ninferred + 1) * sizeof(*with))) ||
-	     (!np_cpuset_empty(&app.place_cpus) && irqs == NP_IRQS_APP && np_cpuset_copy(&o.app_cpus, &app.place_cpus))))
-		rc = np_error("%s", strerror(ENOMEM));
-	if (with)
-		(inferred = with)[ninferred++] = placed, placed = NULL, o.app = app.place_node >= 0 ? &app : NULL;
-	free(placed);
-	if (rc == EXIT_OK && np_advise_opts_for(&m, irqs, selected, &o))
-		rc = np_error("%s", strerror(ENOMEM));
 	/* The plan is the fixes of the problem list the report shows. */
-	struct np_findings problems = { 0 };
-	struct np_plan plan = { 0 };
-	char hint[64];
-	snprintf(hint, sizeof(hint), "numaplace advise%s%s", irqs == NP_IRQS_LOCAL ? "" : " --policy ",
-		 irqs == NP_IRQS_LOCAL ? "" : policy);
-	/* Pods' exclusive CPUs are forbidden, as --exclude-cpus ones. */
-	char **kube_warnings = NULL;
-	size_t nkube = 0;
-	if (rc == EXIT_OK && np_kubelet_forbid(&m, &o, &kube_warnings, &nkube))
+	rc = np_request_setup(ctx, &m, &ao.req, np_sample_interval, &req);
+	rc = rc > 0 ? np_usage_error(self, "%s", ctx->err) : rc ? np_error("%s", ctx->err) : EXIT_OK;
+	if (rc == EXIT_OK && np_request_judge(&req))
 		rc = np_error("planning: %s", strerror(ENOMEM));
-	if (rc == EXIT_OK && np_findings_collect(&m, &o, hint, &problems))
-		rc = np_error("planning: %s", strerror(ENOMEM));
-	plan = problems.plan;
-	memset(&problems.plan, 0, sizeof(problems.plan));
-	char **all = rc == EXIT_OK ? realloc(plan.warnings, (plan.nwarnings + nkube + 1) * sizeof(*all)) : NULL;
-	if (rc == EXIT_OK && !all)
-		rc = np_error("%s", strerror(ENOMEM));
-	for (size_t i = 0; i < nkube; i++) {
-		if (all)
-			all[plan.nwarnings++] = kube_warnings[i];
-		else
-			free(kube_warnings[i]);
-	}
-	if (all)
-		plan.warnings = all;
-	free(kube_warnings);
-	/* What --app-pid inferred leads the notes: the plan follows from it;
-	 * then what the volumes count. */
-	size_t nlead = ninferred + (ao.interval > 0);
-	char **more = rc == EXIT_OK ? realloc(plan.notes, (plan.nnotes + nlead + 1) * sizeof(*more)) : NULL;
-	if (rc == EXIT_OK && !more)
-		rc = np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK) {
-		plan.notes = more;
-		memmove(plan.notes + nlead, plan.notes, plan.nnotes * sizeof(*more));
-		for (size_t i = 0; i < ninferred; i++)
-			if (asprintf(&plan.notes[i], "--app-pid %d: %s", app_pid, inferred[i]) < 0)
-				plan.notes[i] = NULL;
-		if (ao.interval > 0 && asprintf(&plan.notes[ninferred], "interrupts counted during %g s (--interval), "
-						"not since boot", ao.interval) < 0)
-			plan.notes[ninferred] = NULL;
-		plan.nnotes += nlead;
-		for (size_t i = 0; i < nlead; i++)
-			if (!plan.notes[i])
-				rc = np_error("%s", strerror(ENOMEM));
-	}
-	for (size_t i = 0; i < ninferred; i++)
-		free(inferred[i]);
-	free(inferred);
-	/* A profile without a setting is one apply and validate reject: write
-	 * none, and leave whatever the file holds alone. */
-	if (rc == EXIT_OK && output && plan.n == 0) {
-		fprintf(stderr, "numaplace: advise: nothing to write to '%s': no setting to plan\n", output);
-	} else if (rc == EXIT_OK && output) {
-		struct np_profile prof;
-		char desc[256];
-		snprintf(desc, sizeof(desc), "Written by 'numaplace advise --policy %s': concrete settings for this machine.",
-			 policy);
-		char *text = NULL;
-		if (np_plan_to_profile(&m, &plan, "advised", desc, &prof) == 0) {
-			text = np_profile_to_text(&prof);
-			np_profile_free(&prof);
-		}
-		/* A plan is for apply: one that apply would refuse (a name with
-		 * control bytes, an IRQ name too long) is not written. */
-		struct np_profile check;
-		if (!text) {
-			rc = np_error("writing the profile: %s", strerror(ENOMEM));
-		} else if (np_profile_parse(ctx, output, text, &check)) {
-			rc = np_error("not writing '%s': apply would refuse this plan: %s", output, ctx->err);
-		} else {
-			np_profile_free(&check);
-			rc = np_write_output(output, text, strlen(text));
-		}
-		free(text);
-	}
+	if (rc == EXIT_OK && ao.output)
+		rc = save_plan(ctx, &m, &req.findings.plan, ao.req.policy, ao.output);
 	if (rc == EXIT_OK)
-		rc = plan_output(self, &m, &plan, &problems, policy, ao.channels != NULL, ao.table, json, ao.pretty);
-	np_findings_free(&problems);
-	np_plan_free(&plan);
-	np_advise_opts_free(&o);
-	np_app_free(&app);
-	free(selected);
-	free(filters);
+		rc = plan_output(self, &m, &req.findings.plan, &req.findings, ao.req.policy, ao.channels != NULL,
+				 ao.table, ao.json, ao.pretty);
+	np_request_free(&req);
+	np_filters_free(&ao.req.devices);
 	np_machine_free(&m);
 	return rc;
 }

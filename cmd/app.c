@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise.h"
-#include "judge/app-place.h"
 #include "judge/cpuset-names.h"
-#include "judge/findings.h"
+#include "judge/request.h"
+#include "base/count.h"
 #include "base/quote.h"
 #include "render/output.h"
 #include "render/render.h"
@@ -394,55 +393,38 @@ int cmd_app(int argc, char **argv, struct np_ctx *ctx)
 		return rc;
 
 	struct np_machine m;
+	struct np_request req;
+	struct np_request_opts ro = NP_REQUEST_OPTS_INIT;
+	ro.policy = "app";
+	ro.app_pid = pid;
+	ro.app_judged = true;
+	ro.interval = o.interval;
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
-	struct np_app app;
-	if (np_app_load(ctx, &m, pid, &app)) {
-		np_machine_free(&m);
-		return np_error("%s", ctx->err);
-	}
-	rc = EXIT_OK;
-	/* The devices' interrupts and the threads' CPU time over the same seconds. */
-	if (o.interval > 0 && (np_sample_interval(ctx, &m, o.interval) || np_app_sample(ctx, &m, &app, o.interval)))
-		rc = np_error("%s", ctx->err);
-	if (rc == EXIT_OK && np_app_place(&m, &app))
-		rc = np_error("%s", strerror(ENOMEM));
-
 	/* Its problems come from the one problem list, judged under the app
 	 * policy with the placement's CPUs: its devices' IRQs follow it. */
-	struct np_advise_opts policy = { .policy_name = "app", .min_interrupts = np_findings_threshold(o.interval),
-					 .app = &app, .app_pinned = true };
-	struct np_findings f = { 0 };
-	char hint[96];
-	snprintf(hint, sizeof(hint), "numaplace advise --policy app --app-pid %d", pid);
-	if (rc == EXIT_OK && (np_advise_opts_for(&m, NP_IRQS_APP, app.selected, &policy) ||
-			      np_cpuset_copy(&policy.app_cpus,
-					     !np_cpuset_empty(&app.place_cpus) ? &app.place_cpus : &app.proc.allowed)))
-		rc = np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, NULL, NULL))
-		rc = np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
+	rc = np_request_setup(ctx, &m, &ro, np_sample_interval, &req) ? np_error("%s", ctx->err) : EXIT_OK;
+	if (rc == EXIT_OK && np_request_judge(&req))
 		rc = np_error("judging: %s", strerror(ENOMEM));
+	const struct np_app *app = &req.app;
+	const struct np_findings *f = &req.findings;
 
-	struct nodes_view view = { &m, &app.proc };
+	struct nodes_view view = { &m, &app->proc };
 	struct np_table devices;
 	if (rc == EXIT_OK) {
 		rc = np_table_init(&devices, self, device_columns, "device,name,driver,node,interrupts,ran_on", NULL,
 				   o.json, &view);
 		if (rc == NP_CONTINUE) {
 			rc = EXIT_OK;
-			for (size_t i = 0; rc == EXIT_OK && i < app.ndevs; i++)
-				rc = np_table_add(&devices, &app.devs[i]);
+			for (size_t i = 0; rc == EXIT_OK && i < app->ndevs; i++)
+				rc = np_table_add(&devices, &app->devs[i]);
 			if (rc == EXIT_OK)
-				rc = o.json ? app_json(&m, &app, &f, &devices, o.pretty)
-					    : print_text(self, &m, &app, &f, &devices);
+				rc = o.json ? app_json(&m, app, f, &devices, o.pretty) : print_text(self, &m, app, f, &devices);
 			np_table_free(&devices);
 		}
 	}
-	np_findings_free(&f);
-	np_advise_opts_free(&policy);
-	np_app_free(&app);
+	np_request_free(&req);
 	np_machine_free(&m);
 	return rc;
 }

@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 #include "read/conffile.h"
-#include "change/irqbalance.h"
-#include "change/resolve.h"
+#include "change/pipeline.h"
 #include "read/sysfs.h"
 #include "cmd.h"
 #include "render/render.h"
@@ -282,41 +281,34 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 
 	struct np_machine m;
 	struct np_profile prof;
-	struct np_resolved res;
-	struct np_irqban ib;
-	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &res);
+	struct np_pipeline p = { 0 };
+	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &p.res);
 	if (rc != EXIT_OK)
 		return rc;
 	if (boot && !json)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
-	if (np_irqban_plan(ctx, m.irqbalance, res.changes, res.n, mode, &ib))
+	if (np_pipeline_decide(ctx, &p, NULL, 0, m.irqbalance, mode))
 		rc = np_error("%s", ctx->err);
-	else if (ib.note[0])
-		np_notef("%s: %s\n", self->name, ib.note);
+	else if (p.ban.note[0])
+		np_notef("%s: %s\n", self->name, p.ban.note);
 	/* The document lists the warnings said before it is printed. */
-	bool warned = rc == EXIT_OK && json && ib.warn;
+	bool warned = rc == EXIT_OK && json && p.ban.warn;
 	if (warned)
-		irqb_warn(self, &ib);
+		irqb_warn(self, &p.ban);
 	if (rc == EXIT_OK && dry) {
-		rc = dry_run(ctx, &res, &ib, json, o.pretty);
+		rc = dry_run(ctx, &p.res, &p.ban, json, o.pretty);
 	} else if (rc == EXIT_OK) {
-		struct np_txn txn;
-		if (np_irqban_take(&ib, &res.changes, &res.n)) {
-			rc = np_error("%s", strerror(ENOMEM));
-		} else if (np_txn_apply(ctx, &topts, prof.name, res.changes, res.n, &txn)) {
+		if (np_pipeline_write(ctx, &p, &topts, prof.name, NP_PIPELINE_ALL)) {
 			rc = np_error("%s", ctx->err);
-			np_txn_free(&txn);
 		} else {
-			if (txn.nchanges)
+			if (p.txn.nchanges)
 				retain(ctx, self, &topts);
-			rc = report_applied(&txn, &ib, json, o.pretty);
-			np_txn_free(&txn);
+			rc = report_applied(&p.txn, &p.ban, json, o.pretty);
 		}
 	}
-	if (rc == EXIT_OK && ib.warn && !warned)
-		irqb_warn(self, &ib);
-	np_irqban_free(&ib);
-	np_resolved_free(&res);
+	if (rc == EXIT_OK && p.ban.warn && !warned)
+		irqb_warn(self, &p.ban);
+	np_pipeline_free(&p);
 	np_profile_free(&prof);
 	np_machine_free(&m);
 	return rc;

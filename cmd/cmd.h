@@ -177,8 +177,11 @@ void np_print_warnings(const struct np_machine *m);
  * exit status, the error printed when none or several match. */
 int np_find_one_device(struct np_ctx *ctx, const struct np_machine *m, const char *filter, size_t *index);
 
-/* Draws the machine as SVG into path (report --svg). Returns an exit status. */
-int np_report_svg(const struct np_machine *m, const bool *selected, const char *path);
+/* Draws the machine as SVG into path (report --svg): the devices the
+ * request selected, marked by the problems it found (np_request_judge
+ * first) and the CPUs it forbids. Returns an exit status. */
+struct np_request;
+int np_report_svg(const struct np_request *req, const char *path);
 /* Writes len bytes of text to the user's file path (cmd/render/outfile.c): a link
  * there is refused, a regular file replaced atomically. An exit status. */
 int np_write_output(const char *path, const char *text, size_t len);

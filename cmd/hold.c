@@ -21,7 +21,7 @@
 #include "change/hold.h"
 #include "change/irqbalance.h"
 #include "base/quote.h"
-#include "change/resolve.h"
+#include "change/pipeline.h"
 #include "read/sysfs.h"
 #include "read/uevent.h"
 #include "cmd.h"
@@ -253,62 +253,54 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 static int first_apply(struct holder *hd, const struct np_command *self, enum np_irqb_mode irqb)
 {
 	struct np_machine m;
-	struct np_resolved res;
-	struct np_irqban ib = { 0 };
+	struct np_pipeline p = { 0 };
 	char list[256];
 	int rc;
 	if (np_machine_load_some(hd->ctx, &m, NP_LOAD_NO_NAMES))
 		return np_error("%s", hd->ctx->err);
 	np_print_warnings(&m);
-	if ((rc = np_profile_resolve(hd->ctx, &m, &hd->prof, &res))) {
+	if ((rc = np_pipeline_resolve(hd->ctx, &m, &hd->prof, &p))) {
 		np_machine_free(&m);
 		return rc == -EINVAL ? np_usage_error(self, "%s", hd->ctx->err) : np_error("%s", hd->ctx->err);
 	}
-	for (size_t i = 0; i < res.nwarnings; i++)
-		hold_log(hd, "note", NULL, "note: %s", res.warnings[i]);
+	for (size_t i = 0; i < p.res.nwarnings; i++)
+		hold_log(hd, "note", NULL, "note: %s", p.res.warnings[i]);
 	if (hd->h.report_only) {
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (np_irqban_plan(hd->ctx, m.irqbalance, res.changes, res.n, irqb, &ib)) {
+	if (np_pipeline_decide(hd->ctx, &p, NULL, 0, m.irqbalance, irqb)) {
 		rc = np_error("%s", hd->ctx->err);
 		goto out;
 	}
-	if (ib.note[0])
-		hold_log(hd, "warning", NULL, "%s", ib.note);
-	if (ib.warn)
+	const struct np_irqban *ib = &p.ban;
+	if (ib->note[0])
+		hold_log(hd, "warning", NULL, "%s", ib->note);
+	if (ib->warn)
 		hold_log(hd, "warning", NULL, "irqbalance %s and may move IRQ%s %s, undoing this placement: ban %s "
-			 "(--irqbalance=ban) or stop irqbalance", ib.running ? "is running" : "is installed",
-			 ib.nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib.irqs, ib.nirqs),
-			 ib.nirqs == 1 ? "it" : "them");
-	if (np_irqban_take(&ib, &res.changes, &res.n)) {
-		rc = np_error("%s", strerror(ENOMEM));
-		goto out;
-	}
-	struct np_txn txn;
-	if (np_txn_apply(hd->ctx, &hd->h.txn, hd->prof.name, res.changes, res.n, &txn)) {
+			 "(--irqbalance=ban) or stop irqbalance", ib->running ? "is running" : "is installed",
+			 ib->nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs),
+			 ib->nirqs == 1 ? "it" : "them");
+	if (np_pipeline_write(hd->ctx, &p, &hd->h.txn, hd->prof.name, NP_PIPELINE_ALL)) {
 		rc = np_error("%s", hd->ctx->err);
-		np_txn_free(&txn);
 		goto out;
 	}
-	if (txn.nchanges && !(hd->h.session = strdup(txn.id))) {
-		np_txn_free(&txn);
+	const struct np_txn *txn = &p.txn;
+	if (txn->nchanges && !(hd->h.session = strdup(txn->id))) {
 		rc = np_error("%s", strerror(ENOMEM));
 		goto out;
 	}
-	if (txn.nchanges)
-		hold_log(hd, "applied", (const char *const[]){ "transaction", txn.id, NULL },
-		      "applied %s: %zu change%s (transaction %s)", hd->prof.name, txn.nchanges,
-		      txn.nchanges == 1 ? "" : "s", txn.id);
+	if (txn->nchanges)
+		hold_log(hd, "applied", (const char *const[]){ "transaction", txn->id, NULL },
+		      "applied %s: %zu change%s (transaction %s)", hd->prof.name, txn->nchanges,
+		      txn->nchanges == 1 ? "" : "s", txn->id);
 	else
 		hold_log(hd, "applied", NULL, "%s already applied: nothing to change", hd->prof.name);
-	if (ib.nadded && ib.running)
-		hold_log(hd, "warning", NULL, "banned IRQs in %s: restart irqbalance for it to read them", ib.conf.path);
-	np_txn_free(&txn);
+	if (ib->nadded && ib->running)
+		hold_log(hd, "warning", NULL, "banned IRQs in %s: restart irqbalance for it to read them", ib->conf.path);
 	rc = EXIT_OK;
 out:
-	np_irqban_free(&ib);
-	np_resolved_free(&res);
+	np_pipeline_free(&p);
 	np_machine_free(&m);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "judge/request.h"
 #include "read/kubelet.h"
 #include "change/resolve.h"
 #include "read/sysfs.h"
@@ -81,14 +82,12 @@ static void device_labels(FILE *out, const struct np_pci_dev *d)
 	label(out, "driver", d->child_driver ? d->child_driver : d->driver ? d->driver : "", false);
 }
 
-static void device_metrics(FILE *out, const struct np_machine *m)
+/* By where the request judges interrupts: its forbidden CPUs. */
+static void device_metrics(FILE *out, const struct np_request *req)
 {
 	static const char *const where[] = { "local", "remote", "isolated", "exclusive" };
-	struct np_cpuset quiet = NP_CPUSET_INIT, excl = NP_CPUSET_INIT;
-	np_cpuset_copy(&quiet, &m->topo.isolated);
-	np_cpuset_or(&quiet, &m->topo.nohz_full);
-	np_cpuset_copy(&excl, &m->kube.exclusive);
-	np_cpuset_andnot(&excl, &quiet);
+	const struct np_machine *m = req->m;
+	const struct np_cpuset *quiet = &req->policy.forbidden.quiet, *excl = &req->policy.forbidden.exclusive;
 	header(out, "numaplace_device_interrupts_total", "counter",
 	       "Interrupts of a PCI device since boot by where they ran, each counted once: on isolated or nohz_full "
 	       "CPUs, else on CPUs a Kubernetes container holds exclusively, else off the device's node, else local.");
@@ -111,10 +110,10 @@ static void device_metrics(FILE *out, const struct np_machine *m)
 	}
 	const struct { const char *name, *help; const struct np_cpuset *set; } on[] = {
 		{ "numaplace_device_irqs_on_isolated_cpus",
-		  "IRQs of a PCI device delivered to isolated or nohz_full CPUs (effective affinity).", &quiet },
+		  "IRQs of a PCI device delivered to isolated or nohz_full CPUs (effective affinity).", quiet },
 		{ "numaplace_device_irqs_on_exclusive_cpus",
 		  "IRQs of a PCI device delivered to CPUs a Kubernetes container holds exclusively (effective affinity).",
-		  &excl },
+		  excl },
 	};
 	for (int k = 0; k < 2; k++) {
 		header(out, on[k].name, "gauge", on[k].help);
@@ -128,8 +127,6 @@ static void device_metrics(FILE *out, const struct np_machine *m)
 			fprintf(out, "} %d\n", irqs_on(m, di, on[k].set));
 		}
 	}
-	np_cpuset_free(&quiet);
-	np_cpuset_free(&excl);
 }
 
 /* 1 when a value of the profile differs from the machine, 0 when none
@@ -279,16 +276,20 @@ static int save(struct np_ctx *ctx, const char *path, const char *text, size_t l
 int np_metrics_write(struct np_ctx *ctx, const struct np_metrics_src *src, const char *path)
 {
 	struct np_machine m;
+	struct np_request req;
+	const struct np_request_opts ro = NP_REQUEST_OPTS_INIT;
 	char *text = NULL;
 	size_t len = 0;
 	if (np_machine_load_some(ctx, &m, NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES))
 		return -1;
-	int rc = np_kubelet_split(ctx, &m.topo, &m.kube);
+	int rc = np_request_setup(ctx, &m, &ro, NULL, &req);
+	if (!rc)
+		rc = np_kubelet_split(ctx, &m.topo, &m.kube);
 	FILE *out = rc ? NULL : open_memstream(&text, &len);
 	if (!rc && !out)
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	if (out) {
-		device_metrics(out, &m);
+		device_metrics(out, &req);
 		profile_metrics(ctx, out, &m, src);
 		hold_metrics(out, src);
 		if (fclose(out))
@@ -299,6 +300,7 @@ int np_metrics_write(struct np_ctx *ctx, const struct np_metrics_src *src, const
 	else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout)))
 		rc = np_fail(ctx, -EIO, "cannot write the metrics to stdout");
 	free(text);
+	np_request_free(&req);
 	np_machine_free(&m);
 	return rc ? -1 : 0;
 }

@@ -8,7 +8,7 @@
 #include "read/machine.h"
 #include "change/move.h"
 #include "read/topology.h"
-#include "change/txn.h"
+#include "change/pipeline.h"
 #include "render/output.h"
 #include "render/render.h"
 
@@ -134,22 +134,23 @@ static int dry_run(struct np_ctx *ctx, const struct np_move *mv, bool json, bool
 }
 
 /* The changes that were written: those whose target was still there. */
-static size_t count_gone(const struct np_move *mv, const struct np_txn *txn)
+static size_t count_gone(const struct np_move *mv, const struct np_pipeline *p)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < mv->nchanges; i++)
-		n += mv->changes[i].gone;
+	for (size_t i = 0; i < p->res.n; i++)
+		n += p->res.changes[i].gone;
 	for (size_t i = 0; i < mv->nmore; i++)
 		n += mv->more[i].gone;
-	for (size_t i = 0; i < txn->nchanges; i++)
-		n += txn->changes[i].gone;
+	for (size_t i = 0; i < p->txn.nchanges; i++)
+		n += p->txn.changes[i].gone;
 	return n;
 }
 
-static int report(const struct np_move *mv, const struct np_txn *txn, bool migrated, long left, bool json,
+static int report(const struct np_move *mv, const struct np_pipeline *p, bool migrated, long left, bool json,
 		  bool pretty)
 {
-	size_t gone = count_gone(mv, txn), written = 0;
+	const struct np_txn *txn = &p->txn;
+	size_t gone = count_gone(mv, p), written = 0;
 	for (size_t i = 0; i < txn->nchanges; i++)
 		written += !txn->changes[i].gone;
 	if (json) {
@@ -275,6 +276,7 @@ int cmd_move(int argc, char **argv, struct np_ctx *ctx)
 
 	struct np_cpuset cpus = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
 	struct np_move mv = { 0 };
+	struct np_pipeline p = { 0 };
 	if ((rc = target(ctx, self, &o, &cpus, &nodes)) != EXIT_OK)
 		goto out;
 	int prc = np_move_plan(ctx, (int)pid, &cpus, &nodes, o.memory, o.cgroup, &mv);
@@ -301,10 +303,10 @@ int cmd_move(int argc, char **argv, struct np_ctx *ctx)
 			 mv.cgroup ? " --cgroup" : "");
 	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait,
 				     .more = np_move_more, .more_arg = &mv };
-	struct np_txn txn;
-	if (np_txn_apply(ctx, &topts, what, mv.changes, mv.nchanges, &txn)) {
+	/* The pipeline with the move's own changes: they place no IRQ. */
+	np_pipeline_take(&p, &mv.changes, &mv.nchanges);
+	if (np_pipeline_write(ctx, &p, &topts, what, NP_PIPELINE_ALL)) {
 		rc = np_error("%s", ctx->err);
-		np_txn_free(&txn);
 		goto out;
 	}
 	long left = 0;
@@ -314,16 +316,15 @@ int cmd_move(int argc, char **argv, struct np_ctx *ctx)
 		if (mrc == -ESRCH) {
 			/* Exited: its pages went with it. */
 		} else if (mrc) {
-			rc = undo_after_memory(ctx, &topts, &txn);
-			np_txn_free(&txn);
+			rc = undo_after_memory(ctx, &topts, &p.txn);
 			goto out;
 		} else {
 			migrated = true;
 		}
 	}
-	rc = report(&mv, &txn, migrated, left, o.json, o.pretty);
-	np_txn_free(&txn);
+	rc = report(&mv, &p, migrated, left, o.json, o.pretty);
 out:
+	np_pipeline_free(&p);
 	np_move_free(&mv);
 	np_cpuset_free(&cpus);
 	np_cpuset_free(&nodes);

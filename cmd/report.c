@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/findings.h"
+#include "judge/request.h"
 #include "read/host.h"
 #include "read/machine.h"
 #include "base/quote.h"
@@ -351,75 +351,54 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
 	if (!np_color_parse(o.color, &color))
 		return np_usage_error(self, "--color takes auto, always or never, not '%s'", o.color);
-	enum np_irq_policy irqs = !strcmp(o.policy, "local") ? NP_IRQS_LOCAL
-				  : !strcmp(o.policy, "spread") ? NP_IRQS_SPREAD
-								: NP_IRQS_KEEP;
-	if (irqs == NP_IRQS_KEEP)
+	if (strcmp(o.policy, "local") && strcmp(o.policy, "spread"))
 		return np_usage_error(self, "--policy: '%s' is not one of local, spread (the app policy needs the "
 				      "application: 'advise --policy app')", o.policy);
 
 	struct np_machine m;
-	struct np_findings f;
+	struct np_request req;
+	struct np_request_opts ro = NP_REQUEST_OPTS_INIT;
+	ro.policy = o.policy;
+	ro.interval = o.interval;
 	/* JSON's interrupts_where counts by CPU class in the same pass. */
 	if (np_machine_load_some(ctx, &m, o.json && !(o.interval > 0) ? NP_LOAD_KUBE_SPLIT : 0))
 		return np_error("%s", ctx->err);
 	np_print_warnings(&m);
-	bool *selected = calloc(m.pci.ndevs + 1, sizeof(bool));
-	rc = selected ? EXIT_OK : np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK && np_select_devices(ctx, &m, 0, NULL, false, selected))
-		rc = np_error("%s", ctx->err);
-	if (rc == EXIT_OK && o.interval > 0 && np_sample_interval(ctx, &m, o.interval))
-		rc = np_error("%s", ctx->err);
-	/* Over an interval the threshold is a rate: NP_FINDINGS_MIN_RATE a second. */
-	struct np_advise_opts policy = { .policy_name = o.policy, .min_interrupts = np_findings_threshold(o.interval) };
-	char hint[64];
-	snprintf(hint, sizeof(hint), "numaplace advise%s%s", irqs == NP_IRQS_LOCAL ? "" : " --policy ",
-		 irqs == NP_IRQS_LOCAL ? "" : o.policy);
+	rc = np_request_setup(ctx, &m, &ro, np_sample_interval, &req) ? np_error("%s", ctx->err) : EXIT_OK;
 	if (rc == EXIT_OK && o.json && !(o.interval > 0) && np_kubelet_split(ctx, &m.topo, &m.kube))
 		rc = np_error("%s", ctx->err);
-	if (rc == EXIT_OK && o.svg)
-		rc = np_report_svg(&m, selected, o.svg);
-	if (rc == EXIT_OK && np_advise_opts_for(&m, irqs, selected, &policy))
-		rc = np_error("%s", strerror(ENOMEM));
-	/* Pods' exclusive CPUs are forbidden as advise forbids them: one problem list.
-	 * The pile-up guard's warnings are advise's to say. */
-	if (rc == EXIT_OK && np_kubelet_forbid(&m, &policy, NULL, NULL))
-		rc = np_error("%s", strerror(ENOMEM));
-	if (rc == EXIT_OK && np_findings_collect(&m, &policy, hint, &f))
+	if (rc == EXIT_OK && np_request_judge(&req))
 		rc = np_error("collecting findings: out of memory");
+	/* The picture of the same judgement: the problems the summary names. */
+	if (rc == EXIT_OK && o.svg)
+		rc = np_report_svg(&req, o.svg);
 	/* How delivery was judged, said once as advise says it. */
-	const char *judged = rc == EXIT_OK ? np_effective_note(&m, &policy) : NULL;
+	const char *judged = rc == EXIT_OK ? np_effective_note(&m, &req.policy) : NULL;
 	if (judged)
 		np_notef("note: %s\n", judged);
-	np_advise_opts_free(&policy);
-	if (rc != EXIT_OK) {
-		free(selected);
-		np_machine_free(&m);
-		return rc;
-	}
-	if (o.json) {
-		rc = report_json(ctx, &m, selected, &f, &o);
-	} else {
+	const struct np_findings *f = &req.findings;
+	if (rc == EXIT_OK && o.json) {
+		rc = report_json(ctx, &m, req.selected, f, &o);
+	} else if (rc == EXIT_OK) {
 		int width = np_term_width();
-		rc = print_summary(&f, !m.irqs.absent, o.interval, width, color);
+		rc = print_summary(f, !m.irqs.absent, o.interval, width, color);
 		puts("\n== Topology");
 		if (rc == EXIT_OK)
 			rc = np_topo_print(self, &m.topo, stdout, false);
 		puts("\n== Devices");
-		np_devices_print(&m, selected, stdout);
+		np_devices_print(&m, req.selected, stdout);
 		puts("\n== IRQ placement");
 		if (rc == EXIT_OK && m.irqs.n)
-			rc = print_placement(self, &m, selected, o.interval);
+			rc = print_placement(self, &m, req.selected, o.interval);
 		else if (rc == EXIT_OK)
 			puts("no interrupts (the root has no /proc/interrupts)");
 		if (rc == EXIT_OK && m.irqs.n && o.interval > 0)
-			np_print_rates(&m, selected, o.interval, stdout);
+			np_print_rates(&m, req.selected, o.interval, stdout);
 		puts("\n== Findings");
 		if (rc == EXIT_OK)
-			rc = print_findings(&f, o.all, width, color);
+			rc = print_findings(f, o.all, width, color);
 	}
-	np_findings_free(&f);
-	free(selected);
+	np_request_free(&req);
 	np_machine_free(&m);
 	return rc;
 }

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "judge/findings.h"
+#include "base/count.h"
 #include "read/machine.h"
 #include "cmd.h"
 #include "render/term.h"

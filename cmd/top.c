@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "judge/cpuset-names.h"
-#include "judge/findings.h"
+#include "base/count.h"
+#include "judge/request.h"
 #include "read/machine.h"
 #include "cmd.h"
 #include "render/term.h"
@@ -54,10 +55,9 @@ struct view {
 	double seconds;       /* the interval the counts cover */
 	enum sort_key sort;
 	char filter[64];      /* "" for every device */
+	bool *selected;       /* per device: the filter's (the request's selection, then f's) */
 	bool paused;
 	bool keys;            /* the screen: each setting says its key; --batch has no keys */
-	struct np_ctx *ctx;
-	bool *selected;       /* per device: matched by filter (np_device_matches), found once per filter */
 };
 
 /* One frame as lines of text, at most width columns (0: no limit); the same
@@ -109,17 +109,6 @@ static bool irq_shown(const struct view *v, const struct np_irq *irq)
 	if (!v->filter[0])
 		return true;
 	return irq->dev >= 0 && v->selected[irq->dev];
-}
-
-/* The devices filter names (an address, interface, driver, matrix label,
- * RDMA device, IRQ name prefix): found once, not for each IRQ of each frame.
- * Returns whether any matched. */
-static bool select_filter(struct view *v)
-{
-	bool any = false;
-	for (size_t d = 0; d < v->m->pci.ndevs; d++)
-		any |= v->selected[d] = v->filter[0] && np_device_matches(v->ctx, v->m, d, v->filter);
-	return any || !v->filter[0];
 }
 
 static const struct view *sort_view;
@@ -351,7 +340,10 @@ static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, 
 			v->sort = (enum sort_key)((v->sort + 1) % NSORT);
 		} else if (c == 'f') {
 			read_filter(v);
-			select_filter(v);
+			char *one = v->filter;
+			/* A filter matching nothing shows nothing. */
+			if (v->filter[0])
+				np_select_devices(ctx, v->m, 1, &one, false, v->selected);
 		} else if (c != KEY_RESIZE) {
 			continue;
 		}
@@ -417,18 +409,24 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 		count = 1;
 
 	struct np_machine m;
-	if (np_machine_load(ctx, &m))
+	struct np_request req;
+	struct np_request_opts ro = NP_REQUEST_OPTS_INIT;
+	if (filter && np_filters_add(&ro.devices, filter))
+		return np_error("%s", strerror(ENOMEM));
+	if (np_machine_load(ctx, &m)) {
+		np_filters_free(&ro.devices);
 		return np_error("%s", ctx->err);
+	}
 	np_print_warnings(&m);
-	struct view v = { .m = &m, .seconds = delay, .keys = !batch, .ctx = ctx,
-			  .selected = calloc(m.pci.ndevs + 1, sizeof(bool)) };
+	/* The devices shown are the request's, as advise --device selects them. */
+	int rc = np_request_setup(ctx, &m, &ro, NULL, &req);
+	struct view v = { .m = &m, .seconds = delay, .keys = !batch, .selected = req.selected };
 	if (filter)
 		snprintf(v.filter, sizeof(v.filter), "%s", filter);
-	int rc;
-	if (!v.selected) {
-		rc = np_error("%s", strerror(ENOMEM));
-	} else if (!select_filter(&v)) {
+	if (rc == -ENOENT && filter) {
 		rc = np_usage_error(self, "no device matches '%s'", filter);
+	} else if (rc) {
+		rc = np_error("%s", ctx->err);
 	} else {
 		struct np_irqs prev;
 		if (read_now(ctx, &m, &prev)) {
@@ -438,7 +436,8 @@ int cmd_top(int argc, char **argv, struct np_ctx *ctx)
 			np_irqs_free(&prev);
 		}
 	}
-	free(v.selected);
+	np_request_free(&req);
+	np_filters_free(&ro.devices);
 	np_machine_free(&m);
 	return rc;
 }

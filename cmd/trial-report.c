@@ -283,20 +283,18 @@ int trial_conclude(struct trial *t)
 		oc.pairs_needed = np_trial_pairs_needed(&oc.s, t->o->lower, t->o->min_gain);
 	if (oc.verdict == NP_TRIAL_KEEP) {
 		char *ev = evidence(t, &oc), cause[96];
-		struct np_txn txn;
 		struct np_txn_opts opts = t->topts;
 		snprintf(cause, sizeof(cause), "trial %s: keep", t->id);
 		opts.cause = cause;
 		opts.trial = ev;
 		if (!ev)
 			return np_error("%s", strerror(ENOMEM));
-		rc = np_txn_apply(t->ctx, &opts, t->profile_name, t->changes, t->nchanges, &txn);
+		rc = np_pipeline_write(t->ctx, t->pipeline, &opts, t->profile_name, NP_PIPELINE_ALL);
 		free(ev);
 		if (rc)
 			return np_error("trial: the verdict is keep, but applying %s failed: %s; the machine is at its "
 					"baseline", t->profile_name, t->ctx->err);
-		oc.kept = txn.nchanges ? strdup(txn.id) : NULL;
-		np_txn_free(&txn);
+		oc.kept = t->pipeline->txn.nchanges ? strdup(t->pipeline->txn.id) : NULL;
 		if (!oc.kept)
 			return np_error("trial: the verdict is keep, but the profile changed nothing when applied again");
 	}

@@ -20,7 +20,7 @@
 #include "change/irqbalance.h"
 #include "read/machine.h"
 #include "change/profile.h"
-#include "change/resolve.h"
+#include "change/pipeline.h"
 #include "read/sysfs.h"
 #include "judge/trial-stats.h"
 #include "change/txn.h"
@@ -169,20 +169,20 @@ static void settle(double seconds)
 static int to_profile(struct trial *t, size_t number)
 {
 	char cause[96];
-	struct np_txn txn;
 	snprintf(cause, sizeof(cause), "trial %s: profile before run %zu", t->id, number);
 	struct np_txn_opts opts = t->topts;
 	opts.cause = cause;
 	/* Once applied, only the placements are checked: the irqbalance ban
-	 * (last, np_irqban_take) is a file nobody else undoes, and its change
-	 * is made from the text before the ban. */
-	size_t n = t->state == ARM_PROFILE ? t->nplacements : t->nchanges;
-	if (np_txn_apply(t->ctx, &opts, t->profile_name, t->changes, n, &txn))
+	 * (last) is a file nobody else undoes, and its change is made from the
+	 * text before the ban. */
+	size_t n = t->state == ARM_PROFILE ? t->pipeline->nplaced : NP_PIPELINE_ALL;
+	if (np_pipeline_write(t->ctx, t->pipeline, &opts, t->profile_name, n))
 		return np_error("trial: applying %s: %s; the trial stops", t->profile_name, t->ctx->err);
+	const struct np_txn *txn = &t->pipeline->txn;
 	int rc = EXIT_OK;
-	if (txn.nchanges) {
+	if (txn->nchanges) {
 		char **more = realloc(t->applied, (t->napplied + 1) * sizeof(*more));
-		if (!more || !(more[t->napplied] = strdup(txn.id))) {
+		if (!more || !(more[t->napplied] = strdup(txn->id))) {
 			t->applied = more ? more : t->applied;
 			rc = np_error("%s", strerror(ENOMEM));
 		} else {
@@ -191,12 +191,11 @@ static int to_profile(struct trial *t, size_t number)
 			if (t->state == ARM_PROFILE) {
 				t->reapplied++;
 				np_notef("trial: before run %zu, %zu value%s had drifted from the profile: re-applied "
-					 "(transaction %s)\n", number, txn.nchanges, txn.nchanges == 1 ? "" : "s", txn.id);
+					 "(transaction %s)\n", number, txn->nchanges, txn->nchanges == 1 ? "" : "s", txn->id);
 			}
 		}
 	}
 	t->state = ARM_PROFILE;
-	np_txn_free(&txn);
 	return rc;
 }
 
@@ -475,8 +474,8 @@ static int make_dir(struct trial *t)
 static int count_differing(struct trial *t, size_t *n)
 {
 	*n = 0;
-	for (size_t i = 0; i < t->nchanges; i++) {
-		const struct np_change *c = &t->changes[i];
+	for (size_t i = 0; i < t->pipeline->res.n; i++) {
+		const struct np_change *c = &t->pipeline->res.changes[i];
 		int m = np_value_matches(t->ctx, c->path, np_attrs[c->attr].value, c->new_value);
 		if (m < 0)
 			return np_error("%s", t->ctx->err);
@@ -650,32 +649,28 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 
 	struct np_machine m;
 	struct np_profile prof;
-	struct np_resolved res;
-	struct np_irqban ib;
-	rc = np_load_resolved(ctx, self, &o.dirs, argv[first], &m, &prof, &res);
+	struct np_pipeline p = { 0 };
+	rc = np_load_resolved(ctx, self, &o.dirs, argv[first], &m, &prof, &p.res);
 	if (rc != EXIT_OK) {
 		if (t.has_re)
 			regfree(&t.re);
 		return rc;
 	}
-	if (np_irqban_plan(ctx, m.irqbalance, res.changes, res.n, o.irqbalance, &ib)) {
+	if (np_pipeline_decide(ctx, &p, NULL, 0, m.irqbalance, o.irqbalance)) {
 		rc = np_error("%s", ctx->err);
 	} else {
-		if (ib.note[0])
-			np_notef("trial: %s\n", ib.note);
-		if (ib.warn)
+		if (p.ban.note[0])
+			np_notef("trial: %s\n", p.ban.note);
+		if (p.ban.warn)
 			np_notef("trial: WARNING: irqbalance may move the profile's IRQs during the trial; each "
 				 "profile run re-applies them (--irqbalance=ban keeps it from moving them)\n");
-		if (np_irqban_take(&ib, &res.changes, &res.n)) {
+		if (np_pipeline_join(&p)) {
 			rc = np_error("%s", strerror(ENOMEM));
 		} else {
 			t.profile_name = prof.name;
-			t.changes = res.changes;
-			t.nchanges = res.n;
-			t.nplacements = res.n - (ib.ban ? 1 : 0);
+			t.pipeline = &p;
 			rc = trial_run(&t);
 		}
-		np_irqban_free(&ib);
 	}
 	for (size_t i = 0; i < t.napplied; i++)
 		free(t.applied[i]);
@@ -683,7 +678,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 	free(t.runs);
 	if (t.has_re)
 		regfree(&t.re);
-	np_resolved_free(&res);
+	np_pipeline_free(&p);
 	np_profile_free(&prof);
 	np_machine_free(&m);
 	return rc;

@@ -12,8 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "change/irqbalance.h"
-#include "change/txn.h"
+#include "change/pipeline.h"
 #include "cmd.h"
 #include "render/output.h"
 
@@ -55,9 +54,7 @@ struct trial {
 	struct trial_opts *o;
 	struct np_txn_opts topts;
 	const char *profile_name;
-	struct np_change *changes;
-	size_t nchanges;
-	size_t nplacements; /* the changes before the irqbalance ban, if any */
+	struct np_pipeline *pipeline; /* the profile's changes and the irqbalance ban, last */
 	char **cmd;
 	char id[64];
 	char dir[PATH_MAX];

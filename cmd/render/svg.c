@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "judge/cpuset-names.h"
-#include "judge/findings.h"
+#include "judge/request.h"
+#include "base/count.h"
 #include "read/machine.h"
 #include "base/quote.h"
 #include "cmd.h"
@@ -96,8 +97,11 @@ static void arrow(FILE *out, const char *cls, const char *dev, int node, unsigne
 		node);
 }
 
-int np_report_svg(const struct np_machine *m, const bool *selected, const char *path)
+int np_report_svg(const struct np_request *req, const char *path)
 {
+	const struct np_machine *m = req->m;
+	const bool *selected = req->selected;
+	const struct np_findings *findings = &req->findings;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -112,16 +116,11 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	struct flow *fl = calloc((nd + 1) * (size_t)nn, sizeof(*fl));
 	const char **warned = calloc(nd + 1, sizeof(*warned));
 	struct np_cpuset quiet = NP_CPUSET_INIT, hit = NP_CPUSET_INIT, interrupted = NP_CPUSET_INIT;
-	struct np_findings findings = { 0 };
-	/* The report's problems: the local policy's, as the summary judges. */
-	struct np_advise_opts policy = { .policy_name = "local", .min_interrupts = NP_FINDINGS_MIN_INTERRUPTS };
-	bool ok = col && row && count && tot && fl && warned && !np_cpuset_copy(&quiet, &t->isolated) &&
-		  !np_cpuset_or(&quiet, &t->nohz_full) && !np_advise_opts_for(m, NP_IRQS_LOCAL, selected, &policy) &&
-		  !np_findings_collect(m, &policy, "numaplace advise", &findings);
-	np_advise_opts_free(&policy);
+	/* The CPUs the report judges quiet: isolated, nohz_full. */
+	bool ok = col && row && count && tot && fl && warned && !np_cpuset_copy(&quiet, &req->policy.forbidden.quiet);
 	/* What the report's summary warns about, on the device it names. */
-	for (size_t k = 0; ok && k < findings.n; k++) {
-		const struct np_finding *f = &findings.v[k];
+	for (size_t k = 0; ok && k < findings->n; k++) {
+		const struct np_finding *f = &findings->v[k];
 		if (f->severity == NP_WARNING && !f->minor && f->dev >= 0 && (size_t)f->dev < nd && !warned[f->dev])
 			warned[f->dev] = f->message;
 	}
@@ -187,7 +186,6 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 		free(text);
 		free(col), free(row), free(count), free(tot), free(fl), free(warned);
 		np_cpuset_free(&quiet), np_cpuset_free(&hit), np_cpuset_free(&interrupted);
-		np_findings_free(&findings);
 		return np_error("drawing '%s': out of memory", path);
 	}
 	/* The node boxes: three lines, a fourth naming the isolated CPUs when
@@ -331,7 +329,6 @@ int np_report_svg(const struct np_machine *m, const bool *selected, const char *
 	fputs("</svg>\n", out);
 	free(col), free(row), free(count), free(tot), free(fl), free(warned);
 	np_cpuset_free(&quiet), np_cpuset_free(&hit), np_cpuset_free(&interrupted);
-	np_findings_free(&findings);
 	/* Like advise -o: no link followed, the file replaced whole. */
 	int rc = fclose(out) ? np_error("drawing '%s': %s", path, strerror(errno)) : np_write_output(path, text, len);
 	free(text);

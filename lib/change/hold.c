@@ -7,7 +7,7 @@
 
 #include "change/hold.h"
 #include "change/irqbalance.h"
-#include "change/resolve.h"
+#include "change/pipeline.h"
 #include "read/sysfs.h"
 
 static const struct np_pci_dev *owner(const struct np_machine *m, const char *device)
@@ -352,21 +352,36 @@ fail:
  * irqbalance runs is looked up only when the file is missing (it decides
  * whether to warn), not at every pass. */
 static int plan_ban(struct np_ctx *ctx, struct np_hold *h, struct np_machine *m, const struct np_change *scope,
-		    size_t nscope, struct np_hold_result *r)
+		    size_t nscope, struct np_pipeline *w)
 {
-	int rc = np_irqban_plan(ctx, m->irqbalance_known && m->irqbalance, scope, nscope, h->irqbalance, &r->ban);
-	if (rc || r->ban.ban || r->ban.banned || !r->ban.nirqs || m->irqbalance_known)
+	int rc = np_pipeline_decide(ctx, w, scope, nscope, m->irqbalance_known && m->irqbalance, h->irqbalance);
+	if (rc || w->ban.ban || w->ban.banned || !w->ban.nirqs || m->irqbalance_known)
 		return rc;
-	np_irqban_free(&r->ban);
 	if ((rc = np_machine_find_irqbalance(ctx, m)))
 		return rc;
-	return np_irqban_plan(ctx, m->irqbalance, scope, nscope, h->irqbalance, &r->ban);
+	return np_pipeline_decide(ctx, w, scope, nscope, m->irqbalance, h->irqbalance);
+}
+
+/* The pass's result of its write: the transaction, and the ban with its
+ * change (the subject hold logs, the text it replaced). */
+static void take_write(struct np_pipeline *w, struct np_hold_result *r)
+{
+	r->txn = w->txn;
+	memset(&w->txn, 0, sizeof(w->txn));
+	r->ban = w->ban;
+	memset(&w->ban, 0, sizeof(w->ban));
+	if (r->ban.ban && w->joined && w->res.n > w->nplaced) {
+		np_change_free(&r->ban.change);
+		r->ban.change = w->res.changes[--w->res.n];
+	}
 }
 
 int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile *p, const char *device,
 		 const char *cause, long long now_ms, struct np_hold_result *r)
 {
 	struct np_resolved res;
+	/* The values to re-apply, taken from res, and the ban: this pass's write. */
+	struct np_pipeline w = { 0 };
 	struct np_change *fix = NULL;
 	size_t nfix = 0, *fix_drift = NULL; /* fix[i]'s entry in r->drift */
 	const struct np_change **written = NULL;
@@ -407,8 +422,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	const struct np_pci_dev *d = device ? owner(m, device) : NULL;
 	struct np_change *scope = NULL; /* the changes this pass checks, shallow */
 	size_t nscope = 0;
-	/* Room for the irqbalance ban after the drifted values. */
-	fix = calloc(res.n + 2, sizeof(*fix));
+	fix = calloc(res.n + 1, sizeof(*fix));
 	fix_drift = calloc(res.n + 1, sizeof(*fix_drift));
 	scope = calloc(res.n + 1, sizeof(*scope));
 	if (!fix || !fix_drift || !scope) {
@@ -443,34 +457,27 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		}
 		r->drift[r->ndrift - 1].what = what;
 		if (what == NP_HOLD_FIX) {
+			/* Moved to the write (scope still borrows its strings). */
 			fix_drift[nfix] = r->ndrift - 1;
-			fix[nfix++] = *c; /* shallow: res owns the strings (see below) */
+			fix[nfix++] = *c;
+			res.changes[i] = (struct np_change){ .target = NP_TARGET_NONE };
 		}
 	}
+	np_pipeline_take(&w, &fix, &nfix);
 	if (h->report_only)
 		goto out;
-	if ((rc = plan_ban(ctx, h, m, scope, nscope, r)))
+	if ((rc = plan_ban(ctx, h, m, scope, nscope, &w)))
 		goto out;
-	size_t nvalues = nfix;
-	if (r->ban.ban)
-		fix[nfix++] = r->ban.change; /* shallow: r->ban keeps it */
-	if (!nfix)
+	size_t nvalues = w.res.n;
+	if (!nvalues && !w.ban.ban)
 		goto out;
 	struct np_txn_opts opts = h->txn;
 	opts.cause = cause;
 	opts.session = h->session;
-	rc = np_txn_apply(ctx, &opts, p->name, fix, nfix, &r->txn);
+	rc = np_pipeline_write(ctx, &w, &opts, p->name, NP_PIPELINE_ALL);
+	take_write(&w, r);
 	if (rc && r->txn.id && r->txn.state == NP_TXN_PENDING && !h->unfinished)
 		h->unfinished = strdup(r->txn.id); /* NULL (ENOMEM): the next apply says it is pending */
-	if (r->ban.ban)
-		r->ban.change.old_value = fix[nvalues].old_value;
-	nfix = nvalues;
-	/* The apply fills in each change's old_value: hand those to res to free. */
-	for (size_t i = 0, j = 0; i < nfix; i++) {
-		while (strcmp(res.changes[j].path, fix[i].path))
-			j++;
-		res.changes[j].old_value = fix[i].old_value;
-	}
 	if (rc)
 		goto out;
 	if (r->txn.nchanges && !h->session && !(h->session = strdup(r->txn.id))) {
@@ -478,17 +485,17 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 		goto nomem;
 	}
 	/* What was written: a value back in place by the time of the apply was not. */
-	written = calloc(nfix + 1, sizeof(*written));
-	devices = calloc(nfix + 1, sizeof(*devices));
+	written = calloc(nvalues + 1, sizeof(*written));
+	devices = calloc(nvalues + 1, sizeof(*devices));
 	if (!written || !devices) {
 		rc = -ENOMEM;
 		goto nomem;
 	}
 	size_t nwritten = 0;
-	for (size_t i = 0; i < nfix; i++)
+	for (size_t i = 0; i < nvalues; i++)
 		for (size_t j = 0; j < r->txn.nchanges; j++)
-			if (!strcmp(r->txn.changes[j].path, fix[i].path)) {
-				written[nwritten] = &fix[i];
+			if (!strcmp(r->txn.changes[j].path, w.res.changes[i].path)) {
+				written[nwritten] = &w.res.changes[i];
 				devices[nwritten++] = r->drift[fix_drift[i]].device;
 				break;
 			}
@@ -501,10 +508,13 @@ nomem:
 		np_fail(ctx, rc, "%s", strerror(ENOMEM));
 out:
 	free(scope);
+	for (size_t i = 0; i < nfix; i++)
+		np_change_free(&fix[i]);
 	free(fix);
 	free(fix_drift);
 	free(written);
 	free(devices);
+	np_pipeline_free(&w);
 	np_resolved_free(&res);
 	return rc;
 }

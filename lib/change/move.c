@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise.h"
+#include "judge/forbidden.h"
 #include "read/machine.h"
 #include "read/sysfs.h"
 #include "read/topology.h"

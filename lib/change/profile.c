@@ -16,23 +16,15 @@
 
 #include "base/cpuset.h"
 #include "read/pci.h"
+#include "change/profile-reader.h"
 #include "change/target.h"
 
 /* A profile is a hand-edited file; anything bigger is a mistake (or an
  * attempt to make root allocate), not a profile. */
 #define MAX_FILE (1 << 20)
-/* Above any kernel name (IFNAMSIZ is 16, disk names are short), far below
- * what would make messages unreadable. */
-#define MAX_NAME 64
 /* nvme queue ids are 16 bits; no NIC comes near. Bounds typos, not hardware. */
 #define MAX_INDEX 65535
-#define MAX_PATH_TEXT 160
 
-struct parser {
-	struct np_ctx *ctx;
-	const char *file;
-	struct np_profile *p;
-};
 
 static const char *const top_keys[] = { "format", "name", "description", "app", "settings", "rules", NULL };
 static const char *const app_keys[] = { "cpus", "node", NULL };
@@ -43,86 +35,6 @@ static const char *const class_names[] = { "network", "storage", "display", "acc
 
 /* Room for "kind" and every key a kind's row names, NULL-terminated. */
 #define MAX_SETTING_KEYS 16
-
-static int bad(struct parser *ps, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(struct parser *ps, const char *path, const char *fmt, ...)
-{
-	char what[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return np_fail(ps->ctx, -EINVAL, "%s: %s: %s", ps->file, path, what);
-}
-
-static int no_memory(struct parser *ps)
-{
-	return np_fail(ps->ctx, -ENOMEM, "%s: out of memory", ps->file);
-}
-
-/* User text quoted into a one-line message: control characters would break
- * the line or drive the terminal, and a long value would bury the point. */
-static void quote(char *buf, size_t size, const char *s)
-{
-	size_t n = 0, i = 0;
-	buf[n++] = '"';
-	for (; s[i] && i < 40 && n + 6 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
-		buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	if (s[i] && n + 5 < size) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
-}
-
-/* What was found instead, for "got X, expected Y". */
-static void describe(char *buf, size_t size, const cJSON *v)
-{
-	if (cJSON_IsString(v))
-		quote(buf, size, v->valuestring);
-	else if (cJSON_IsNumber(v))
-		snprintf(buf, size, "%.15g", v->valuedouble);
-	else if (cJSON_IsTrue(v))
-		snprintf(buf, size, "true");
-	else if (cJSON_IsFalse(v))
-		snprintf(buf, size, "false");
-	else if (cJSON_IsNull(v))
-		snprintf(buf, size, "null");
-	else if (cJSON_IsArray(v))
-		snprintf(buf, size, "an array");
-	else
-		snprintf(buf, size, "an object");
-}
-
-static int wrong(struct parser *ps, const char *path, const cJSON *v, const char *expected)
-{
-	char got[64];
-	describe(got, sizeof(got), v);
-	return bad(ps, path, "got %s, expected %s", got, expected);
-}
-
-static void subpath(char *buf, const char *parent, const char *key)
-{
-	char safe[48];
-	size_t i = 0;
-	/* The key may be anything the file says ("a\nb"); it lands in a message. */
-	for (; key[i] && i < sizeof(safe) - 4; i++)
-		safe[i] = (unsigned char)key[i] < 0x20 || key[i] == 0x7f ? '?' : key[i];
-	if (key[i]) {
-		memcpy(safe + i, "...", 3);
-		i += 3;
-	}
-	safe[i] = '\0';
-	if (*parent)
-		snprintf(buf, MAX_PATH_TEXT, "%s.%s", parent, safe);
-	else
-		snprintf(buf, MAX_PATH_TEXT, "%s", safe);
-}
 
 static void join_keys(char *buf, size_t size, const char *const *keys)
 {
@@ -178,24 +90,24 @@ static void settable_kinds(const char **names)
  * and repeated ones are errors: cJSON keeps both copies of a repeated key
  * and a lookup would silently use the first. elsewhere, when given, names
  * keys valid in a sibling form (another setting kind), for a better message. */
-static int members(struct parser *ps, const cJSON *obj, const char *path, const char *const *keys,
+static int members(struct np_profile_reader *ps, const cJSON *obj, const char *path, const char *const *keys,
 		   const char *const *elsewhere, const char *form, const cJSON **found)
 {
-	char p[MAX_PATH_TEXT], list[256];
+	char p[NP_PR_PATH_MAX], list[256];
 	int n = 0;
 	while (keys[n])
 		found[n++] = NULL;
 	for (const cJSON *m = obj->child; m; m = m->next) {
-		subpath(p, path, m->string);
+		np_pr_subpath(p, path, m->string);
 		int i = key_index(keys, m->string);
 		if (i < 0) {
 			join_keys(list, sizeof(list), keys);
 			if (elsewhere && key_index(elsewhere, m->string) >= 0)
-				return bad(ps, p, "not a key of %s, expected one of %s", form, list);
-			return bad(ps, p, "unknown key, expected one of %s", list);
+				return np_pr_bad(ps, p, "not a key of %s, expected one of %s", form, list);
+			return np_pr_bad(ps, p, "unknown key, expected one of %s", list);
 		}
 		if (found[i])
-			return bad(ps, p, "duplicate key, expected each key once");
+			return np_pr_bad(ps, p, "duplicate key, expected each key once");
 		found[i] = m;
 	}
 	return 0;
@@ -209,205 +121,23 @@ static const cJSON *first_member(const cJSON *obj, const char *key)
 	return NULL;
 }
 
-static int dup_into(struct parser *ps, char **out, const char *s)
-{
-	free(*out);
-	*out = strdup(s);
-	return *out ? 0 : no_memory(ps);
-}
-
-static int get_string(struct parser *ps, const cJSON *v, const char *path, const char *expected,
-		      const char **out)
-{
-	*out = NULL;
-	if (!cJSON_IsString(v))
-		return wrong(ps, path, v, expected);
-	*out = v->valuestring;
-	return 0;
-}
-
-static int get_int(struct parser *ps, const cJSON *v, const char *path, int min, int max,
-		   const char *expected, int *out)
-{
-	/* cJSON numbers are doubles: 1.5, 1e999 and NaN must not pass as ints. */
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= min && v->valuedouble <= max) ||
-	    (double)(int)v->valuedouble != v->valuedouble)
-		return wrong(ps, path, v, expected);
-	*out = (int)v->valuedouble;
-	return 0;
-}
-
-/* Names the kernel gives devices, queues and IRQ actions. They end up in
- * paths numaplace builds under /sys and /proc, so nothing that could leave
- * the intended directory gets through, whatever the resolver does later.
- * IRQ action names are only compared, never made into paths, and real ones
- * hold spaces ("PCIe PME", and "PCIe PME, pciehp" for a shared line, which
- * advise -o writes): spaces inside those are allowed. */
-static const char *name_problem(const char *s, bool inner_spaces)
-{
-	if (!*s)
-		return "is empty";
-	if (strlen(s) > MAX_NAME)
-		return "is longer than 64 characters";
-	if (strchr(s, '/'))
-		return "contains '/'";
-	if (strstr(s, ".."))
-		return "contains '..'";
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c < 0x20 || *c == 0x7f)
-			return "contains a control character";
-		if (*c == ' ' && (!inner_spaces || c == (const unsigned char *)s || !c[1]))
-			return inner_spaces ? "starts or ends with a space" : "contains whitespace";
-	}
-	return NULL;
-}
-
-static int check_name(struct parser *ps, const cJSON *v, const char *path, const char *expected,
-		      bool inner_spaces, char **out)
-{
-	const char *s, *problem;
-	char q[64];
-	int rc = get_string(ps, v, path, expected, &s);
-	if (rc)
-		return rc;
-	if ((problem = name_problem(s, inner_spaces))) {
-		quote(q, sizeof(q), s);
-		return bad(ps, path, "%s %s, expected %s", q, problem, expected);
-	}
-	return dup_into(ps, out, s);
-}
-
-static int get_name(struct parser *ps, const cJSON *v, const char *path, const char *expected,
-		    char **out)
-{
-	return check_name(ps, v, path, expected, false, out);
-}
-
-/* Interface and block device names cannot hold ':', so one that does is
- * meant as a PCI address, and is stored in the full form the resolver and
- * sysfs use ("23:00.0" becomes "0000:23:00.0"). */
-static int get_device(struct parser *ps, const cJSON *v, const char *path, char **out)
-{
-	static const char expected[] = "a PCI address such as 0000:23:00.0, an interface or a block device";
-	char addr[NP_PCI_ADDR_LEN], q[64];
-	int rc = get_name(ps, v, path, expected, out);
-	if (rc || !strchr(*out, ':'))
-		return rc;
-	if (!np_pci_parse_addr(*out, addr)) {
-		quote(q, sizeof(q), *out);
-		return bad(ps, path, "%s is not a PCI address, expected a PCI address such as 0000:23:00.0",
-			   q);
-	}
-	return dup_into(ps, out, addr);
-}
-
-/* Only the syntax is checked here: whether the CPUs exist depends on the
- * machine the profile is applied to. Stored canonical, so that equal sets
- * give equal text. */
-static int get_cpus(struct parser *ps, const cJSON *v, const char *path, bool allow_empty,
-		    char **out)
-{
-	static const char expected[] = "a CPU list such as \"0-3,8\"";
-	struct np_cpuset set = NP_CPUSET_INIT;
-	const char *s;
-	char q[64];
-	int rc = get_string(ps, v, path, expected, &s);
-	if (rc)
-		return rc;
-	quote(q, sizeof(q), s);
-	rc = np_cpuset_parse_list(&set, s);
-	/* A failed parse may have grown the set before it met the bad part. */
-	if (rc)
-		np_cpuset_free(&set);
-	if (rc == -ENOMEM)
-		return no_memory(ps);
-	if (rc == -ERANGE)
-		return bad(ps, path, "%s names a CPU above %d, expected %s", q, NP_CPUSET_MAX_CPU,
-			   expected);
-	if (rc)
-		return bad(ps, path, "%s is not a CPU list, expected %s", q, expected);
-	if (!allow_empty && np_cpuset_empty(&set)) {
-		np_cpuset_free(&set);
-		return bad(ps, path, "no CPUs, expected %s (an IRQ has to run somewhere)", expected);
-	}
-	char *text = np_cpuset_format_list(&set);
-	np_cpuset_free(&set);
-	if (!text)
-		return no_memory(ps);
-	free(*out);
-	*out = text;
-	return 0;
-}
-
-static int missing(struct parser *ps, const char *path, const char *key, const char *expected)
-{
-	return bad(ps, path, "missing \"%s\", expected %s", key, expected);
-}
-
-static int parse_app(struct parser *ps, const cJSON *v)
+static int parse_app(struct np_profile_reader *ps, const cJSON *v, struct np_profile *p)
 {
 	static const char expected[] = "{\"cpus\": \"LIST\"} or {\"node\": N}";
 	const cJSON *f[3];
 	int rc;
 	if (!cJSON_IsObject(v))
-		return wrong(ps, "app", v, expected);
+		return np_pr_wrong(ps, "app", v, expected);
 	if ((rc = members(ps, v, "app", app_keys, NULL, NULL, f)))
 		return rc;
 	if (f[0] && f[1])
-		return bad(ps, "app", "both cpus and node, expected %s", expected);
+		return np_pr_bad(ps, "app", "both cpus and node, expected %s", expected);
 	if (f[0])
-		return get_cpus(ps, f[0], "app.cpus", false, &ps->p->app_cpus);
+		return np_pr_cpus(ps, f[0], "app.cpus", false, &p->app_cpus);
 	if (f[1])
-		return get_int(ps, f[1], "app.node", 0, MAX_INDEX, "a node number such as 1",
-			       &ps->p->app_node);
-	return bad(ps, "app", "empty, expected %s", expected);
-}
-
-/* ---- what a target class reads a setting's keys through (target.h) ---- */
-
-struct np_setting_reader {
-	struct parser *ps;
-	const char *where; /* "settings[3]" */
-};
-
-int np_reader_fail(struct np_setting_reader *r, const char *key, const char *fmt, ...)
-{
-	char path[MAX_PATH_TEXT], what[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (key)
-		subpath(path, r->where, key);
-	return bad(r->ps, key ? path : r->where, "%s", what);
-}
-
-int np_reader_missing(struct np_setting_reader *r, const char *key, const char *expected)
-{
-	return missing(r->ps, r->where, key, expected);
-}
-
-int np_reader_int(struct np_setting_reader *r, const cJSON *v, const char *key, int min, int max,
-		  const char *expected, int *out)
-{
-	char path[MAX_PATH_TEXT];
-	subpath(path, r->where, key);
-	return get_int(r->ps, v, path, min, max, expected, out);
-}
-
-int np_reader_name(struct np_setting_reader *r, const cJSON *v, const char *key, const char *expected,
-		   bool inner_spaces, char **out)
-{
-	char path[MAX_PATH_TEXT];
-	subpath(path, r->where, key);
-	return check_name(r->ps, v, path, expected, inner_spaces, out);
-}
-
-int np_reader_device(struct np_setting_reader *r, const cJSON *v, const char *key, char **out)
-{
-	char path[MAX_PATH_TEXT];
-	subpath(path, r->where, key);
-	return get_device(r->ps, v, path, out);
+		return np_pr_int(ps, f[1], "app.node", 0, MAX_INDEX, "a node number such as 1",
+			       &p->app_node);
+	return np_pr_bad(ps, "app", "empty, expected %s", expected);
 }
 
 /* "0, 1 or 2", or "a number from 1 to 4096". */
@@ -424,33 +154,33 @@ static void int_expected(char *buf, size_t size, int min, int max)
 }
 
 /* The value of a setting of attr, under its key: the kind's value, not its target, decides. */
-static int parse_value(struct parser *ps, const cJSON *v, enum np_attr attr, struct np_setting *s)
+static int parse_value(struct np_profile_reader *ps, const cJSON *v, enum np_attr attr, struct np_setting *s)
 {
 	const struct np_attr_desc *d = &np_attrs[attr];
 	const char *key = np_attr_value_key(attr);
-	char path[MAX_PATH_TEXT], expected[96];
+	char path[NP_PR_PATH_MAX], expected[96];
 	if (d->value == NP_VALUE_INT) {
 		int value = 0;
 		int_expected(expected, sizeof(expected), d->min, d->max);
 		if (!v)
-			return missing(ps, s->where, key, expected);
-		subpath(path, s->where, key);
-		int rc = get_int(ps, v, path, d->min, d->max, expected, &value);
+			return np_pr_missing(ps, s->where, key, expected);
+		np_pr_subpath(path, s->where, key);
+		int rc = np_pr_int(ps, v, path, d->min, d->max, expected, &value);
 		if (rc)
 			return rc;
-		return asprintf(&s->value, "%d", value) < 0 ? (s->value = NULL, no_memory(ps)) : 0;
+		return asprintf(&s->value, "%d", value) < 0 ? (s->value = NULL, np_pr_no_memory(ps)) : 0;
 	}
 	if (!v)
-		return missing(ps, s->where, key,
+		return np_pr_missing(ps, s->where, key,
 			       d->empty_ok ? "a CPU list such as \"0-3,8\", or \"\" for none" : "a CPU list such as \"0-3,8\"");
-	subpath(path, s->where, key);
+	np_pr_subpath(path, s->where, key);
 	/* An empty mask is how RPS and XPS are turned off. */
-	return get_cpus(ps, v, path, d->empty_ok, &s->value);
+	return np_pr_cpus(ps, v, path, d->empty_ok, &s->value);
 }
 
-static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s)
+static int parse_setting(struct np_profile_reader *ps, const cJSON *v, struct np_setting *s)
 {
-	char kp[MAX_PATH_TEXT], kinds[128];
+	char kp[NP_PR_PATH_MAX], kinds[128];
 	const char *names[NP_ATTR_COUNT + 1], *keys[MAX_SETTING_KEYS], *any_keys[MAX_SETTING_KEYS];
 	const cJSON *f[MAX_SETTING_KEYS];
 	const char *kind;
@@ -460,19 +190,19 @@ static int parse_setting(struct parser *ps, const cJSON *v, struct np_setting *s
 	settable_kinds(names);
 	join_keys(kinds, sizeof(kinds), names);
 	if (!cJSON_IsObject(v))
-		return wrong(ps, s->where, v, "a setting object such as {\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 2}");
+		return np_pr_wrong(ps, s->where, v, "a setting object such as {\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 2}");
 	/* The kind decides which keys are allowed, so it is read first. */
 	const cJSON *k = first_member(v, "kind");
 	if (!k)
-		return bad(ps, s->where, "missing \"kind\", expected one of %s", kinds);
-	subpath(kp, s->where, "kind");
+		return np_pr_bad(ps, s->where, "missing \"kind\", expected one of %s", kinds);
+	np_pr_subpath(kp, s->where, "kind");
 	char expected[160];
 	snprintf(expected, sizeof(expected), "one of %s", kinds);
-	if ((rc = get_string(ps, k, kp, expected, &kind)))
+	if ((rc = np_pr_string(ps, k, kp, expected, &kind)))
 		return rc;
 	int attr = np_attr_by_name(kind, true);
 	if (attr < 0)
-		return wrong(ps, kp, k, expected);
+		return np_pr_wrong(ps, kp, k, expected);
 	s->kind = (enum np_attr)attr;
 	char form[48];
 	snprintf(form, sizeof(form), "%s settings", kind);
@@ -504,93 +234,93 @@ static void lower(char *s)
 			*s = (char)(*s - 'A' + 'a');
 }
 
-static int parse_match(struct parser *ps, const cJSON *v, const char *path, struct np_rule *r)
+static int parse_match(struct np_profile_reader *ps, const cJSON *v, const char *path, struct np_rule *r)
 {
 	static const char class_expected[] = "network, storage, display, accelerator or a hex class such as \"0x0200\"";
 	static const char ids_expected[] = "vendor:device in hex such as \"8086:10fb\"";
 	static const char pci_expected[] = "a glob on PCI addresses such as \"0000:2?:*\"";
 	const cJSON *f[5];
-	char p[MAX_PATH_TEXT], q[64];
+	char p[NP_PR_PATH_MAX], q[64];
 	const char *s;
 	int rc;
 
 	if (!cJSON_IsObject(v))
-		return wrong(ps, path, v, "an object with class, driver, ids, net or pci");
+		return np_pr_wrong(ps, path, v, "an object with class, driver, ids, net or pci");
 	if ((rc = members(ps, v, path, match_keys, NULL, NULL, f)))
 		return rc;
 	if (!f[0] && !f[1] && !f[2] && !f[3] && !f[4])
-		return bad(ps, path, "empty, expected at least one of class, driver, ids, net, pci");
+		return np_pr_bad(ps, path, "empty, expected at least one of class, driver, ids, net, pci");
 	if (f[0]) {
-		subpath(p, path, "class");
-		if ((rc = get_string(ps, f[0], p, class_expected, &s)))
+		np_pr_subpath(p, path, "class");
+		if ((rc = np_pr_string(ps, f[0], p, class_expected, &s)))
 			return rc;
 		if (key_index(class_names, s) < 0 && !(s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hex_digits(s + 2, 4) && !s[6]))
-			return wrong(ps, p, f[0], class_expected);
-		if ((rc = dup_into(ps, &r->match_class, s)))
+			return np_pr_wrong(ps, p, f[0], class_expected);
+		if ((rc = np_pr_dup(ps, &r->match_class, s)))
 			return rc;
 		lower(r->match_class);
 	}
 	if (f[1]) {
-		subpath(p, path, "driver");
-		if ((rc = get_name(ps, f[1], p, "a driver name such as \"ixgbe\"", &r->match_driver)))
+		np_pr_subpath(p, path, "driver");
+		if ((rc = np_pr_name(ps, f[1], p, "a driver name such as \"ixgbe\"", &r->match_driver)))
 			return rc;
 	}
 	if (f[2]) {
-		subpath(p, path, "ids");
-		if ((rc = get_string(ps, f[2], p, ids_expected, &s)))
+		np_pr_subpath(p, path, "ids");
+		if ((rc = np_pr_string(ps, f[2], p, ids_expected, &s)))
 			return rc;
 		if (strlen(s) != 9 || s[4] != ':' || !hex_digits(s, 4) || !hex_digits(s + 5, 4))
-			return wrong(ps, p, f[2], ids_expected);
-		if ((rc = dup_into(ps, &r->match_ids, s)))
+			return np_pr_wrong(ps, p, f[2], ids_expected);
+		if ((rc = np_pr_dup(ps, &r->match_ids, s)))
 			return rc;
 		lower(r->match_ids);
 	}
 	if (f[3]) {
-		subpath(p, path, "net");
-		if ((rc = get_name(ps, f[3], p, "a glob on interface names such as \"eth*\"", &r->match_net)))
+		np_pr_subpath(p, path, "net");
+		if ((rc = np_pr_name(ps, f[3], p, "a glob on interface names such as \"eth*\"", &r->match_net)))
 			return rc;
 	}
 	if (f[4]) {
-		subpath(p, path, "pci");
-		if ((rc = get_string(ps, f[4], p, pci_expected, &s)))
+		np_pr_subpath(p, path, "pci");
+		if ((rc = np_pr_string(ps, f[4], p, pci_expected, &s)))
 			return rc;
 		/* Only what can appear in an address, plus fnmatch's own characters. */
 		size_t len = strlen(s), ok = strspn(s, "0123456789abcdefABCDEF:.*?[]!-");
-		quote(q, sizeof(q), s);
-		if (!len || len > MAX_NAME)
-			return bad(ps, p, "%s %s, expected %s", q, len ? "is longer than 64 characters" : "is empty", pci_expected);
+		np_pr_quote(q, sizeof(q), s);
+		if (!len || len > NP_PR_NAME_MAX)
+			return np_pr_bad(ps, p, "%s %s, expected %s", q, len ? "is longer than 64 characters" : "is empty", pci_expected);
 		if (ok != len)
-			return bad(ps, p, "%s contains '%c', expected %s", q,
+			return np_pr_bad(ps, p, "%s contains '%c', expected %s", q,
 				   (unsigned char)s[ok] < 0x20 || s[ok] == 0x7f ? '?' : s[ok], pci_expected);
-		if ((rc = dup_into(ps, &r->match_pci, s)))
+		if ((rc = np_pr_dup(ps, &r->match_pci, s)))
 			return rc;
 		lower(r->match_pci);
 	}
 	return 0;
 }
 
-static int parse_rule(struct parser *ps, const cJSON *v, struct np_rule *r)
+static int parse_rule(struct np_profile_reader *ps, const cJSON *v, struct np_rule *r)
 {
 	static const char irqs_expected[] = "local, app, spread or a CPU list such as \"0-3\"";
 	const cJSON *f[5];
-	char p[MAX_PATH_TEXT];
+	char p[NP_PR_PATH_MAX];
 	const char *s;
 	int rc;
 
 	if (!cJSON_IsObject(v))
-		return wrong(ps, r->where, v, "a rule object such as {\"match\": {\"class\": \"network\"}, \"irqs\": \"local\"}");
+		return np_pr_wrong(ps, r->where, v, "a rule object such as {\"match\": {\"class\": \"network\"}, \"irqs\": \"local\"}");
 	if ((rc = members(ps, v, r->where, rule_keys, NULL, NULL, f)))
 		return rc;
 	if (!f[0])
-		return missing(ps, r->where, "match", "an object with class, driver, ids, net or pci");
-	subpath(p, r->where, "match");
+		return np_pr_missing(ps, r->where, "match", "an object with class, driver, ids, net or pci");
+	np_pr_subpath(p, r->where, "match");
 	if ((rc = parse_match(ps, f[0], p, r)))
 		return rc;
 	if (!f[1] && !f[2] && !f[3] && !f[4])
-		return bad(ps, r->where, "no action, expected at least one of irqs, rq_affinity, rps, xps");
+		return np_pr_bad(ps, r->where, "no action, expected at least one of irqs, rq_affinity, rps, xps");
 	if (f[1]) {
-		subpath(p, r->where, "irqs");
-		if ((rc = get_string(ps, f[1], p, irqs_expected, &s)))
+		np_pr_subpath(p, r->where, "irqs");
+		if ((rc = np_pr_string(ps, f[1], p, irqs_expected, &s)))
 			return rc;
 		if (!strcmp(s, "local")) {
 			r->irqs = NP_IRQS_LOCAL;
@@ -601,50 +331,50 @@ static int parse_rule(struct parser *ps, const cJSON *v, struct np_rule *r)
 		} else {
 			/* A word that is not a policy reads better as one than as a bad list. */
 			if (*s && !strchr("0123456789 \t", *s))
-				return wrong(ps, p, f[1], irqs_expected);
-			if ((rc = get_cpus(ps, f[1], p, false, &r->irq_cpus)))
+				return np_pr_wrong(ps, p, f[1], irqs_expected);
+			if ((rc = np_pr_cpus(ps, f[1], p, false, &r->irq_cpus)))
 				return rc;
 			r->irqs = NP_IRQS_CPUS;
 		}
 	}
 	if (f[2]) {
-		subpath(p, r->where, "rq_affinity");
-		if ((rc = get_int(ps, f[2], p, 0, 2, "0, 1 or 2", &r->rq_affinity)))
+		np_pr_subpath(p, r->where, "rq_affinity");
+		if ((rc = np_pr_int(ps, f[2], p, 0, 2, "0, 1 or 2", &r->rq_affinity)))
 			return rc;
 	}
 	if (f[3]) {
-		subpath(p, r->where, "rps");
-		if ((rc = get_string(ps, f[3], p, "off or app", &s)))
+		np_pr_subpath(p, r->where, "rps");
+		if ((rc = np_pr_string(ps, f[3], p, "off or app", &s)))
 			return rc;
 		if (!strcmp(s, "off"))
 			r->rps = NP_RPS_OFF;
 		else if (!strcmp(s, "app"))
 			r->rps = NP_RPS_APP;
 		else
-			return wrong(ps, p, f[3], "off or app");
+			return np_pr_wrong(ps, p, f[3], "off or app");
 	}
 	if (f[4]) {
-		subpath(p, r->where, "xps");
-		if ((rc = get_string(ps, f[4], p, "follow-irq", &s)))
+		np_pr_subpath(p, r->where, "xps");
+		if ((rc = np_pr_string(ps, f[4], p, "follow-irq", &s)))
 			return rc;
 		if (strcmp(s, "follow-irq"))
-			return wrong(ps, p, f[4], "follow-irq");
+			return np_pr_wrong(ps, p, f[4], "follow-irq");
 		r->xps_follow_irq = true;
 	}
 	return 0;
 }
 
-static int parse_array(struct parser *ps, const cJSON *v, const char *key, size_t elem_size,
+static int parse_array(struct np_profile_reader *ps, const cJSON *v, const char *key, size_t elem_size,
 		       void **items, size_t *count)
 {
 	if (!cJSON_IsArray(v))
-		return wrong(ps, key, v, "an array");
+		return np_pr_wrong(ps, key, v, "an array");
 	size_t n = (size_t)cJSON_GetArraySize(v);
 	if (!n)
 		return 0;
 	*items = calloc(n, elem_size);
 	if (!*items)
-		return no_memory(ps);
+		return np_pr_no_memory(ps);
 	*count = n;
 	return 0;
 }
@@ -664,7 +394,7 @@ static void line_col(const char *text, const char *at, int *line, int *col)
 }
 
 /* cJSON reports only where it stopped; people look for a line and column. */
-static int syntax_error(struct parser *ps, const char *text, const char *at)
+static int syntax_error(struct np_profile_reader *ps, const char *text, const char *at)
 {
 	int line, col;
 	char near[48];
@@ -683,7 +413,7 @@ static int syntax_error(struct parser *ps, const char *text, const char *at)
 
 /* cJSON turns "\u0000" into the end of the string, so "eth0\u0000/x" would
  * quietly read as "eth0": refused instead. The text is valid JSON here. */
-static int nul_escape(struct parser *ps, const char *text)
+static int nul_escape(struct np_profile_reader *ps, const char *text)
 {
 	bool in_string = false;
 	for (const char *c = text; *c; c++) {
@@ -706,50 +436,49 @@ static int nul_escape(struct parser *ps, const char *text)
 	return 0;
 }
 
-static int parse_root(struct parser *ps, const cJSON *root)
+static int parse_root(struct np_profile_reader *ps, const cJSON *root, struct np_profile *p)
 {
-	struct np_profile *p = ps->p;
 	const cJSON *f[6];
 	const char *s;
 	char q[64];
 	int rc;
 
 	if (!cJSON_IsObject(root))
-		return wrong(ps, "top level", root, "a JSON object");
+		return np_pr_wrong(ps, "top level", root, "a JSON object");
 	/* The version first: a file for another version would otherwise fail on
 	 * whichever key changed, with a message that hides the real cause. */
 	const cJSON *format = first_member(root, "format");
 	if (!format)
-		return bad(ps, "format", "missing, expected \"" NP_PROFILE_FORMAT "\"");
+		return np_pr_bad(ps, "format", "missing, expected \"" NP_PROFILE_FORMAT "\"");
 	if (!cJSON_IsString(format) || strcmp(format->valuestring, NP_PROFILE_FORMAT))
-		return wrong(ps, "format", format, "\"" NP_PROFILE_FORMAT "\"");
+		return np_pr_wrong(ps, "format", format, "\"" NP_PROFILE_FORMAT "\"");
 	if ((rc = members(ps, root, "", top_keys, NULL, NULL, f)))
 		return rc;
 
 	static const char name_expected[] = "a name of letters, digits, '.', '_' and '-'";
 	if (!f[1])
-		return bad(ps, "name", "missing, expected %s", name_expected);
-	if ((rc = get_string(ps, f[1], "name", name_expected, &s)))
+		return np_pr_bad(ps, "name", "missing, expected %s", name_expected);
+	if ((rc = np_pr_string(ps, f[1], "name", name_expected, &s)))
 		return rc;
 	size_t len = strlen(s);
-	if (!len || len > MAX_NAME || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != len) {
-		quote(q, sizeof(q), s);
-		return bad(ps, "name", "got %s, expected %s, at most 64 characters", q, name_expected);
+	if (!len || len > NP_PR_NAME_MAX || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != len) {
+		np_pr_quote(q, sizeof(q), s);
+		return np_pr_bad(ps, "name", "got %s, expected %s, at most 64 characters", q, name_expected);
 	}
-	if ((rc = dup_into(ps, &p->name, s)))
+	if ((rc = np_pr_dup(ps, &p->name, s)))
 		return rc;
 
 	if (f[2]) {
-		if ((rc = get_string(ps, f[2], "description", "a string", &s)))
+		if ((rc = np_pr_string(ps, f[2], "description", "a string", &s)))
 			return rc;
 		/* Printed in tables and terminals: line breaks only. */
 		for (const unsigned char *c = (const unsigned char *)s; *c; c++)
 			if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
-				return bad(ps, "description", "control character 0x%02x, expected plain text", *c);
-		if ((rc = dup_into(ps, &p->description, s)))
+				return np_pr_bad(ps, "description", "control character 0x%02x, expected plain text", *c);
+		if ((rc = np_pr_dup(ps, &p->description, s)))
 			return rc;
 	}
-	if (f[3] && (rc = parse_app(ps, f[3])))
+	if (f[3] && (rc = parse_app(ps, f[3], p)))
 		return rc;
 
 	if (f[4]) {
@@ -761,7 +490,7 @@ static int parse_root(struct parser *ps, const cJSON *root)
 			st->target = NP_TARGET_NONE;
 			if (asprintf(&st->where, "settings[%zu]", i) < 0) {
 				st->where = NULL;
-				return no_memory(ps);
+				return np_pr_no_memory(ps);
 			}
 			if ((rc = parse_setting(ps, e, st)))
 				return rc;
@@ -776,31 +505,31 @@ static int parse_root(struct parser *ps, const cJSON *root)
 			r->rq_affinity = -1;
 			if (asprintf(&r->where, "rules[%zu]", i) < 0) {
 				r->where = NULL;
-				return no_memory(ps);
+				return np_pr_no_memory(ps);
 			}
 			if ((rc = parse_rule(ps, e, r)))
 				return rc;
 		}
 	}
 	if (!p->nsettings && !p->nrules)
-		return bad(ps, "top level", "no settings and no rules, expected at least one setting or rule");
+		return np_pr_bad(ps, "top level", "no settings and no rules, expected at least one setting or rule");
 
 	/* Checked last: "app" may come after the rules in the file. */
 	bool have_app = p->app_cpus || p->app_node >= 0;
 	for (size_t i = 0; i < p->nrules && !have_app; i++) {
-		char path[MAX_PATH_TEXT];
+		char path[NP_PR_PATH_MAX];
 		const struct np_rule *r = &p->rules[i];
 		if (r->irqs != NP_IRQS_APP && r->rps != NP_RPS_APP)
 			continue;
-		subpath(path, r->where, r->irqs == NP_IRQS_APP ? "irqs" : "rps");
-		return bad(ps, path, "\"app\" without an app section, expected a top-level \"app\": {\"node\": N} or {\"cpus\": \"LIST\"}");
+		np_pr_subpath(path, r->where, r->irqs == NP_IRQS_APP ? "irqs" : "rps");
+		return np_pr_bad(ps, path, "\"app\" without an app section, expected a top-level \"app\": {\"node\": N} or {\"cpus\": \"LIST\"}");
 	}
 	return 0;
 }
 
 int np_profile_parse(struct np_ctx *ctx, const char *file, const char *text, struct np_profile *out)
 {
-	struct parser ps = { ctx, file ? file : "<profile>", out };
+	struct np_profile_reader ps = { ctx, file ? file : "<profile>" };
 	const char *end = NULL;
 	int rc;
 
@@ -809,7 +538,7 @@ int np_profile_parse(struct np_ctx *ctx, const char *file, const char *text, str
 	if (!text)
 		return np_fail(ctx, -EINVAL, "%s: no text, expected a JSON profile", ps.file);
 	if (!(out->file = strdup(ps.file)))
-		return no_memory(&ps);
+		return np_pr_no_memory(&ps);
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!root) {
 		/* cJSON also fails on ENOMEM, with no way to tell; the position
@@ -818,7 +547,7 @@ int np_profile_parse(struct np_ctx *ctx, const char *file, const char *text, str
 	} else {
 		rc = nul_escape(&ps, text);
 		if (!rc)
-			rc = parse_root(&ps, root);
+			rc = parse_root(&ps, root, out);
 		cJSON_Delete(root);
 	}
 	if (rc)

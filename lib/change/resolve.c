@@ -140,7 +140,8 @@ static int resolve_setting(struct np_ctx *ctx, const struct np_machine *m, const
 {
 	struct found f = { 0 };
 	char *value = NULL;
-	int rc = np_attrs[s->kind].target->resolve(ctx, m, p, s, collect, &f);
+	const struct np_target_wanted want = { s->kind, s->target, p->file, s->where };
+	int rc = np_attrs[s->kind].target->resolve(ctx, m, &want, collect, &f);
 	if (!rc)
 		rc = setting_value(ctx, m, p, s, &value);
 	for (size_t i = 0; rc == 0 && i < f.n; i++)
@@ -189,8 +190,11 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 	struct np_advise_opts o = { .policy_name = "profile", .devices_only = true };
 	struct np_plan plan = { 0 };
 	o.devices = calloc(m->pci.ndevs + 1, sizeof(*o.devices));
-	if (!o.devices)
+	if (!o.devices || np_forbidden_find(m, NULL, &o.forbidden)) {
+		free(o.devices);
+		np_forbidden_free(&o.forbidden);
 		return -ENOMEM;
+	}
 	int rc = np_profile_app_cpus(ctx, m, p, &o.app_cpus);
 	for (size_t i = 0; i < m->pci.ndevs; i++)
 		o.devices[i] = (struct np_device_policy){ .irqs = NP_IRQS_KEEP, .rq_affinity = NP_RQ_KEEP };
@@ -215,7 +219,7 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 	char **kube_warnings = NULL;
 	size_t nkube = 0;
 	if (rc == 0)
-		rc = np_kubelet_forbid(m, &o, &kube_warnings, &nkube);
+		rc = np_advise_opts_forbid(m, &o, &kube_warnings, &nkube);
 	for (size_t i = 0; i < nkube; i++) {
 		char **more = rc == 0 ? realloc(out->warnings, (out->nwarnings + 1) * sizeof(*more)) : NULL;
 		if (more) {
@@ -258,6 +262,7 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 	free(o.devices);
 	np_cpuset_free(&o.app_cpus);
 	np_cpuset_free(&o.exclude);
+	np_forbidden_free(&o.forbidden);
 	np_plan_free(&plan);
 	return rc;
 }

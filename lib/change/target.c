@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "read/machine.h"
-#include "change/profile.h"
 #include "read/sysfs.h"
 
 /* nvme queue ids are 16 bits; no NIC comes near. Bounds typos, not hardware. */
@@ -106,8 +105,7 @@ static bool irq_to_json(cJSON *o, const struct np_target *t)
 }
 
 /* The device a setting names: a PCI address, an interface or a block device. */
-static int find_device(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-		       const struct np_setting *s)
+static int find_device(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s)
 {
 	char addr[NP_PCI_ADDR_LEN];
 	const char *name = s->target.device;
@@ -127,33 +125,31 @@ static int find_device(struct np_ctx *ctx, const struct np_machine *m, const str
 		}
 	}
 	return np_fail(ctx, -EINVAL, "%s: %s.device: no PCI function, interface or block device '%s' on this machine",
-		       p->file, s->where, name);
+		       s->file, s->where, name);
 }
 
-static int irq_emit(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-		    const struct np_setting *s, const struct np_irq *irq, np_target_emit *emit, void *arg)
+static int irq_emit(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, const struct np_irq *irq, np_target_emit *emit, void *arg)
 {
 	const char *dev = irq->dev >= 0 ? m->pci.devs[irq->dev].addr : "no device";
 	if (irq->managed != NP_MANAGED_NO)
 		return np_fail(ctx, -EINVAL,
 			       "%s: %s: irq %d (%s) of %s is managed%s: the kernel owns its affinity and refuses changes",
-			       p->file, s->where, irq->irq, irq->name, dev,
+			       s->file, s->where, irq->irq, irq->name, dev,
 			       irq->managed == NP_MANAGED_INFERRED ? " (its driver uses managed vectors)" : "");
 	struct np_target t = { .irq = irq->irq, .queue = -1, .device = dev, .vector = irq->name };
 	return emit(arg, &t);
 }
 
-static int irq_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-		       const struct np_setting *s, np_target_emit *emit, void *arg)
+static int irq_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
 {
 	const struct np_target *want = &s->target;
 	if (!want->device) {
 		/* The explicit fallback: an IRQ number, valid for this boot only. */
 		struct np_irq *irq = np_irqs_find((struct np_irqs *)&m->irqs, want->irq);
-		return irq ? irq_emit(ctx, m, p, s, irq, emit, arg)
-			   : np_fail(ctx, -EINVAL, "%s: %s.irq: no IRQ %d on this machine", p->file, s->where, want->irq);
+		return irq ? irq_emit(ctx, m, s, irq, emit, arg)
+			   : np_fail(ctx, -EINVAL, "%s: %s.irq: no IRQ %d on this machine", s->file, s->where, want->irq);
 	}
-	int dev = find_device(ctx, m, p, s), rc = 0, found = 0;
+	int dev = find_device(ctx, m, s), rc = 0, found = 0;
 	if (dev < 0)
 		return dev;
 	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
@@ -161,14 +157,14 @@ static int irq_resolve(struct np_ctx *ctx, const struct np_machine *m, const str
 		if (irq->dev != dev || (want->vector ? strcmp(irq->name, want->vector) != 0 : irq->queue != want->queue))
 			continue;
 		found++;
-		rc = irq_emit(ctx, m, p, s, irq, emit, arg);
+		rc = irq_emit(ctx, m, s, irq, emit, arg);
 	}
 	if (rc || found)
 		return rc;
 	if (want->vector)
-		return np_fail(ctx, -EINVAL, "%s: %s.vector: %s has no IRQ named '%s'", p->file, s->where,
+		return np_fail(ctx, -EINVAL, "%s: %s.vector: %s has no IRQ named '%s'", s->file, s->where,
 			       m->pci.devs[dev].addr, want->vector);
-	return np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no IRQ for queue %d", p->file, s->where,
+	return np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no IRQ for queue %d", s->file, s->where,
 		       m->pci.devs[dev].addr, want->queue);
 }
 
@@ -236,18 +232,17 @@ static bool queue_to_json(cJSON *o, const struct np_target *t)
 	return add_str(o, "net", t->net) && add_int(o, "queue", t->queue);
 }
 
-static int queue_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-			 const struct np_setting *s, np_target_emit *emit, void *arg)
+static int queue_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
 {
 	(void)m;
 	const struct np_target *t = &s->target;
 	char *path = NULL;
 	int rc;
 	if (!safe_name(t->net) || !np_sysfs_exists(ctx, "/sys/class/net/%s", t->net))
-		return np_fail(ctx, -EINVAL, "%s: %s.net: no interface '%s' on this machine", p->file, s->where, t->net);
+		return np_fail(ctx, -EINVAL, "%s: %s.net: no interface '%s' on this machine", s->file, s->where, t->net);
 	/* Which way the queue goes is in the row's path ("rx-{queue}", "tx-{queue}"). */
 	if (t->queue < 0 || !(path = np_attr_path(s->kind, t)) || !np_sysfs_exists(ctx, "%s", path))
-		rc = np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no %s queue %d with %s", p->file, s->where, t->net,
+		rc = np_fail(ctx, -EINVAL, "%s: %s.queue: %s has no %s queue %d with %s", s->file, s->where, t->net,
 			     strstr(np_attrs[s->kind].path, "/rx-") ? "receive" : "transmit", t->queue,
 			     np_attr_name(s->kind));
 	else
@@ -296,15 +291,14 @@ static bool block_to_json(cJSON *o, const struct np_target *t)
 	return add_str(o, "block", t->block);
 }
 
-static int block_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-			 const struct np_setting *s, np_target_emit *emit, void *arg)
+static int block_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
 {
 	(void)m;
 	const struct np_target *t = &s->target;
 	char *path = NULL;
 	int rc;
 	if (!safe_name(t->block) || !(path = np_attr_path(s->kind, t)) || !np_sysfs_exists(ctx, "%s", path))
-		rc = np_fail(ctx, -EINVAL, "%s: %s.block: no block device '%s' with %s on this machine", p->file,
+		rc = np_fail(ctx, -EINVAL, "%s: %s.block: no block device '%s' with %s on this machine", s->file,
 			     s->where, t->block, np_attr_name(s->kind));
 	else
 		rc = emit(arg, t);
@@ -351,8 +345,7 @@ static bool machine_to_json(cJSON *o, const struct np_target *t)
 	return true;
 }
 
-static int machine_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-			   const struct np_setting *s, np_target_emit *emit, void *arg)
+static int machine_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
 {
 	(void)m;
 	/* A file every kernel with the feature has. */
@@ -360,7 +353,7 @@ static int machine_resolve(struct np_ctx *ctx, const struct np_machine *m, const
 	char *path = np_attr_path(s->kind, &t);
 	int rc;
 	if (!path || !np_sysfs_exists(ctx, "%s", path))
-		rc = np_fail(ctx, -EINVAL, "%s: %s.kind: this machine has no %s ('%s')", p->file, s->where,
+		rc = np_fail(ctx, -EINVAL, "%s: %s.kind: this machine has no %s ('%s')", s->file, s->where,
 			     np_attr_name(s->kind), path ? path : np_attrs[s->kind].path);
 	else
 		rc = emit(arg, &t);
@@ -418,8 +411,7 @@ static bool thread_to_json(cJSON *o, const struct np_target *t)
 	       cJSON_AddNumberToObject(o, "start", (double)t->start);
 }
 
-static int thread_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-			  const struct np_setting *s, np_target_emit *emit, void *arg)
+static int thread_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s, np_target_emit *emit, void *arg)
 {
 	(void)m;
 	char *path = np_attr_path(s->kind, &s->target), *cur = NULL;
@@ -427,7 +419,7 @@ static int thread_resolve(struct np_ctx *ctx, const struct np_machine *m, const 
 	int rc = path && a ? a->read(ctx, path, &cur) : -ENOMEM;
 	if (rc == -ESRCH)
 		rc = np_fail(ctx, -EINVAL, "%s: %s.tid: no thread %d of process %d started at %llu on this machine "
-			     "(it exited, or its TID was reused)", p->file, s->where, s->target.tid, s->target.pid,
+			     "(it exited, or its TID was reused)", s->file, s->where, s->target.tid, s->target.pid,
 			     s->target.start);
 	else if (rc == -ENOMEM)
 		rc = np_fail(ctx, rc, "%s", strerror(ENOMEM));

@@ -13,27 +13,20 @@
 #include <stddef.h>
 
 #include "change/attr.h"
+#include "change/profile-reader.h"
 #include "base/context.h"
 
 struct np_machine;
-struct np_profile;
-struct np_setting;
 
-/* The profile parser reading one setting (profile.c): what a class's parse
- * reads its keys through, so that every message names the file and the
- * field ("p.json: settings[2].queue: got ..."). key NULL: the setting. */
-struct np_setting_reader;
-int np_reader_fail(struct np_setting_reader *r, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int np_reader_missing(struct np_setting_reader *r, const char *key, const char *expected);
-int np_reader_int(struct np_setting_reader *r, const cJSON *v, const char *key, int min, int max,
-		  const char *expected, int *out);
-/* A kernel name (nothing that could leave a directory); inner_spaces for
- * IRQ action names, which are compared, never made into paths. */
-int np_reader_name(struct np_setting_reader *r, const cJSON *v, const char *key, const char *expected,
-		   bool inner_spaces, char **out);
-/* A PCI address (made full), an interface or a block device. */
-int np_reader_device(struct np_setting_reader *r, const cJSON *v, const char *key, char **out);
+/* What a profile's setting asks its class to find on a machine: its kind,
+ * its target as the profile names it (borrowed), and where it stands, for
+ * the messages ("p.json: settings[3].net: no interface 'eth9'"). */
+struct np_target_wanted {
+	enum np_attr kind;
+	struct np_target target;
+	const char *file;  /* the profile's */
+	const char *where; /* "settings[3]" */
+};
 
 /* Where resolve hands each target a setting names on the machine. t is
  * borrowed for the call. */
@@ -50,8 +43,8 @@ struct np_target_class {
 	/* Finds on m what setting s of attr names and emits each target (an IRQ
 	 * setting may name several vectors); -EINVAL, with ctx->err naming
 	 * p's file and the field, when this machine has none. */
-	int (*resolve)(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *p,
-		       const struct np_setting *s, np_target_emit *emit, void *arg);
+	int (*resolve)(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+		       np_target_emit *emit, void *arg);
 	/* The target for humans ("eth0 queue 3", "sda"); NULL on ENOMEM. */
 	char *(*describe)(const struct np_target *t);
 	/* The stable names of a target found on m (a change, an advisor's

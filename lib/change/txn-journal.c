@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The journal: a transaction in memory and its text in the state directory. */
-#include "change/txn-internal.h"
+#include "change/txn-journal.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

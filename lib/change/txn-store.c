@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state directory: its checks, the lock, journals read and written
  * whole, the list of transactions, new ids and retention. */
-#include "change/txn-internal.h"
+#include "change/txn-store.h"
 
 #include <dirent.h>
 #include <errno.h>

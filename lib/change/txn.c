@@ -12,7 +12,6 @@
 #include "read/conffile.h"
 #include "change/irqbalance.h"
 #include "read/sysfs.h"
-#include "change/txn-internal.h"
 
 /* ROOT + path for messages, so the user sees the file really touched. */
 static const char *full_path(struct np_ctx *ctx, const char *path, char *buf)

@@ -6,8 +6,11 @@
 #ifndef NUMAPLACE_ADVISE_INT_H
 #define NUMAPLACE_ADVISE_INT_H
 
-#include "judge/advise.h"
+#include "judge/plan.h"
 #include "judge/vector.h"
+
+/* Vectors an x86 CPU can hold with room to spare (about 200 of its 256). */
+#define NP_VECTORS_PER_CPU 200
 
 /* One queue: the vectors of a device of one family but for the direction
  * and of the same queue number (virtio input.N and output.N, rx-N and tx-N;
@@ -75,12 +78,6 @@ static inline int home_cpu(const struct np_irq *irq)
 		return np_cpuset_next(&irq->effective, 0);
 	return -1;
 }
-
-int plan_warn(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *plan_dev_label(const struct np_pci_dev *d);
-/* Adds a recommendation; takes ownership of current, recommended and reason.
- * A value kept as it is fixes no problem: its rule is cleared. */
-int plan_add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec *r);
 
 /* advise-irq.c: the IRQs' targets, their slots, and the passes that keep,
  * place and pin them. */

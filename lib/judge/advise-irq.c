@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "judge/advise-int.h"
-#include "judge/findings.h"
+#include "base/count.h"
 
 /* A node's index in topo.nodes (the planner's distance table is by index),
  * -1 when there is none. */

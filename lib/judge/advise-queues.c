@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "judge/advise-int.h"
+#include "judge/advise-queues.h"
 
 /* Where an IRQ will run once the plan is applied. */
 static const struct np_cpuset *irq_cpus_after(const struct planner *p, size_t ii)

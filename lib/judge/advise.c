@@ -8,109 +8,7 @@
 #include <string.h>
 
 #include "judge/advise-int.h"
-#include "judge/findings.h"
 #include "read/sysfs.h"
-
-int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)
-{
-	int rc = np_cpuset_copy(out, &topo->online);
-	np_cpuset_andnot(out, &topo->isolated);
-	np_cpuset_andnot(out, &topo->nohz_full);
-	if (exclude)
-		np_cpuset_andnot(out, exclude);
-	return rc;
-}
-
-int np_nearest_cpus(const struct np_topology *topo, int node, const struct np_cpuset *usable, struct np_cpuset *out)
-{
-	int best = -1, rc = 0;
-	np_cpuset_clear(out);
-	/* A memory-only node's own nearest CPUs: its HMAT initiators', which
-	 * distances alone can contradict. */
-	const struct np_node *self = np_topology_node(topo, node);
-	if (self && self->near_by == NP_NEAR_INITIATORS && np_cpuset_intersects(&self->near_cpus, usable)) {
-		if ((rc = np_cpuset_copy(out, &self->near_cpus)) == 0)
-			np_cpuset_and(out, usable);
-		return rc;
-	}
-	for (int pass = 0; pass < 2 && rc == 0; pass++) {
-		for (int i = 0; i < topo->nnodes && rc == 0; i++) {
-			const struct np_node *n = &topo->nodes[i];
-			if (!np_cpuset_intersects(&n->cpus, usable))
-				continue;
-			int d = np_topology_distance(topo, node, n->id);
-			if (d < 0)
-				d = n->id == node ? 10 : 20;
-			if (pass == 0 && (best < 0 || d < best))
-				best = d;
-			else if (pass == 1 && d == best && (rc = np_cpuset_or(out, &n->cpus)) == 0)
-				np_cpuset_and(out, usable);
-		}
-	}
-	return rc;
-}
-
-
-static int vnote(char ***v, size_t *n, const char *fmt, va_list ap)
-{
-	char **more = realloc(*v, (*n + 1) * sizeof(*more));
-	if (!more)
-		return -ENOMEM;
-	*v = more;
-	if (vasprintf(&more[*n], fmt, ap) < 0)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
-int plan_warn(struct np_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vnote(&plan->warnings, &plan->nwarnings, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-static int note(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int note(struct np_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vnote(&plan->notes, &plan->nnotes, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-const char *plan_dev_label(const struct np_pci_dev *d)
-{
-	if (d->nnet)
-		return d->net[0].name;
-	if (d->nblock)
-		return d->block[0].name;
-	return d->child_driver ? d->child_driver : d->driver ? d->driver : "device";
-}
-
-int plan_add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec *r)
-{
-	r->target = (struct np_target){ .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
-					.device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
-	struct np_rec *more = realloc(plan->v, (plan->n + 1) * sizeof(*more));
-	if (!more || !r->recommended || !r->reason) {
-		free(r->current);
-		free(r->recommended);
-		free(r->reason);
-		if (more)
-			plan->v = more;
-		return -ENOMEM;
-	}
-	plan->v = more;
-	r->change = !r->current || strcmp(r->current, r->recommended) != 0;
-	if (!r->change)
-		r->rule = NP_RULE_NONE;
-	plan->v[plan->n++] = *r;
-	return 0;
-}
 
 /* Unique (package, core) pairs get one index each, so SMT siblings share it. */
 static void index_cores(struct planner *p)
@@ -169,7 +67,7 @@ static int irq_warnings(struct planner *p)
 			}
 		}
 		if (rc == 0 && nmanaged && !np_cpuset_empty(&p->target[di]))
-			rc = note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
+			rc = plan_note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
 				  d->addr, plan_dev_label(d), nmanaged, nmanaged > 1 ? "s" : "");
 		if (rc == 0 && niso) {
 			np_cpuset_and(&hit, &iso);
@@ -230,11 +128,11 @@ static int general_warnings(struct planner *p)
 	int rc = 0;
 	const char *eff = np_effective_note(p->m, p->opts);
 	if (eff)
-		rc = note(p->plan, "%s", eff);
+		rc = plan_note(p->plan, "%s", eff);
 	if (rc == 0 && np_cpuset_empty(&p->usable))
 		rc = plan_warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
 	if (rc == 0 && p->flat)
-		rc = note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
+		rc = plan_note(p->plan, "one NUMA node and one L3 cache domain: no CPU is nearer to a device than another, "
 			  "so only a device's queues stacked on one core move (to cores of their own), and IRQs on "
 			  "CPUs the plan forbids");
 	return rc;
@@ -440,94 +338,4 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	if (rc)
 		np_plan_free(out);
 	return rc;
-}
-
-void np_plan_free(struct np_plan *plan)
-{
-	for (size_t i = 0; i < plan->n; i++) {
-		free(plan->v[i].current);
-		free(plan->v[i].recommended);
-		free(plan->v[i].reason);
-	}
-	free(plan->v);
-	for (size_t i = 0; i < plan->nwarnings; i++)
-		free(plan->warnings[i]);
-	free(plan->warnings);
-	for (size_t i = 0; i < plan->nnotes; i++)
-		free(plan->notes[i]);
-	free(plan->notes);
-	memset(plan, 0, sizeof(*plan));
-}
-
-int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, const char *name,
-		       const char *description, struct np_profile *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->app_node = -1;
-	out->name = strdup(name);
-	out->description = strdup(description);
-	out->settings = calloc(plan->n + 1, sizeof(*out->settings));
-	if (!out->name || !out->description || !out->settings) {
-		np_profile_free(out);
-		return -ENOMEM;
-	}
-	bool oom = false;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (np_attrs[r->kind].command)
-			continue; /* advice only: ethtool, not a profile setting */
-		/* The setting's target class names the target stably (target.h). */
-		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
-				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
-		if (np_setting_make(m, r->kind, &t, r->recommended, i, &out->settings[out->nsettings]))
-			oom = true;
-		else
-			out->nsettings++;
-	}
-	if (oom) {
-		np_profile_free(out);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
-{
-	char *status;
-	int rc = np_read_text(ctx, &status, "/proc/%d/status", pid);
-	if (rc)
-		/* ctx->err is the message's own buffer: say it anew. */
-		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d ('%s/proc/%d/status' is absent)", pid, ctx->root, pid)
-				     : rc;
-	const char *line = strstr(status, "\nCpus_allowed_list:");
-	if (line) {
-		line += strlen("\nCpus_allowed_list:");
-		size_t len = strcspn(line, "\n");
-		char *list = strndup(line, len);
-		rc = list ? np_cpuset_parse_list(out, list) : -ENOMEM;
-		free(list);
-	}
-	free(status);
-	if (!line || rc)
-		return np_fail(ctx, -EINVAL, "'%s/proc/%d/status': no readable Cpus_allowed_list", ctx->root, pid);
-	return 0;
-}
-
-int np_app_cpus(struct np_ctx *ctx, const struct np_topology *topo, const char *cpus, int node, int pid,
-		struct np_cpuset *out)
-{
-	if (cpus) {
-		if (np_cpuset_parse_list(out, cpus) || np_cpuset_empty(out))
-			return np_fail(ctx, -EINVAL, "--app-cpus: '%s' is not a CPU list such as 0-3,8", cpus);
-		return 0;
-	}
-	if (node >= 0) {
-		const struct np_node *n = np_topology_node(topo, node);
-		if (!n)
-			return np_fail(ctx, -EINVAL, "--app-node: there is no node %d", node);
-		if (np_cpuset_empty(&n->cpus))
-			return np_fail(ctx, -EINVAL, "--app-node: node %d has no CPUs (memory only)", node);
-		return np_cpuset_copy(out, &n->cpus);
-	}
-	return pid >= 0 ? np_process_cpus(ctx, pid, out) : 0;
 }

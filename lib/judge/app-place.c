@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/advise.h"
 #include "read/app-devices.h"
 #include "judge/cpuset-names.h"
-#include "judge/findings.h"
+#include "judge/forbidden.h"
+#include "base/count.h"
 #include "base/quote.h"
 
 int np_app_load(struct np_ctx *ctx, const struct np_machine *m, int pid, struct np_app *out)

@@ -10,6 +10,7 @@
 #include "judge/app-place.h"
 #include "judge/cpuset-names.h"
 #include "read/kubelet.h"
+#include "base/count.h"
 #include "base/quote.h"
 
 /* What a rule's problems weigh per interrupt at stake, and how bad they are.
@@ -24,23 +25,6 @@ static const struct weight *weight_of(enum np_rule_id rule);
 const char *np_severity_name(enum np_severity s)
 {
 	return s == NP_WARNING ? "warning" : "info";
-}
-
-const char *np_count_text(unsigned long long n, char buf[16])
-{
-	static const char unit[] = "kMGTPE";
-	if (n < 10000) {
-		snprintf(buf, 16, "%llu", n);
-		return buf;
-	}
-	double v = (double)n;
-	int u = -1;
-	while (v >= 999.5 && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, 16, v < 99.95 ? "%.1f%c" : "%.0f%c", v, unit[u]);
-	return buf;
 }
 
 static void finding_free(struct np_finding *x)
@@ -230,13 +214,6 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 	return x ? 0 : -ENOMEM;
 }
 
-static bool quiet_cpus(const struct np_machine *m, struct np_cpuset *quiet)
-{
-	if (np_cpuset_copy(quiet, &m->topo.isolated) || np_cpuset_or(quiet, &m->topo.nohz_full))
-		return false;
-	return true;
-}
-
 /* IRQs that ran on, or are set to run on, isolated or nohz_full CPUs: one
  * finding for a device's, one for the system's (timer, PCIe ports, ACPI). */
 static int isolated_finding(const struct np_machine *m, int di, const struct np_cpuset *quiet, struct np_findings *f)
@@ -365,8 +342,8 @@ struct judge {
 	const struct np_machine *m;
 	const struct np_advise_opts *opts;
 	struct np_findings *f;
-	struct np_cpuset quiet;     /* isolated and nohz_full CPUs */
-	struct np_cpuset exclusive; /* containers' exclusive CPUs that are not quiet */
+	const struct np_cpuset *quiet;     /* isolated and nohz_full CPUs */
+	const struct np_cpuset *exclusive; /* containers' exclusive CPUs that are not quiet */
 	bool *attached;             /* per plan record: it fixes a finding already */
 };
 
@@ -440,11 +417,11 @@ static int rule_isolated(struct judge *j)
 {
 	const struct np_machine *m = j->m;
 	int rc = 0;
-	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->quiet); di++) {
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(j->quiet); di++) {
 		struct np_irq_summary s;
 		np_device_irq_summary(m, di, &s);
 		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
-			rc = isolated_finding(m, (int)di, &j->quiet, j->f);
+			rc = isolated_finding(m, (int)di, j->quiet, j->f);
 	}
 	return rc;
 }
@@ -453,18 +430,18 @@ static int rule_exclusive(struct judge *j)
 {
 	const struct np_machine *m = j->m;
 	int rc = 0;
-	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(&j->exclusive); di++) {
+	for (size_t di = 0; di < m->pci.ndevs && rc == 0 && !np_cpuset_empty(j->exclusive); di++) {
 		struct np_irq_summary s;
 		np_device_irq_summary(m, di, &s);
 		if (selected(j, di) && np_pci_dev_matters(&m->pci.devs[di], s.nirqs > 0))
-			rc = exclusive_finding(m, di, &j->exclusive, j->f);
+			rc = exclusive_finding(m, di, j->exclusive, j->f);
 	}
 	return rc;
 }
 
 static int rule_system_isolated(struct judge *j)
 {
-	return np_cpuset_empty(&j->quiet) ? 0 : isolated_finding(j->m, -1, &j->quiet, j->f);
+	return np_cpuset_empty(j->quiet) ? 0 : isolated_finding(j->m, -1, j->quiet, j->f);
 }
 
 static int rule_managed(struct judge *j)
@@ -487,70 +464,109 @@ static int rule_managed(struct judge *j)
 	return 0;
 }
 
-/* The sentence of a problem that the plan finds (the facts of its changes). */
-static char *plan_message(const struct judge *j, enum np_rule_id rule, int di, const struct np_rec *first,
-			  const struct tally *t, size_t nfixes)
+/* The plan's changes of one rule for one device (or machine-wide, dev -1)
+ * that no problem took: what a problem the plan finds is stated from. */
+struct group {
+	int dev;
+	const char *who;           /* "eth4 0000:23:00.0 (ice, node 1)", "new IRQs" */
+	const char *where;         /* where their IRQs are delivered (NULL when no IRQ) */
+	const struct np_rec *first;
+	const struct tally *t;     /* their IRQs */
+	size_t n;                  /* changes */
+};
+
+static char *says(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *says(const char *fmt, ...)
 {
-	const struct np_machine *m = j->m;
-	char *who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup("new IRQs"), *out = NULL;
-	char *where = t->nirqs ? np_cpus_where(&m->topo, &t->cpus) : NULL, a[16];
-	const char *subject = first->net ? first->net : first->block ? first->block : "";
-	int n = -1;
-	if (!who || (t->nirqs && !where)) {
-		free(who);
-		free(where);
-		return NULL;
-	}
-	switch (rule) {
-	case NP_RULE_OUTSIDE:
-		n = asprintf(&out, "%s: %s on %s, outside the CPUs the policy gives it; %s interrupts", who,
-			     irqs_text(t), where, np_count_text(t->total, a));
-		break;
-	case NP_RULE_BALANCE:
-		if (di >= 0 && j->opts->devices[di].irqs == NP_IRQS_SPREAD)
-			n = asprintf(&out, "%s: %s of its data queues on %s, not one per core with queue i on node i "
-				     "mod the nodes; %s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
-		else
-			n = asprintf(&out, "%s: %s of its data queues delivered on %s, more than a core's share each; "
-				     "%s interrupts", who, irqs_text(t), where, np_count_text(t->total, a));
-		break;
-	case NP_RULE_APART:
-		n = asprintf(&out, "%s: the vectors of its queue pairs run apart (%s on %s)", who, irqs_text(t), where);
-		break;
-	case NP_RULE_UNREADABLE:
-		n = asprintf(&out, "%s: %s with an unreadable affinity", who, irqs_text(t));
-		break;
-	case NP_RULE_ISOLATED:
-		n = asprintf(&out, "%s: %s whose mask allows isolated, nohz_full or excluded CPUs (delivered on %s)", who,
-			     irqs_text(t), where);
-		break;
-	case NP_RULE_REMOTE:
-		n = asprintf(&out, "%s: %s on %s, off its node", who, irqs_text(t), where);
-		break;
-	case NP_RULE_RQ_AFFINITY:
-		/* The why (with its evidence) is the change's reason, said beside it. */
-		n = asprintf(&out, "%s: rq_affinity %s of %s, %s fits its submitters", who,
-			     first->current ? first->current : "?", subject, first->recommended);
-		break;
-	case NP_RULE_RPS:
-		n = asprintf(&out, "%s: RPS of %zu %s receive queue%s: %s", who, nfixes, subject, nfixes > 1 ? "s" : "",
-			     first->reason);
-		break;
-	case NP_RULE_XPS:
-		n = asprintf(&out, "%s: XPS of %zu %s transmit queue%s does not follow their IRQs", who, nfixes, subject,
-			     nfixes > 1 ? "s" : "");
-		break;
-	case NP_RULE_CHANNELS:
-		n = asprintf(&out, "%s: %s queues, %s on request: %s", who, first->current ? first->current : "?",
-			     first->recommended, first->reason);
-		break;
-	default:
-		n = di >= 0 ? asprintf(&out, "%s: %s", who, first->reason) : asprintf(&out, "%s", first->reason);
-		break;
-	}
-	free(who);
-	free(where);
+	char *out;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&out, fmt, ap);
+	va_end(ap);
 	return n < 0 ? NULL : out;
+}
+
+static const char *subject_of(const struct group *g)
+{
+	return g->first->net ? g->first->net : g->first->block ? g->first->block : "";
+}
+
+static char *says_outside(const struct judge *j, const struct group *g)
+{
+	char a[16];
+	(void)j;
+	return says("%s: %s on %s, outside the CPUs the policy gives it; %s interrupts", g->who, irqs_text(g->t),
+		    g->where, np_count_text(g->t->total, a));
+}
+
+static char *says_balance(const struct judge *j, const struct group *g)
+{
+	char a[16];
+	if (g->dev >= 0 && j->opts->devices[g->dev].irqs == NP_IRQS_SPREAD)
+		return says("%s: %s of its data queues on %s, not one per core with queue i on node i mod the nodes; "
+			    "%s interrupts", g->who, irqs_text(g->t), g->where, np_count_text(g->t->total, a));
+	return says("%s: %s of its data queues delivered on %s, more than a core's share each; %s interrupts", g->who,
+		    irqs_text(g->t), g->where, np_count_text(g->t->total, a));
+}
+
+static char *says_apart(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: the vectors of its queue pairs run apart (%s on %s)", g->who, irqs_text(g->t), g->where);
+}
+
+static char *says_unreadable(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: %s with an unreadable affinity", g->who, irqs_text(g->t));
+}
+
+static char *says_isolated(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: %s whose mask allows isolated, nohz_full or excluded CPUs (delivered on %s)", g->who,
+		    irqs_text(g->t), g->where);
+}
+
+static char *says_remote(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: %s on %s, off its node", g->who, irqs_text(g->t), g->where);
+}
+
+/* The why (with its evidence) is the change's reason, said beside it. */
+static char *says_rq_affinity(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: rq_affinity %s of %s, %s fits its submitters", g->who, g->first->current ? g->first->current : "?",
+		    subject_of(g), g->first->recommended);
+}
+
+static char *says_rps(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: RPS of %zu %s receive queue%s: %s", g->who, g->n, subject_of(g), g->n > 1 ? "s" : "",
+		    g->first->reason);
+}
+
+static char *says_xps(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: XPS of %zu %s transmit queue%s does not follow their IRQs", g->who, g->n, subject_of(g),
+		    g->n > 1 ? "s" : "");
+}
+
+static char *says_channels(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return says("%s: %s queues, %s on request: %s", g->who, g->first->current ? g->first->current : "?",
+		    g->first->recommended, g->first->reason);
+}
+
+static char *says_default_affinity(const struct judge *j, const struct group *g)
+{
+	(void)j;
+	return g->dev >= 0 ? says("%s: %s", g->who, g->first->reason) : says("%s", g->first->reason);
 }
 
 static int attach(struct judge *j, struct np_finding *x, size_t rec)
@@ -576,11 +592,12 @@ static int tally_rec(struct judge *j, struct tally *t, const struct np_rec *r)
 }
 
 /* The plan's changes of this rule that no finding took yet: one problem per
- * device (or one machine-wide), stated from them. Its changes are grouped by
- * device in one pass over the plan (a counting sort keeps the plan's order
- * within a device), not one pass a device: eleven rules times 65 devices
- * times the plan's 4,800 changes on a 1024-CPU machine. */
-static int rule_from_plan(struct judge *j, enum np_rule_id rule)
+ * device (or one machine-wide), stated from them by the row. Its changes are
+ * grouped by device in one pass over the plan (a counting sort keeps the
+ * plan's order within a device), not one pass a device: eleven rules times
+ * 65 devices times the plan's 4,800 changes on a 1024-CPU machine. */
+static int rule_from_plan(struct judge *j, enum np_rule_id rule,
+			  char *(*say)(const struct judge *j, const struct group *g))
 {
 	const struct np_plan *plan = &j->f->plan;
 	const struct np_machine *m = j->m;
@@ -611,10 +628,15 @@ static int rule_from_plan(struct judge *j, enum np_rule_id rule)
 			continue;
 		}
 		const struct np_rec *r0 = &plan->v[order[from]];
-		char *msg = plan_message(j, rule, di, r0, &t, n);
+		char *who = di >= 0 ? dev_who(m, &m->pci.devs[di]) : strdup("new IRQs");
+		char *where = t.nirqs ? np_cpus_where(&m->topo, &t.cpus) : NULL;
+		struct group grp = { di, who, where, r0, &t, n };
+		char *msg = who && (where || !t.nirqs) ? say(j, &grp) : NULL;
 		struct np_finding *x = msg ? add(j->f, rule, di >= 0 ? m->pci.devs[di].addr : np_rule_name(rule), "%s", msg)
 					   : NULL;
 		free(msg);
+		free(who);
+		free(where);
 		if (!x) {
 			tally_free(&t);
 			rc = -ENOMEM;
@@ -637,8 +659,9 @@ static int rule_from_plan(struct judge *j, enum np_rule_id rule)
 	return rc;
 }
 
-/* An application's problems (lib/judge/app-place), when there is one to judge.
- * Its devices' IRQ changes fix the one about their interrupts. */
+/* An application's problems (lib/judge/app-place), when there is one to
+ * judge, each with the move that fixes it (its row says which plan changes
+ * fix it instead). */
 static int rule_app(struct judge *j, enum np_rule_id rule)
 {
 	struct np_app_problem *v = NULL;
@@ -646,27 +669,20 @@ static int rule_app(struct judge *j, enum np_rule_id rule)
 	int rc = j->opts->app ? np_app_problems(j->m, j->opts->app, rule, j->f->min_interrupts, &v, &n) : 0;
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		struct np_finding *x = add(j->f, rule, v[k].subject, "%s", v[k].message);
-		if (!x)
+		if (!x) {
 			rc = -ENOMEM;
-		else {
-			x->dev = v[k].dev;
-			x->who = v[k].who;
-			v[k].who = NULL;
-			x->interrupts = v[k].amount;
-			x->unit = strcmp(v[k].unit, "interrupts") ? v[k].unit : NULL;
-			x->weight = (double)v[k].amount * weight_of(rule)->factor;
-			x->minor = v[k].minor;
-			x->what = np_rule_name(rule);
+			break;
 		}
-		for (size_t i = 0; rc == 0 && rule == NP_RULE_APP_IRQS && i < j->f->plan.n; i++) {
-			const struct np_rec *r = &j->f->plan.v[i];
-			if (r->change && r->kind == NP_ATTR_IRQ_AFFINITY && r->dev == x->dev && !j->attached[i])
-				rc = attach(j, x, i);
-		}
-		if (rc == 0 && !x->nfixes && v[k].fix) {
-			x->fix = v[k].fix;
-			v[k].fix = NULL;
-		}
+		x->dev = v[k].dev;
+		x->who = v[k].who;
+		v[k].who = NULL;
+		x->interrupts = v[k].amount;
+		x->unit = strcmp(v[k].unit, "interrupts") ? v[k].unit : NULL;
+		x->weight = (double)v[k].amount * weight_of(rule)->factor;
+		x->minor = v[k].minor;
+		x->what = np_rule_name(rule);
+		x->fix = v[k].fix;
+		v[k].fix = NULL;
 	}
 	np_app_problems_free(v, n);
 	return rc;
@@ -677,64 +693,119 @@ FROM_APP(rule_app_memory, NP_RULE_APP_MEMORY)
 FROM_APP(rule_app_threads, NP_RULE_APP_THREADS)
 FROM_APP(rule_app_irqs, NP_RULE_APP_IRQS)
 
-#define FROM_PLAN(name, id) \
-	static int name(struct judge *j) { return rule_from_plan(j, id); }
-FROM_PLAN(rule_outside, NP_RULE_OUTSIDE)
-FROM_PLAN(rule_balance, NP_RULE_BALANCE)
-FROM_PLAN(rule_apart, NP_RULE_APART)
-FROM_PLAN(rule_unreadable, NP_RULE_UNREADABLE)
-FROM_PLAN(rule_rq_affinity, NP_RULE_RQ_AFFINITY)
-FROM_PLAN(rule_rps, NP_RULE_RPS)
-FROM_PLAN(rule_xps, NP_RULE_XPS)
-FROM_PLAN(rule_channels, NP_RULE_CHANNELS)
-FROM_PLAN(rule_default_affinity, NP_RULE_DEFAULT_AFFINITY)
-FROM_PLAN(rule_remote_left, NP_RULE_REMOTE)
-FROM_PLAN(rule_isolated_left, NP_RULE_ISOLATED)
+/* Whether a fact counts the IRQ a change moves (the same tests as its
+ * emitter's): a change for an IRQ the fact leaves out (a managed one beside
+ * it, one that never fired there) is a problem of its own. */
+static bool covers_isolated(const struct judge *j, const struct np_finding *x, const struct np_irq *irq)
+{
+	(void)x;
+	return (irq->has_effective && np_cpuset_intersects(&irq->effective, j->quiet)) || irq->quiet > 0;
+}
 
-/* The rules: each looks at one thing and emits its problems. Facts first
- * (they take the plan's changes of their rule for their device), then what
- * only the plan sees. Adding a rule is a row here and an id in rules.h. */
+static bool covers_exclusive(const struct judge *j, const struct np_finding *x, const struct np_irq *irq)
+{
+	(void)x;
+	return (irq->has_effective && np_cpuset_intersects(&irq->effective, j->exclusive)) ||
+	       np_cpuset_intersects(&irq->ran_on, j->exclusive);
+}
+
+static bool covers_remote(const struct judge *j, const struct np_finding *x, const struct np_irq *irq)
+{
+	int node = np_device_node(j->m, &j->m->pci.devs[x->dev], NULL);
+	return irq->total && np_irq_remote_share(j->m, irq, node) > 0;
+}
+
+/* Whether the plan moves some of the device's IRQs onto its node (fixing
+ * its remote interrupts on the way to fixing a heavier problem). */
+static bool moves_onto_node(const struct np_plan *plan, int dev)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].dev == dev && plan->v[i].change && plan->v[i].node_move > 0)
+			return true;
+	return false;
+}
+
+/* Off its node is a problem under local only (the policy that puts a
+ * device's work on its node), and one the plan fixes. */
+static void weigh_remote(const struct judge *j, struct np_finding *x)
+{
+	if (j->opts->devices[x->dev].irqs != NP_IRQS_LOCAL ||
+	    (x->nfixes == 0 && !moves_onto_node(&j->f->plan, x->dev)))
+		x->severity = NP_INFO;
+}
+
+/* The rules: each row looks at one thing and emits its problems, and says
+ * which of the plan's changes fix them. Rows run in this order: facts first
+ * (they take the plan's changes that fix them), then what only the plan
+ * sees; the changes a fact left (an IRQ that may run on an isolated CPU but
+ * never did) are problems of their own after every row. Adding a rule is a
+ * row here and an id in rules.h. */
 static const struct rule {
 	enum np_rule_id id;
 	const char *name;
 	const char *looks_at;
 	struct weight weight;
-	int (*emit)(struct judge *j);
+	/* Its facts, each a problem; NULL: it has none, its problems are the
+	 * plan's changes of its id. */
+	int (*facts)(struct judge *j);
+	/* The plan's changes that fix a fact: those of this id for its device
+	 * (NP_RULE_NONE: the rule's own), each counted by the fact (covers;
+	 * NULL: every one) until the fact takes one, then every such change of
+	 * the device. irq_moves: every change of the device's IRQs instead,
+	 * whatever problem they were planned for. */
+	enum np_rule_id fixed_by;
+	bool (*covers)(const struct judge *j, const struct np_finding *x, const struct np_irq *irq);
+	bool irq_moves;
+	/* How heavy a problem is once its changes are known (NULL: as stated). */
+	void (*weigh)(const struct judge *j, struct np_finding *x);
+	/* A warning of it gets the plan's command even with no change of its own
+	 * (the plan moves the device's IRQs for a heavier problem). */
+	bool fix_when_warned;
+	/* The sentence of a problem made of the plan's changes of its id that no
+	 * fact took (NULL: none is made). */
+	char *(*from_plan)(const struct judge *j, const struct group *g);
+	/* Its changes belong to the problem that moves the device's IRQs, when
+	 * there is one (XPS follows the IRQs). */
+	bool follows_irqs;
 } rules[] = {
-	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, rule_irqbalance },
-	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus",
-	  "each device's IRQs against isolated, nohz_full and excluded CPUs", { NP_WARNING, 2.0 }, rule_isolated },
+	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, .facts = rule_irqbalance },
+	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus", "each device's IRQs against isolated, nohz_full and excluded CPUs",
+	  { NP_WARNING, 2.0 }, .facts = rule_isolated, .covers = covers_isolated, .from_plan = says_isolated },
 	{ NP_RULE_EXCLUSIVE, "irq_on_exclusive_cpus", "each device's IRQs against containers' exclusive CPUs (kubelet)",
-	  { NP_WARNING, 2.0 }, rule_exclusive },
+	  { NP_WARNING, 2.0 }, .facts = rule_exclusive, .covers = covers_exclusive,
+	  /* Exclusive CPUs are forbidden as isolated ones: the planner's moves off them carry that rule. */
+	  .fixed_by = NP_RULE_ISOLATED },
 	{ NP_RULE_REMOTE, "remote_irqs", "where each device's interrupts were delivered, against its node",
-	  { NP_WARNING, 1.0 }, rule_remote },
+	  { NP_WARNING, 1.0 }, .facts = rule_remote, .covers = covers_remote, .weigh = weigh_remote,
+	  .fix_when_warned = true, .from_plan = says_remote },
 	{ NP_RULE_SYSTEM_ISOLATED, "system_irqs_on_isolated_cpus", "system IRQs (timer, PCIe ports) on isolated CPUs",
-	  { NP_WARNING, 0.5 }, rule_system_isolated },
-	{ NP_RULE_NO_NODE, "no_numa_node", "each device's numa_node", { NP_WARNING, 0.1 }, rule_no_node },
-	{ NP_RULE_MANAGED, "managed_irqs", "IRQs the kernel manages", { NP_INFO, 0 }, rule_managed },
+	  { NP_WARNING, 0.5 }, .facts = rule_system_isolated },
+	{ NP_RULE_NO_NODE, "no_numa_node", "each device's numa_node", { NP_WARNING, 0.1 }, .facts = rule_no_node },
+	{ NP_RULE_MANAGED, "managed_irqs", "IRQs the kernel manages", { NP_INFO, 0 }, .facts = rule_managed },
 	{ NP_RULE_APP_MEMORY, "app_memory_remote", "an application's memory against where its threads run",
-	  { NP_WARNING, 1.0 }, rule_app_memory },
+	  { NP_WARNING, 1.0 }, .facts = rule_app_memory },
 	{ NP_RULE_APP_THREADS, "app_threads_spread", "an application's threads against the node of its memory and devices",
-	  { NP_WARNING, 1.0 }, rule_app_threads },
+	  { NP_WARNING, 1.0 }, .facts = rule_app_threads },
 	{ NP_RULE_APP_IRQS, "app_irqs_away", "an application's devices' interrupts against its threads and memory",
-	  { NP_WARNING, 1.0 }, rule_app_irqs },
+	  { NP_WARNING, 1.0 }, .facts = rule_app_irqs, .irq_moves = true },
 	{ NP_RULE_OUTSIDE, "irqs_outside_policy", "where each device's IRQs are delivered, against the policy's CPUs",
-	  { NP_WARNING, 1.0 }, rule_outside },
+	  { NP_WARNING, 1.0 }, .from_plan = says_outside },
 	{ NP_RULE_BALANCE, "stacked_queues", "each device's data queues per core, where the kernel delivers them",
-	  { NP_WARNING, 0.5 }, rule_balance },
-	{ NP_RULE_APART, "queue_vectors_apart", "the vectors of each queue pair", { NP_WARNING, 0.5 }, rule_apart },
-	{ NP_RULE_UNREADABLE, "affinity_unreadable", "each IRQ's affinity file", { NP_WARNING, 0 }, rule_unreadable },
+	  { NP_WARNING, 0.5 }, .from_plan = says_balance },
+	{ NP_RULE_APART, "queue_vectors_apart", "the vectors of each queue pair", { NP_WARNING, 0.5 },
+	  .from_plan = says_apart },
+	{ NP_RULE_UNREADABLE, "affinity_unreadable", "each IRQ's affinity file", { NP_WARNING, 0 },
+	  .from_plan = says_unreadable },
 	{ NP_RULE_RQ_AFFINITY, "rq_affinity", "block completions against the submitters' CPUs", { NP_WARNING, 0.5 },
-	  rule_rq_affinity },
-	{ NP_RULE_RPS, "rps", "receive packet steering against the hardware queues", { NP_WARNING, 0 }, rule_rps },
-	{ NP_RULE_XPS, "xps", "transmit queues against the CPUs serving their IRQs", { NP_WARNING, 0 }, rule_xps },
-	{ NP_RULE_CHANNELS, "channels", "queues per node (--channels per-node)", { NP_WARNING, 0 }, rule_channels },
+	  .from_plan = says_rq_affinity },
+	{ NP_RULE_RPS, "rps", "receive packet steering against the hardware queues", { NP_WARNING, 0 },
+	  .from_plan = says_rps },
+	{ NP_RULE_XPS, "xps", "transmit queues against the CPUs serving their IRQs", { NP_WARNING, 0 },
+	  .from_plan = says_xps, .follows_irqs = true },
+	{ NP_RULE_CHANNELS, "channels", "queues per node (--channels per-node)", { NP_WARNING, 0 },
+	  .from_plan = says_channels },
 	{ NP_RULE_DEFAULT_AFFINITY, "default_irq_affinity", "where new IRQs start", { NP_WARNING, 0 },
-	  rule_default_affinity },
-	/* Changes of a fact rule whose fact is under the report's radar (an
-	 * IRQ that may run on an isolated CPU but never did). */
-	{ NP_RULE_REMOTE, "remote_irqs", NULL, { NP_WARNING, 1.0 }, rule_remote_left },
-	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus", NULL, { NP_WARNING, 2.0 }, rule_isolated_left },
+	  .from_plan = says_default_affinity },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -765,76 +836,55 @@ const char *np_rule_looks_at(enum np_rule_id rule)
 	return r ? r->looks_at : NULL;
 }
 
-/* Whether a fact counts the IRQ a change moves (the same tests as its
- * emitter's): a change for an IRQ the fact leaves out (a managed one beside
- * it, one that never fired there) is a problem of its own. */
-static bool fact_covers(const struct judge *j, const struct np_finding *x, const struct np_rec *r)
+/* Whether change r is one that fixes finding x, by x's row. */
+static bool fixes(const struct rule *row, const struct np_finding *x, const struct np_rec *r)
 {
-	const struct np_irq *irq = r->irq >= 0 ? np_irqs_find((struct np_irqs *)&j->m->irqs, r->irq) : NULL;
-	if (!irq)
+	if (!r->change || r->dev != x->dev || x->dev < 0)
 		return false;
-	if (x->rule == NP_RULE_ISOLATED)
-		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->quiet)) || irq->quiet > 0;
-	if (x->rule == NP_RULE_EXCLUSIVE)
-		return (irq->has_effective && np_cpuset_intersects(&irq->effective, &j->exclusive)) ||
-		       np_cpuset_intersects(&irq->ran_on, &j->exclusive);
-	if (x->rule == NP_RULE_REMOTE) {
-		int node = np_device_node(j->m, &j->m->pci.devs[x->dev], NULL);
-		return irq->total && np_irq_remote_share(j->m, irq, node) > 0;
-	}
-	return true;
+	if (row->irq_moves)
+		return r->kind == NP_ATTR_IRQ_AFFINITY;
+	return r->rule == (row->fixed_by != NP_RULE_NONE ? row->fixed_by : row->id);
 }
 
-/* Whether the plan moves some of the device's IRQs onto its node (fixing
- * its remote interrupts on the way to fixing a heavier problem). */
-static bool moves_onto_node(const struct np_plan *plan, int dev)
-{
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->v[i].dev == dev && plan->v[i].change && plan->v[i].node_move > 0)
-			return true;
-	return false;
-}
-
-/* The plan's changes of a fact's rule for its device fix it. A fact the plan
- * does not fix is no problem under this policy (a device's interrupts off
- * its node under "spread"), or none the plan can fix (managed IRQs): it is
- * said, with no command to run. */
+/* The new findings (from) take the plan's changes that fix them, and are
+ * weighed. A fact the plan does not fix is no problem under this policy (a
+ * device's interrupts off its node under "spread"), or none the plan can fix
+ * (managed IRQs): it is said, with no command to run. */
 static int judge_facts(struct judge *j, size_t from)
 {
 	struct np_findings *f = j->f;
 	int rc = 0;
 	for (size_t k = from; k < f->n && rc == 0; k++) {
 		struct np_finding *x = &f->v[k];
+		const struct rule *row = rule_row(x->rule);
 		/* Its own IRQs' changes first; then, once it is a problem the
 		 * plan fixes, the same kind of change for the device's other IRQs. */
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < f->plan.n && rc == 0 && (pass == 0 || x->nfixes); i++) {
 				const struct np_rec *r = &f->plan.v[i];
-				/* Exclusive CPUs are forbidden as isolated ones: the planner's
-				 * moves off them carry the isolated rule. */
-				enum np_rule_id rule = x->rule == NP_RULE_EXCLUSIVE ? NP_RULE_ISOLATED : x->rule;
-				if (r->change && r->rule == rule && r->dev == x->dev && x->dev >= 0 && !j->attached[i] &&
-				    (pass == 1 || fact_covers(j, x, r)))
+				if (j->attached[i] || !fixes(row, x, r))
+					continue;
+				const struct np_irq *irq = r->irq >= 0 ? np_irqs_find((struct np_irqs *)&j->m->irqs, r->irq)
+								       : NULL;
+				if (pass == 1 || !row->covers || (irq && row->covers(j, x, irq)))
 					rc = attach(j, x, i);
 			}
-		/* Off its node is a problem under local only (the policy that
-		 * puts a device's work on its node). */
-		if (x->rule == NP_RULE_REMOTE &&
-		    (j->opts->devices[x->dev].irqs != NP_IRQS_LOCAL ||
-		     (x->nfixes == 0 && !moves_onto_node(&f->plan, x->dev))))
-			x->severity = NP_INFO;
+		if (row->weigh)
+			row->weigh(j, x);
 	}
 	return rc;
 }
 
-/* XPS follows the IRQs: its changes belong to the problem that moves them. */
-static int xps_with_its_irqs(struct judge *j)
+/* Changes of a row that follows the IRQs belong to the problem that moves
+ * the device's IRQs. */
+static int follow_irqs(struct judge *j)
 {
 	struct np_findings *f = j->f;
 	int rc = 0;
 	for (size_t i = 0; i < f->plan.n && rc == 0; i++) {
 		const struct np_rec *r = &f->plan.v[i];
-		if (!r->change || r->rule != NP_RULE_XPS || j->attached[i])
+		const struct rule *row = r->change && !j->attached[i] ? rule_row(r->rule) : NULL;
+		if (!row || !row->follows_irqs)
 			continue;
 		for (size_t k = 0; k < f->n; k++) {
 			struct np_finding *x = &f->v[k];
@@ -860,33 +910,45 @@ static int by_importance(const void *a, const void *b)
 	return strcmp(x->subject, y->subject);
 }
 
+/* One row's turn: its facts, or (late, or for a row without facts) the
+ * plan's changes of its id that are left; then the changes they take. */
+static int run_row(struct judge *j, const struct rule *row, bool late)
+{
+	size_t before = j->f->n;
+	int rc = 0;
+	if (row->facts && !late)
+		rc = row->facts(j);
+	else if (row->from_plan && late == (row->facts != NULL))
+		rc = rule_from_plan(j, row->id, row->from_plan);
+	if (rc == 0)
+		rc = judge_facts(j, before);
+	if (rc == 0)
+		rc = follow_irqs(j);
+	return rc;
+}
+
 int np_findings_collect(const struct np_machine *m, const struct np_advise_opts *opts, const char *fix_hint,
 			struct np_findings *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->min_interrupts = opts->min_interrupts;
-	struct judge j = { .m = m, .opts = opts, .f = out };
-	int rc = quiet_cpus(m, &j.quiet) && !np_cpuset_copy(&j.exclusive, &m->kube.exclusive) ? 0 : -ENOMEM;
-	np_cpuset_andnot(&j.exclusive, &j.quiet);
-	if (rc == 0)
-		rc = np_advise(m, opts, &out->plan);
+	struct judge j = { .m = m, .opts = opts, .f = out, .quiet = &opts->forbidden.quiet,
+			   .exclusive = &opts->forbidden.exclusive };
+	int rc = np_advise(m, opts, &out->plan);
 	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
 		rc = -ENOMEM;
-	for (size_t i = 0; i < NRULES && rc == 0; i++) {
-		size_t before = out->n;
-		rc = rules[i].emit(&j);
-		if (rc == 0)
-			rc = judge_facts(&j, before);
-		if (rc == 0)
-			rc = xps_with_its_irqs(&j);
-	}
+	for (int late = 0; late < 2; late++)
+		for (size_t i = 0; i < NRULES && rc == 0; i++)
+			rc = run_row(&j, &rules[i], late);
 	/* A problem with a fix is one the plan found worth its volume; one
-	 * without is a fact, said with nothing to run. */
+	 * without is a fact, said with nothing to run (or its own fix). */
 	for (size_t k = 0; k < out->n && rc == 0; k++) {
 		struct np_finding *x = &out->v[k];
-		if (x->nfixes || (x->rule == NP_RULE_REMOTE && x->severity == NP_WARNING && !x->minor)) {
+		const struct rule *row = rule_row(x->rule);
+		if (x->nfixes || (row->fix_when_warned && x->severity == NP_WARNING && !x->minor)) {
 			x->minor = false;
 			x->severity = NP_WARNING;
+			free(x->fix);
 			if (x->dev >= 0)
 				x->fix = fix_for(fix_hint, &m->pci.devs[x->dev]);
 			else
@@ -895,8 +957,6 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 				rc = -ENOMEM;
 		}
 	}
-	np_cpuset_free(&j.quiet);
-	np_cpuset_free(&j.exclusive);
 	free(j.attached);
 	if (rc) {
 		np_findings_free(out);
@@ -910,26 +970,6 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 unsigned long long np_findings_threshold(double seconds)
 {
 	return seconds > 0 ? (unsigned long long)(NP_FINDINGS_MIN_RATE * seconds + 0.5) : NP_FINDINGS_MIN_INTERRUPTS;
-}
-
-int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
-		       struct np_advise_opts *o)
-{
-	if (!(o->devices = calloc(m->pci.ndevs + 1, sizeof(*o->devices))))
-		return -ENOMEM;
-	for (size_t i = 0; i < m->pci.ndevs; i++)
-		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
-							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
-							   .xps_follow_irq = true, .auto_net = true };
-	return 0;
-}
-
-void np_advise_opts_free(struct np_advise_opts *o)
-{
-	free(o->devices);
-	o->devices = NULL;
-	np_cpuset_free(&o->app_cpus);
-	np_cpuset_free(&o->exclude);
 }
 
 size_t np_findings_summary(const struct np_findings *f)

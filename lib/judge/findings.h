@@ -59,13 +59,6 @@ struct np_findings {
  * NP_FINDINGS_MIN_RATE a second over an interval of seconds (> 0). */
 unsigned long long np_findings_threshold(double seconds);
 
-/* The command line's policy for every device selected (selected: one per
- * PCI function): what advise and report judge by. Free with
- * np_advise_opts_free. */
-int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
-		       struct np_advise_opts *o);
-void np_advise_opts_free(struct np_advise_opts *o);
-
 /* The problems of m under the policy of opts (opts->min_interrupts: the
  * volume threshold, NP_FINDINGS_MIN_INTERRUPTS for counts since boot, scaled
  * for an interval), with the plan that fixes them. fix_hint: how the user
@@ -93,7 +86,5 @@ void np_summary_lines_free(struct np_summary_line *v, size_t n);
 /* The rule's row: what it looks at ("where each device's interrupts were
  * delivered, against its node"). */
 const char *np_rule_looks_at(enum np_rule_id rule);
-/* "48.2M", "9127", "1.2G": a count at a glance. */
-const char *np_count_text(unsigned long long n, char buf[16]);
 
 #endif

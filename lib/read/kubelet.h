@@ -89,19 +89,3 @@ void np_kubelet_where(const struct np_kubelet *k, const struct np_topology *topo
 		      int node_index, struct np_where *w);
 
 #endif
-
-/* Makes the containers' exclusive CPUs forbidden to every movable IRQ of
- * the plan o describes (adds them to o->exclude), after a guard: clearing
- * them must not rebuild a pile-up elsewhere, so a device whose queues
- * would hold more than their share plus one per remaining core (its share:
- * its queues over the cores of its target with the exclusive CPUs) keeps
- * its IRQs where they are (NP_IRQS_KEEP), said in a warning appended to
- * *warnings (NULL: the caller does not say them). Returns 0 or -ENOMEM. */
-struct np_advise_opts;
-struct np_machine;
-int np_kubelet_forbid(const struct np_machine *m, struct np_advise_opts *o, char ***warnings, size_t *nwarnings);
-
-/* The same summed over the IRQs of device di (m->pci.devs), judged against
- * its node, np_device_node (into *node: -1 unknown). Returns how many IRQs
- * the device has (0: w is all zero). Needs np_kubelet_split on m->kube. */
-size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w, int *node);

@@ -237,3 +237,26 @@ int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilte
 	}
 	return 0;
 }
+
+size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w, int *node)
+{
+	int idx = -1;
+	size_t nirqs = 0;
+	*node = np_device_node(m, &m->pci.devs[di], NULL);
+	for (int i = 0; *node >= 0 && i < m->topo.nnodes; i++)
+		if (m->topo.nodes[i].id == *node)
+			idx = i;
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		struct np_where one;
+		if (m->irqs.v[i].dev != (int)di)
+			continue;
+		nirqs++;
+		np_kubelet_where(&m->kube, &m->topo, &m->irqs.v[i], idx, &one);
+		w->local += one.local;
+		w->remote += one.remote;
+		w->isolated += one.isolated;
+		w->exclusive += one.exclusive;
+	}
+	return nirqs;
+}

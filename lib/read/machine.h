@@ -64,6 +64,12 @@ struct np_irq_summary {
 };
 void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq_summary *s);
 
+/* Interrupts of device di (m->pci.devs) by where they ran, each counted
+ * once (np_kubelet_where, summed over its IRQs), judged against its node,
+ * np_device_node (into *node: -1 unknown). Returns how many IRQs the device
+ * has (0: w is all zero). Needs np_kubelet_split on m->kube. */
+size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w, int *node);
+
 /* Nodes of the CPUs in set, as a set of node ids. */
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes);
 

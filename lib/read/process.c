@@ -370,3 +370,25 @@ void np_process_free(struct np_process *p)
 	free(p->notes);
 	memset(p, 0, sizeof(*p));
 }
+
+int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out)
+{
+	char *status;
+	int rc = np_read_text(ctx, &status, "/proc/%d/status", pid);
+	if (rc)
+		/* ctx->err is the message's own buffer: say it anew. */
+		return rc == -ENOENT ? np_fail(ctx, rc, "no process %d ('%s/proc/%d/status' is absent)", pid, ctx->root, pid)
+				     : rc;
+	const char *line = strstr(status, "\nCpus_allowed_list:");
+	if (line) {
+		line += strlen("\nCpus_allowed_list:");
+		size_t len = strcspn(line, "\n");
+		char *list = strndup(line, len);
+		rc = list ? np_cpuset_parse_list(out, list) : -ENOMEM;
+		free(list);
+	}
+	free(status);
+	if (!line || rc)
+		return np_fail(ctx, -EINVAL, "'%s/proc/%d/status': no readable Cpus_allowed_list", ctx->root, pid);
+	return 0;
+}

@@ -45,6 +45,10 @@ struct np_process {
 	size_t nnotes;
 };
 
+/* The CPUs a process may run on (Cpus_allowed_list of /proc/PID/status):
+ * 0, -ENOENT when there is no such process, -EINVAL when the list is not
+ * readable, or -errno (ctx->err says why). */
+int np_process_cpus(struct np_ctx *ctx, int pid, struct np_cpuset *out);
 /* Reads /proc/PID/status, its threads, its cgroup's cpuset and numa_maps. */
 int np_process_read(struct np_ctx *ctx, const struct np_topology *topo, int pid, struct np_process *out);
 /* Reads the threads again after seconds have passed since np_process_read

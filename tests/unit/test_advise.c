@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "judge/advise.h"
+#include "judge/advise-queues.h"
 #include "judge/findings.h"
 
 static int decide(bool pinned, bool irq_on_submitters, bool shares_l3, bool per_cpu_queues, const char **why)
