@@ -162,7 +162,7 @@ build/san/tests/hwloc-agree build/san/tests/hwloc-pcitree: build/san/tests/%: te
 
 run:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory numaplace
+	@$(MAKE) --no-print-directory all
 	./numaplace report
 
 # The tests and CI build with -Werror: WERROR=1 reaches the makes they run

@@ -204,7 +204,7 @@ static int get_interrupts(const void *data, const void *row, struct np_value *v)
 /* An empty CPU set (RPS, XPS) is "off". */
 static const struct np_column rec_columns[] = {
 	NP_COLUMN("kind", "KIND", 12, 0, "the kind of value (irq_affinity, rps_cpus...)", get_kind),
-	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address (null for a machine-wide kind)", get_device),
+	NP_COLUMN("device", "DEVICE", 12, NP_FL_KEY, "the PCI address (null for a machine-wide kind)", get_device),
 	NP_COLUMN("irq", "IRQ", 4, SCOLS_FL_RIGHT, "the IRQ (irq_affinity)", get_irq),
 	NP_COLUMN("vector", "VECTOR", 1, 0, "the IRQ's name (irq_affinity)", get_vector),
 	NP_COLUMN("queue", "QUEUE", 3, SCOLS_FL_RIGHT, "the queue", get_queue),
@@ -354,9 +354,14 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
-	size_t n = 0, kept = 0;
+	/* What a saved plan holds besides the changes: every value it keeps as
+	 * it is (apply and verify check those too), counted per kind, so that
+	 * this count and the profile's settings add up. */
+	size_t n = 0, kept = 0, kept_kind[NP_ATTR_COUNT] = { 0 };
 	for (size_t i = 0; rc == EXIT_OK && i < plan->n; i++) {
-		kept += !plan->v[i].change && plan->v[i].kind == NP_ATTR_IRQ_AFFINITY;
+		bool keeps = !plan->v[i].change && !np_attrs[plan->v[i].kind].command;
+		kept += keeps;
+		kept_kind[plan->v[i].kind] += keeps;
 		if (plan->v[i].change) {
 			rc = np_table_add(&t, &plan->v[i]);
 			n++;
@@ -389,12 +394,22 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		rc = np_print_json(doc, pretty);
 	} else if (rc == EXIT_OK) {
 		int width = table ? 0 : np_term_width() > 0 ? np_term_width() : 80;
-		char kept_text[64] = "", *head;
-		if (kept)
-			snprintf(kept_text, sizeof(kept_text), ", %zu IRQ%s kept as %s", kept, kept == 1 ? "" : "s",
-				 kept == 1 ? "it is" : "they are");
-		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s", kept_text,
-			     n == 0 && plan->nwarnings == 0 ? " (the machine already follows this plan)" : "") < 0)
+		char kept_text[256] = "", *head;
+		if (kept) {
+			int len = snprintf(kept_text, sizeof(kept_text), "; %zu value%s kept as %s: ", kept,
+					   kept == 1 ? "" : "s", kept == 1 ? "it is" : "they are");
+			for (int k = 0, first = 1; k < NP_ATTR_COUNT && len < (int)sizeof(kept_text); k++)
+				if (kept_kind[k]) {
+					len += snprintf(kept_text + len, sizeof(kept_text) - (size_t)len, "%s%zu %s",
+							first ? "" : ", ", kept_kind[k], np_attrs[k].name);
+					first = 0;
+				}
+		}
+		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s",
+			     n > 0 || plan->nwarnings > 0 ? ""
+			     : m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
+					      : " (the machine already follows this plan)",
+			     kept_text) < 0)
 			head = NULL;
 		if (head)
 			np_print_wrapped(stdout, head, width, 0, 4);

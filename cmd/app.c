@@ -85,7 +85,7 @@ static int get_memory_share(const void *data, const void *row, struct np_value *
 }
 
 static const struct np_column node_columns[] = {
-	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "the node", get_node),
+	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT | NP_FL_KEY, "the node", get_node),
 	NP_COLUMN("cpus", "CPUS", 8, 0, "its CPUs", get_cpus),
 	NP_COLUMN("threads", "THREADS", 7, SCOLS_FL_RIGHT, "threads that last ran there (stat field 39)", get_threads),
 	NP_COLUMN("cpu", "CPU", 5, SCOLS_FL_RIGHT, "share of the threads' CPU time there (--interval)", get_cpu_share),
@@ -143,7 +143,7 @@ static int get_ran_on(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column device_columns[] = {
-	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address", get_device),
+	NP_COLUMN("device", "DEVICE", 12, NP_FL_KEY, "the PCI address", get_device),
 	NP_COLUMN("name", "NAME", 6, 0, "its interface or block device", get_name),
 	NP_COLUMN("driver", "DRIVER", 8, 0, "its driver", get_driver),
 	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_dev_node),

@@ -24,7 +24,7 @@ struct apply_opts {
 };
 
 const struct np_option apply_options[] = {
-	NP_OPT_BOOL('n', "dry-run", struct apply_opts, dry, "print the plan (file, current, new) and write nothing"),
+	NP_OPT_BOOL_OLD('n', "dry-run", struct apply_opts, dry, "print the plan (file, current, new) and write nothing"),
 	NP_OPT_JSON(struct apply_opts, json, "print JSON: {\"changed\": true|false, \"transaction\": ID, \"changes\": [...]}"),
 	NP_OPT_PRETTY(struct apply_opts, pretty),
 	NP_OPT_CALLBACK(0, "profile-dir", struct apply_opts, dirs, struct np_dirlist, "DIR",
@@ -147,13 +147,13 @@ static int get_subject(const void *data, const void *row, struct np_value *v)
 static int get_current(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_str(v, PLANNED(row)->current);
+	return np_val_change_value(v, np_attrs[PLANNED(row)->c->attr].value, PLANNED(row)->current);
 }
 
 static int get_new(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_str(v, PLANNED(row)->c->new_value);
+	return np_val_change_value(v, np_attrs[PLANNED(row)->c->attr].value, PLANNED(row)->c->new_value);
 }
 
 static int get_change(const void *data, const void *row, struct np_value *v)
@@ -236,7 +236,7 @@ static int report_applied(const struct np_txn *txn, const struct np_irqban *ib, 
 		if (np_attrs[c->attr].value == NP_VALUE_TEXT)
 			printf("  %s added to %s\n", c->subject, c->path);
 		else
-			printf("  %s: %s -> %s\n", c->subject, c->old_value, c->new_value);
+			np_print_change_line(stdout, c->attr, c->subject, c->old_value, c->new_value);
 	}
 	printf("applied %zu change%s (transaction %s); undo with 'numaplace revert %s'\n", txn->nchanges,
 	       txn->nchanges == 1 ? "" : "s", txn->id, txn->id);

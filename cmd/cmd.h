@@ -33,6 +33,10 @@ struct np_option {
 	enum np_opt_type type;
 	size_t offset;          /* of the value in the command's option struct */
 	np_opt_cb *cb;
+	/* A short name kept for one release, with a note when used; not in
+	 * --help or the completions (revert -n, now --dry-run only: -n is
+	 * --noheadings wherever a table is printed). */
+	char old_short;
 };
 
 /* The offset of T's field F, which must have type C (a mismatch is a
@@ -46,6 +50,9 @@ struct np_option {
 #define NP_OPT_CALLBACK(s, l, T, F, FT, a, h, c, fn) \
 	{ .name = (l), .short_name = (s), .arg = (a), .help = (h), .complete = (c), .type = NP_OPT_CALLBACK, \
 	  .offset = NP_FIELD(T, F, FT), .cb = (fn) }
+/* A flag whose short name old is deprecated. */
+#define NP_OPT_BOOL_OLD(old, l, T, F, h) \
+	{ .name = (l), .old_short = (old), .help = (h), .type = NP_OPT_BOOL, .offset = NP_FIELD(T, F, bool) }
 #define NP_OPT_END { .name = NULL }
 /* The transaction lock's option, one text for every command that takes it. */
 #define NP_OPT_NO_WAIT(T, F) \
@@ -168,7 +175,7 @@ int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 void np_print_warnings(const struct np_machine *m);
 /* The one PCI function FILTER names (run --near, devices --near): an
  * exit status, the error printed when none or several match. */
-int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index);
+int np_find_one_device(struct np_ctx *ctx, const struct np_machine *m, const char *filter, size_t *index);
 
 /* Draws the machine as SVG into path (report --svg): the devices the
  * request selected, marked by the problems it found (np_request_judge

@@ -45,11 +45,11 @@ static int select_linked(struct np_ctx *ctx, const struct np_machine *m, const s
 	return EXIT_OK;
 }
 
-static int show_near(const struct np_command *self, const struct np_machine *m, const struct np_pcitree *tree,
+static int show_near(struct np_ctx *ctx, const struct np_command *self, const struct np_machine *m, const struct np_pcitree *tree,
 		     const struct devices_opts *o, const bool *selected)
 {
 	struct np_near near = { .m = m, .tree = tree };
-	int rc = np_find_one_device(m, o->near, &near.dev);
+	int rc = np_find_one_device(ctx, m, o->near, &near.dev);
 	if (rc != EXIT_OK)
 		return rc;
 	struct np_table t;
@@ -86,7 +86,7 @@ static int show_links(struct np_ctx *ctx, const struct np_command *self, const s
 		rc = np_error("%s", ctx->err);
 	else if (rc == EXIT_OK) {
 		if (o->near) {
-			rc = show_near(self, m, &tree, o, selected);
+			rc = show_near(ctx, self, m, &tree, o, selected);
 		} else if (o->json) {
 			struct np_jw jw;
 			np_json_begin(&jw, o->pretty);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "change/txn.h"
-#include "render/output.h"
+#include "render/render.h"
 
 struct history_opts {
 	bool json, pretty, prune;
@@ -126,7 +126,7 @@ static int get_error(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column history_columns[] = {
-	NP_COLUMN("id", "ID", 20, 0, "the transaction (for 'numaplace revert ID')", get_id),
+	NP_COLUMN("id", "ID", 20, NP_FL_KEY, "the transaction (for 'numaplace revert ID')", get_id),
 	NP_COLUMN("time", "TIME", 19, 0, "when it was applied (seconds since the epoch in JSON)", get_time),
 	NP_COLUMN("profile", "PROFILE", 1, 0, "the profile applied", get_profile),
 	NP_COLUMN("state", "STATE", 11, 0, "pending, applied, rolled_back, reverted, stale or unreadable", get_state),
@@ -142,6 +142,43 @@ static const struct np_column history_columns[] = {
 	NP_COLUMN_END,
 };
 
+/* history ID: the transaction's line (every column) and its values, before
+ * and after; in JSON the row's keys and "changes". */
+static int show_one(struct np_table *t, const struct listed *all, const char *id, const struct history_opts *o)
+{
+	const struct np_txn *txn = NULL;
+	for (size_t i = 0; i < all->n && !txn; i++)
+		if (!strcmp(all->txns[i].id, id))
+			txn = &all->txns[i];
+	if (!txn)
+		return np_error("no transaction '%s' ('numaplace history' lists them)", id);
+	int rc = np_table_add(t, txn);
+	if (rc == EXIT_OK && o->json) {
+		cJSON *doc = np_json_doc(), *rows = np_table_take_json(t);
+		cJSON *row = rows ? cJSON_DetachItemFromArray(rows, 0) : NULL;
+		cJSON_Delete(rows);
+		np_json_put(row, "changes", np_changes_json(txn->changes, txn->nchanges));
+		np_json_put(doc, "transaction", row);
+		return np_print_json(doc, o->pretty);
+	}
+	if (rc == EXIT_OK)
+		rc = np_table_print(t, stdout);
+	if (rc != EXIT_OK || !txn->nchanges)
+		return rc;
+	struct np_table ct;
+	if ((rc = np_table_init(&ct, np_command_find("history"), np_change_columns, "subject,old,new,path", NULL, false,
+				NULL)) != NP_CONTINUE)
+		return rc;
+	rc = EXIT_OK;
+	putchar('\n');
+	for (size_t i = 0; rc == EXIT_OK && i < txn->nchanges; i++)
+		rc = np_table_add(&ct, &txn->changes[i]);
+	if (rc == EXIT_OK)
+		rc = np_table_print(&ct, stdout);
+	np_table_free(&ct);
+	return rc;
+}
+
 int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("history");
@@ -149,8 +186,11 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 	int first, rc = np_parse_options(self, argc, argv, &o, &first);
 	if (rc != NP_CONTINUE)
 		return rc;
-	if (first < argc)
-		return np_usage_error(self, "unexpected argument '%s'", argv[first]);
+	if (first + 1 < argc)
+		return np_usage_error(self, "unexpected argument '%s' (one ID at most)", argv[first + 1]);
+	const char *id = first < argc ? argv[first] : NULL;
+	if (id && o.prune)
+		return np_usage_error(self, "--prune takes no ID");
 	if (o.keep >= 0 && !o.prune)
 		return np_usage_error(self, "--keep goes with --prune");
 	if (o.prune) {
@@ -171,6 +211,12 @@ int cmd_history(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", ctx->err);
 	}
 	all = (struct listed){ txns, n };
+	if (id) {
+		rc = show_one(&t, &all, id, &o);
+		np_table_free(&t);
+		np_txns_free(txns, n);
+		return rc;
+	}
 	const void **rows = calloc(n + 1, sizeof(*rows));
 	rc = rows ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	for (size_t i = 0; rc == EXIT_OK && i < n; i++)

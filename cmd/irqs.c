@@ -28,7 +28,8 @@ const struct np_option irqs_options[] = {
 };
 
 /* Every IRQ without filters; else those of the matching devices and those
- * whose number is a filter. */
+ * whose number is a filter or whose name a filter starts (np_irq_name_matches:
+ * "virtio0" for virtio0-input.0, with or without a device). */
 static bool irq_selected(const struct np_irq *irq, const bool *dev_selected, int nfilters, char **filters)
 {
 	if (nfilters == 0)
@@ -38,15 +39,62 @@ static bool irq_selected(const struct np_irq *irq, const bool *dev_selected, int
 	for (int f = 0; f < nfilters; f++) {
 		char *end;
 		long n = strtol(filters[f], &end, 10);
-		if (!*end && end != filters[f] && n == irq->irq)
+		if ((!*end && end != filters[f] && n == irq->irq) || np_irq_name_matches(irq->name, filters[f]))
 			return true;
 	}
 	return false;
 }
 
-static bool is_number(const char *s)
+/* Whether a filter names IRQs (a number, the start of a name) rather than a device. */
+static bool names_irqs(const struct np_machine *m, const char *filter)
 {
-	return *s && strspn(s, "0123456789") == strlen(s);
+	for (size_t i = 0; i < m->pci.ndevs; i++)
+		if (np_pci_dev_match(&m->pci.devs[i], filter))
+			return false;
+	if (*filter && strspn(filter, "0123456789") == strlen(filter)) {
+		/* A number names an IRQ only when there is one: irqs 9999 is an error, as devices eth9. */
+		for (size_t i = 0; i < m->irqs.n; i++)
+			if (m->irqs.v[i].irq == atol(filter))
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < m->irqs.n; i++)
+		if (np_irq_name_matches(m->irqs.v[i].name, filter))
+			return true;
+	return false;
+}
+
+/* A pasted /proc/interrupts is read with the root's topology: its CPU
+ * columns must be the root's CPUs, or each count lands on a node it did not
+ * run on. None in common is another machine: refused. Some: said, with both
+ * counts. It tells nothing of the kernel's management: MANAGED unknown. */
+static int check_columns(struct np_machine *m, const char *file)
+{
+	const struct np_cpuset *cols = &m->irqs.columns, *online = &m->topo.online;
+	struct np_cpuset extra = NP_CPUSET_INIT, missing = NP_CPUSET_INIT;
+	int rc = np_cpuset_copy(&extra, cols) || np_cpuset_copy(&missing, online) ? np_error("%s", strerror(ENOMEM))
+										    : EXIT_OK;
+	np_cpuset_andnot(&extra, online);
+	np_cpuset_andnot(&missing, cols);
+	char *el = np_cpuset_format_list(&extra), *ml = np_cpuset_format_list(&missing);
+	unsigned nfile = np_cpuset_count(cols), nroot = np_cpuset_count(online);
+	if (rc == EXIT_OK && (!el || !ml))
+		rc = np_error("%s", strerror(ENOMEM));
+	else if (rc == EXIT_OK && np_cpuset_count(&extra) == nfile)
+		rc = np_error("--interrupts '%s': its %u CPU columns are none of the root's %u online CPUs: a copy from "
+			      "another machine (give its topology with --root)", file, nfile, nroot);
+	else if (rc == EXIT_OK && (*el || *ml))
+		np_notef("warning: --interrupts '%s' has %u CPU columns, the root %u online CPUs%s%s%s%s%s%s: is it "
+			 "this machine's?", file, nfile, nroot, *el ? "; CPUs " : "", el,
+			 *el ? " are not the root's (their counts are on no node)" : "", *ml ? "; the root's CPUs " : "",
+			 ml, *ml ? " have no column" : "");
+	free(el);
+	free(ml);
+	np_cpuset_free(&extra);
+	np_cpuset_free(&missing);
+	for (size_t i = 0; i < m->irqs.n; i++)
+		m->irqs.v[i].managed_unknown = true;
+	return rc;
 }
 
 int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
@@ -78,6 +126,12 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			return np_error("%s", ctx->err);
 		}
 		np_irqs_tie(&m.irqs, &m.pci);
+		rc = check_columns(&m, o.interrupts);
+		if (rc != EXIT_OK) {
+			np_table_free(&t);
+			np_machine_free(&m);
+			return rc;
+		}
 	}
 	struct np_irq_view view = { &m, o.interval, np_nodes_memo_new() };
 	t.data = &view;
@@ -90,8 +144,11 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 	int ndev_filters = 0;
 	rc = selected && dev_filters ? EXIT_OK : np_error("%s", strerror(ENOMEM));
 	for (int f = 0; rc == EXIT_OK && f < nfilters; f++)
-		if (!is_number(filters[f]))
+		if (!names_irqs(&m, filters[f]))
 			dev_filters[ndev_filters++] = filters[f];
+	for (int f = 0; rc == EXIT_OK && f < ndev_filters; f++)
+		if (strspn(dev_filters[f], "0123456789") == strlen(dev_filters[f]))
+			rc = np_error("no IRQ %s here (the numbers /proc/interrupts lists)", dev_filters[f]);
 	if (rc == EXIT_OK && ndev_filters && np_select_devices(ctx, &m, ndev_filters, dev_filters, false, selected))
 		rc = np_error("%s", ctx->err);
 	if (rc == EXIT_OK && o.interval > 0 && np_sample_interval(ctx, &m, o.interval))

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "judge/vector.h"
 #include "read/machine.h"
 #include "change/profile.h"
 #include "change/resolve.h"
@@ -23,17 +24,36 @@ void np_print_warnings(const struct np_machine *m)
 		np_notef("note: %s\n", m->pci.notes[i]);
 	for (size_t i = 0; i < m->kube.nnotes; i++)
 		np_notef("note: %s\n", m->kube.notes[i]);
+	/* Queue vectors no device claims (a copy without msi_irqs, names that
+	 * name no interface): one note, so that what is judged is not taken
+	 * for all there is. */
+	size_t untied = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		struct np_vector_class c;
+		if (m->irqs.v[i].dev < 0 && np_vector_classify(m->irqs.v[i].name, &c) && c.role == NP_ROLE_DATA) {
+			untied++;
+			first = first ? first : m->irqs.v[i].name;
+		}
+	}
+	if (untied)
+		np_notef("note: %zu IRQ%s named as device queues (%s%s) %s tied to no device (no msi_irqs, and neither the "
+			 "name nor the chip tells which): listed without one, judged nowhere\n",
+			 untied, untied == 1 ? "" : "s", first, untied > 1 ? ", ..." : "", untied == 1 ? "is" : "are");
+	if (m->irqs.absent)
+		np_notef("note: interrupts unknown: there is no /proc/interrupts here (a copy without it): no IRQ is "
+			 "listed, and where interrupts run cannot be judged\n");
 	for (size_t i = 0; i < m->irqs.nwarnings && i < 5; i++)
 		np_notef("warning: %s\n", m->irqs.warnings[i]);
 	if (m->irqs.nwarnings > 5)
 		np_notef("warning: %zu more rows skipped\n", m->irqs.nwarnings - 5);
 }
 
-int np_find_one_device(const struct np_machine *m, const char *filter, size_t *index)
+int np_find_one_device(struct np_ctx *ctx, const struct np_machine *m, const char *filter, size_t *index)
 {
 	const struct np_pci_dev *dev = NULL;
 	for (size_t i = 0; i < m->pci.ndevs; i++) {
-		if (!np_pci_dev_match(&m->pci.devs[i], filter))
+		if (!np_device_matches(ctx, m, i, filter))
 			continue;
 		if (dev)
 			return np_error("'%s' matches several devices (%s, %s): name one by address", filter, dev->addr,
@@ -41,7 +61,7 @@ int np_find_one_device(const struct np_machine *m, const char *filter, size_t *i
 		dev = &m->pci.devs[i];
 	}
 	if (!dev)
-		return np_error("no PCI function matches '%s' (an address, interface, block device or driver)", filter);
+		return np_error("no PCI function matches '%s' (" NP_FILTER_KINDS ")", filter);
 	*index = (size_t)(dev - m->pci.devs);
 	return EXIT_OK;
 }

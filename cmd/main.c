@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* numaplace: see where a device's work runs on a NUMA machine, and place it. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "read/conffile.h"
+#include "read/snapshot.h"
 #include "base/nearest.h"
 
 #include "cmd.h"
@@ -13,8 +20,9 @@
 #define NUMAPLACE_VERSION "0.1"
 #endif
 
-#define FILTER_HELP "FILTER: a PCI address (0000:22:00.0 or 22:00.0), an interface (eth4), a block device (sda)\n" \
-		    "or a driver (megaraid_sas)."
+#define FILTER_HELP "FILTER: a PCI address (0000:22:00.0 or 22:00.0), an interface (eth4),\n" \
+		    "a block device (sda), a driver (megaraid_sas), a label of devices --matrix (GPU3),\n" \
+		    "an RDMA device (mlx5_0) or the start of its IRQs' names (virtio0)."
 
 #define WRITES_EXIT "Exit status: 0 done (or nothing to change), 1 failure (nothing is left half-applied),\n" \
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)."
@@ -28,7 +36,8 @@ const struct np_command np_commands[] = {
 	  .summary = "Show PCI devices with their node, queues, block devices and IRQs.", .epilog = FILTER_HELP },
 	{ .name = "irqs", .fn = cmd_irqs, .operands = "device...", .options = irqs_options, .usage = "[--interval SEC | --interrupts FILE] [FILTER...]",
 	  .summary = "Show every IRQ: device, queue, affinity, where it ran, remote share.",
-	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too." },
+	  .epilog = FILTER_HELP "\nAn IRQ number is a FILTER too, and the start of an IRQ's name selects the IRQs\n"
+				"so named, with or without a device." },
 	{ .name = "top", .fn = cmd_top, .operands = "none", .options = top_options,
 	  .usage = "[-d SEC] [-f FILTER] [--batch [-n COUNT]]",
 	  .summary = "Watch interrupt rates live: per node, per device, the busiest IRQs.",
@@ -83,9 +92,9 @@ const struct np_command np_commands[] = {
 	{ .name = "disable", .fn = cmd_disable, .operands = "none", .options = disable_options,
 	  .summary = "Stop applying a profile at boot, held or not (remove " NP_BOOT_PROFILE ").",
 	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
-	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options,
+	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options, .usage = "[ID]",
 	  .summary = "List the transactions: id, time, profile, state, number of changes, session (the hold each "
-			     "belongs to), cause (hold's event)." },
+			     "belongs to), cause (hold's event); with ID, that one and its values before and after." },
 	{ .name = "profile", .fn = cmd_profile, .operands = "profile...", .options = profile_options, .usage = "list | show NAME | validate FILE...",
 	  .summary = "List, show and validate tuning profiles.",
 	  .epilog = "Exit status: 0 success, 1 failure, 2 an invalid profile or unknown name." },
@@ -115,7 +124,7 @@ const struct np_command np_commands[] = {
 const struct np_option np_global_options[] = {
 	NP_OPT_STRING(0, "root", struct np_global_opts, root, "DIR",
 		      "read and write the machine files under DIR (DIR/sys, DIR/proc)\n"
-		      "instead of this machine; also $" NP_ROOT_ENV, "dir"),
+		      "instead of this machine; also $" NP_ROOT_ENV "; or a snapshot archive", "dir"),
 	NP_OPT_BOOL('h', "help", struct np_global_opts, help, "show this help"),
 	NP_OPT_BOOL('V', "version", struct np_global_opts, version, "show the version"),
 	NP_OPT_STRING(0, "kubelet-state", struct np_global_opts, kubelet_state, "FILE",
@@ -143,6 +152,67 @@ void np_print_usage(FILE *out)
 		fprintf(out, "  %-11s %s\n", c->name, c->summary);
 	fputs("\nExit status: 0 success, 1 failure, 2 usage error.\n"
 	      "Run 'numaplace COMMAND --help' for the options of a command.\n", out);
+}
+
+/* The unpacked copy of an archive is removed when numaplace ends, however
+ * it ends (exit, a signal, SIGKILL): a child waits for the end of a pipe
+ * that only this process (and what it forks, not what it executes) holds. */
+static int remove_at_exit(const char *dir)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(p[0]);
+		close(p[1]);
+		return -err;
+	}
+	if (pid == 0) {
+		/* Nothing of the parent's: a shell waiting on its output must not wait for this. */
+		int null = open("/dev/null", O_RDWR);
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+		dup2(p[0], 3);
+		close_range(4, ~0U, 0);
+		/* Ctrl-C reaches the whole process group: this one outlives it. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		char c;
+		ssize_t n;
+		while ((n = read(3, &c, 1)) > 0 || (n < 0 && errno == EINTR))
+			;
+		/* A tar killed with numaplace may still have made a file meanwhile. */
+		for (int tries = 0; np_snapshot_remove(dir) && tries < 20; tries++)
+			usleep(50000);
+		_exit(0);
+	}
+	close(p[0]);
+	return 0; /* p[1] stays open until this process ends */
+}
+
+/* --root FILE: a snapshot archive, unpacked into a private temporary
+ * directory (read only, removed at exit); *root becomes that copy. */
+static int open_archive_root(const char **root, char *tmpdir, char *unpacked)
+{
+	struct stat st;
+	const char *r = *root ? *root : getenv(NP_ROOT_ENV);
+	if (!r || stat(r, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	struct np_ctx tmp = { .rootfd = -1 };
+	int rc = np_snapshot_tmpdir(&tmp, r, tmpdir);
+	if (rc)
+		return np_error("--root '%s': %s", r, tmp.err);
+	if ((rc = remove_at_exit(tmpdir))) {
+		np_snapshot_remove(tmpdir);
+		return np_error("--root '%s': cannot arrange the removal of its copy: %s", r, strerror(-rc));
+	}
+	if (np_snapshot_unpack(&tmp, r, tmpdir, unpacked))
+		return np_error("--root '%s': %s", r, tmp.err);
+	*root = unpacked;
+	return 0;
 }
 
 /* The global options, then the command with the rest of the line. */
@@ -205,12 +275,18 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	char tmpdir[PATH_MAX], unpacked[PATH_MAX];
+	const char *root = g.root, *archive = root ? root : getenv(NP_ROOT_ENV);
+	if (open_archive_root(&root, tmpdir, unpacked))
+		return EXIT_FAIL;
 	struct np_ctx ctx;
-	int rc = np_ctx_init(&ctx, g.root);
+	int rc = np_ctx_init(&ctx, root);
 	if (rc) {
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
+	if (root == unpacked)
+		ctx.archive = archive;
 	ctx.kubelet_state = g.kubelet_state;
 	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);

@@ -75,8 +75,11 @@ static int irqs_on(const struct np_machine *m, size_t di, const struct np_cpuset
 
 static void device_labels(FILE *out, const struct np_pci_dev *d)
 {
+	/* name: what people call it (an interface, a block device; "" for
+	 * neither); driver: the driver, as node_exporter names that label. */
 	label(out, "device", d->addr, true);
-	label(out, "name", np_device_label(d), false);
+	label(out, "name", d->nnet ? d->net[0].name : d->nblock ? d->block[0].name : "", false);
+	label(out, "driver", d->child_driver ? d->child_driver : d->driver ? d->driver : "", false);
 }
 
 /* By where the request judges interrupts: its forbidden CPUs. */

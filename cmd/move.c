@@ -29,7 +29,7 @@ const struct np_option move_options[] = {
 	NP_OPT_BOOL(0, "cgroup", struct move_opts, cgroup,
 		    "when a cgroup's cpuset owns its placement, change that\n"
 		    "cgroup's cpuset.cpus (and with --memory cpuset.mems)\ninstead of refusing"),
-	NP_OPT_BOOL('n', "dry-run", struct move_opts, dry_run, "print the plan and write nothing"),
+	NP_OPT_BOOL_OLD('n', "dry-run", struct move_opts, dry_run, "print the plan and write nothing"),
 	NP_OPT_STRING(0, "state-dir", struct move_opts, state_dir, "DIR",
 		      "where the transactions are (default /var/lib/numaplace, under --root)", "dir"),
 	NP_OPT_NO_WAIT(struct move_opts, no_wait),
@@ -213,7 +213,7 @@ static int target(struct np_ctx *ctx, const struct np_command *self, const struc
 		size_t index = 0;
 		if (np_machine_load(ctx, &m))
 			return np_error("%s", ctx->err);
-		rc = np_find_one_device(&m, o->near, &index);
+		rc = np_find_one_device(ctx, &m, o->near, &index);
 		if (rc == EXIT_OK && np_device_binding(ctx, &m, &m.pci.devs[index], cpus, nodes))
 			rc = np_usage_error(self, "%s", ctx->err);
 		if (rc == EXIT_OK && o->memory) {

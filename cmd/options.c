@@ -10,6 +10,7 @@
 #include "change/irqbalance.h"
 #include "base/nearest.h"
 #include "cmd.h"
+#include "render/output.h"
 
 /* getopt_long's value for a long option: past every character, so that a
  * long option never reads as a short one. */
@@ -87,8 +88,9 @@ int np_parse_options(const struct np_command *cmd, int argc, char **argv, void *
 	for (size_t i = 0; i <= n; i++) {
 		const struct np_option *o = option_at(cmd, n, i);
 		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, LONG_VAL(i) };
-		if (o->short_name) {
-			shortopts[len++] = o->short_name;
+		char letter = o->short_name ? o->short_name : o->old_short;
+		if (letter) {
+			shortopts[len++] = letter;
 			if (o->arg)
 				shortopts[len++] = ':';
 		}
@@ -103,8 +105,11 @@ int np_parse_options(const struct np_command *cmd, int argc, char **argv, void *
 		if (c >= LONG_VAL(0)) {
 			i = (size_t)(c - LONG_VAL(0));
 		} else if (c != '?' && c != ':') {
-			for (i = 0; i <= n && option_at(cmd, n, i)->short_name != c; i++)
+			for (i = 0; i <= n && option_at(cmd, n, i)->short_name != c && option_at(cmd, n, i)->old_short != c; i++)
 				;
+			if (i < n && cmd->options[i].old_short == c)
+				np_notef("%s: note: -%c is deprecated (it will mean --noheadings, as in every table): "
+					 "use --%s", cmd->name, c, cmd->options[i].name);
 		}
 		if (c == ':') {
 			const struct np_option *o = NULL;
@@ -180,7 +185,7 @@ int np_opt_interval(const struct np_command *cmd, const struct np_option *o, con
 	char *end;
 	double v = strtod(arg, &end);
 	if (*end || end == arg || !(v > 0 && v <= 3600))
-		return np_usage_error(cmd, "--%s needs seconds between 0 and 3600, not '%s'", o->name, arg);
+		return np_usage_error(cmd, "--%s needs seconds above 0 and at most 3600 (0.5, 2, 60), not '%s'", o->name, arg);
 	*(double *)field = v;
 	return EXIT_OK;
 }

@@ -143,11 +143,11 @@ static int get_valid(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column list_columns[] = {
-	NP_COLUMN("name", "NAME", 1, 0, "the profile's name (for apply, show, enable)", get_name),
+	NP_COLUMN("name", "NAME", 1, NP_FL_KEY, "the profile's name (for apply, show, enable)", get_name),
 	NP_COLUMN("rules", "RULES", 4, SCOLS_FL_RIGHT, "its rules", get_rules),
 	NP_COLUMN("settings", "SETTINGS", 4, SCOLS_FL_RIGHT, "its settings", get_settings),
 	NP_COLUMN("description", "DESCRIPTION", 0.4, SCOLS_FL_WRAP | SCOLS_FL_TRUNC, "the first sentence of its description", get_description),
-	NP_COLUMN("file", "FILE", 0.3, SCOLS_FL_TRUNC, "its file", get_file),
+	NP_COLUMN("file", "FILE", 0.3, NP_FL_GIVE(1), "its file", get_file),
 	NP_COLUMN("valid", "VALID", 3, 0, "whether the file is a valid profile", get_valid),
 	NP_COLUMN_END,
 };

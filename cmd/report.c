@@ -72,7 +72,7 @@ static void findings_write(struct np_jw *jw, const struct np_machine *m, const s
 
 /* The answer first: one line per problem, most important first, each with
  * the command that fixes it. */
-static int print_summary(const struct np_findings *f, double seconds, int width, bool color)
+static int print_summary(const struct np_findings *f, bool interrupts_known, double seconds, int width, bool color)
 {
 	size_t n, minor = 0;
 	struct np_summary_line *lines;
@@ -84,7 +84,10 @@ static int print_summary(const struct np_findings *f, double seconds, int width,
 		printf("== Summary (interrupts during %g s)\n", seconds);
 	else
 		puts("== Summary");
-	if (n == 0)
+	/* Without /proc/interrupts nothing is known of them: never "nothing wrong". */
+	if (!interrupts_known)
+		puts("Interrupts unknown: there is no /proc/interrupts here, so where they run cannot be judged.");
+	else if (n == 0)
 		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
 		       f->min_interrupts);
 	for (size_t i = 0; i < n; i++) {
@@ -118,12 +121,31 @@ static int print_summary(const struct np_findings *f, double seconds, int width,
 	return EXIT_OK;
 }
 
-static void print_findings(const struct np_findings *f, bool all, int width, bool color)
+/* What the Summary did not say: its lines are the findings of most weight,
+ * and the same words twice (26 lines about isolated CPUs on a real-time
+ * worker, each device in both) hide what only this section holds. */
+static int print_findings(const struct np_findings *f, bool all, int width, bool color)
 {
-	size_t shown = 0;
+	struct np_summary_line *lines;
+	size_t nlines, shown = 0, summarized = 0;
+	bool *in_summary = calloc(f->n + 1, sizeof(bool));
+	if (!in_summary || np_findings_lines(f, &lines, &nlines)) {
+		free(in_summary);
+		return np_error("%s", strerror(ENOMEM));
+	}
+	for (size_t k = 0; k < nlines; k++)
+		for (size_t j = 0; j < lines[k].n; j++)
+			summarized += !in_summary[lines[k].v[j]], in_summary[lines[k].v[j]] = true;
+	np_summary_lines_free(lines, nlines);
+	bool more = false;
+	for (size_t i = 0; i < f->n && !more; i++)
+		more = !in_summary[i] && (all || !f->v[i].minor);
+	if (summarized)
+		printf("%s the Summary's %zu problem%s%s\n", more ? "Beyond" : "Nothing beyond", summarized,
+		       summarized == 1 ? "" : "s", more ? ":" : ".");
 	for (size_t i = 0; i < f->n; i++) {
 		const struct np_finding *x = &f->v[i];
-		if (x->minor && !all)
+		if ((x->minor && !all) || in_summary[i])
 			continue;
 		const char *sev = x->minor ? "minor" : np_severity_name(x->severity);
 		if (color && !x->minor)
@@ -135,8 +157,10 @@ static void print_findings(const struct np_findings *f, bool all, int width, boo
 		free(message);
 		shown++;
 	}
-	if (shown == 0)
+	if (shown == 0 && !summarized)
 		puts("none");
+	free(in_summary);
+	return EXIT_OK;
 }
 
 /* The placement table: a row per device with IRQs, the row its index; the
@@ -223,7 +247,7 @@ static int get_remote_share(const void *data, const void *row, struct np_value *
 }
 
 static const struct np_column placement_columns[] = {
-	NP_COLUMN("device", "DEVICE", 12, 0, "the PCI address", get_device),
+	NP_COLUMN("device", "DEVICE", 12, NP_FL_KEY, "the PCI address", get_device),
 	NP_COLUMN("driver", "DRIVER", 0.1, SCOLS_FL_TRUNC, "its driver (of its child, for a virtio device)", get_driver),
 	NP_COLUMN_TEXT("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_node, "?", NULL),
 	NP_COLUMN("irqs", "IRQS", 4, SCOLS_FL_RIGHT, "its IRQs", get_irqs),
@@ -357,7 +381,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = report_json(ctx, &m, req.selected, f, &o);
 	} else if (rc == EXIT_OK) {
 		int width = np_term_width();
-		rc = print_summary(f, o.interval, width, color);
+		rc = print_summary(f, !m.irqs.absent, o.interval, width, color);
 		puts("\n== Topology");
 		if (rc == EXIT_OK)
 			rc = np_topo_print(self, &m.topo, stdout, false);
@@ -371,7 +395,8 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		if (rc == EXIT_OK && m.irqs.n && o.interval > 0)
 			np_print_rates(&m, req.selected, o.interval, stdout);
 		puts("\n== Findings");
-		print_findings(f, o.all, width, color);
+		if (rc == EXIT_OK)
+			rc = print_findings(f, o.all, width, color);
 	}
 	np_request_free(&req);
 	np_machine_free(&m);

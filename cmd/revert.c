@@ -12,7 +12,7 @@ struct revert_opts {
 
 const struct np_option revert_options[] = {
 	NP_OPT_BOOL('f', "force", struct revert_opts, force, "restore even values that someone changed since the apply"),
-	NP_OPT_BOOL('n', "dry-run", struct revert_opts, dry_run,
+	NP_OPT_BOOL_OLD('n', "dry-run", struct revert_opts, dry_run,
 		    "print what would be restored and write nothing (no lock taken)"),
 	NP_OPT_BOOL(0, "session", struct revert_opts, session,
 		    "revert every transaction of ID's hold session (default: the latest's), newest first"),
@@ -56,7 +56,7 @@ static void print_change(const struct np_change *c, bool dry_run)
 	else if (is_text(c))
 		printf("  %s removed: %s %s\n", c->subject, c->path, dry_run ? "would be restored" : "restored");
 	else
-		printf("  %s: %s -> %s\n", c->subject, c->new_value, c->old_value);
+		np_print_change_line(stdout, c->attr, c->subject, c->new_value, c->old_value);
 }
 
 static void print_summary(const struct np_txn *txn, bool dry_run)

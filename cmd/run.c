@@ -75,7 +75,7 @@ int cmd_run(int argc, char **argv, struct np_ctx *ctx)
 	if (np_machine_load(ctx, &m))
 		return np_error("%s", ctx->err);
 	size_t index = 0;
-	rc = np_find_one_device(&m, near, &index);
+	rc = np_find_one_device(ctx, &m, near, &index);
 	const struct np_pci_dev *dev = rc == EXIT_OK ? &m.pci.devs[index] : NULL;
 	struct np_cpuset cpus = NP_CPUSET_INIT, nodes = NP_CPUSET_INIT;
 	if (rc == EXIT_OK)

@@ -41,11 +41,13 @@ const struct np_option top_options[] = {
 	NP_OPT_CALLBACK('n', "iterations", struct top_opts, count, int, "COUNT",
 			"stop after COUNT frames (default: until q, or 1 with --batch)", NULL, parse_count),
 	NP_OPT_STRING('f', "filter", struct top_opts, filter, "FILTER",
-		      "only this device's IRQs (address, interface, block device or driver)", "device"),
+		      "only this device's IRQs (a FILTER as devices takes)", "device"),
 	NP_OPT_END,
 };
 
 enum sort_key { SORT_RATE, SORT_IRQ, SORT_NAME, NSORT };
+struct view;
+static void read_filter(struct view *v);
 static const char *const sort_names[] = { "rate", "irq", "name" };
 
 struct view {
@@ -337,20 +339,11 @@ static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, 
 		} else if (c == 's') {
 			v->sort = (enum sort_key)((v->sort + 1) % NSORT);
 		} else if (c == 'f') {
-			mvaddstr(LINES - 1, 0, "filter (device, empty for all): ");
-			clrtoeol();
-			echo();
-			curs_set(1);
-			timeout(-1);
-			char text[sizeof(v->filter)], *one = text;
-			if (getnstr(text, (int)sizeof(text) - 1) == OK) {
-				snprintf(v->filter, sizeof(v->filter), "%s", text);
-				/* A filter matching nothing shows nothing. */
-				if (text[0])
-					np_select_devices(ctx, v->m, 1, &one, false, v->selected);
-			}
-			noecho();
-			curs_set(0);
+			read_filter(v);
+			char *one = v->filter;
+			/* A filter matching nothing shows nothing. */
+			if (v->filter[0])
+				np_select_devices(ctx, v->m, 1, &one, false, v->selected);
 		} else if (c != KEY_RESIZE) {
 			continue;
 		}
@@ -362,6 +355,37 @@ static int run_screen(struct np_ctx *ctx, struct view *v, struct np_irqs *prev, 
 	if (rc)
 		return np_error("%s", ctx->err);
 	return EXIT_OK;
+}
+
+/* The f prompt, edited here rather than by getnstr, which takes Esc and
+ * what follows as text ("^[q"): Enter sets the filter, Esc leaves it as it
+ * was, Backspace deletes, other printable characters are typed. */
+static void read_filter(struct view *v)
+{
+	char text[sizeof(v->filter)];
+	size_t len = 0;
+	static const char prompt[] = "filter (device, empty for all; Esc: keep): ";
+	curs_set(1);
+	timeout(-1);
+	for (;;) {
+		text[len] = '\0';
+		mvaddstr(LINES - 1, 0, prompt);
+		addstr(text);
+		clrtoeol();
+		refresh();
+		int c = getch();
+		if (c == '\n' || c == '\r' || c == KEY_ENTER) {
+			snprintf(v->filter, sizeof(v->filter), "%s", text);
+			break;
+		}
+		if (c == 27 || c == ERR)
+			break;
+		if ((c == KEY_BACKSPACE || c == 127 || c == 8) && len > 0)
+			len--;
+		else if (c >= 0x20 && c < 0x7f && len + 1 < sizeof(text))
+			text[len++] = (char)c;
+	}
+	curs_set(0);
 }
 
 int cmd_top(int argc, char **argv, struct np_ctx *ctx)

@@ -101,14 +101,14 @@ static int get_output(const void *data, const void *row, struct np_value *v)
 }
 
 const struct np_column trial_run_columns[] = {
-	NP_COLUMN("run", "RUN", 3, SCOLS_FL_RIGHT, "its number, warm-ups first", get_number),
+	NP_COLUMN("run", "RUN", 3, SCOLS_FL_RIGHT | NP_FL_KEY, "its number, warm-ups first", get_number),
 	NP_COLUMN("arm", "ARM", 8, 0, "baseline (the machine as it was) or profile (applied)", get_arm),
 	NP_COLUMN("warmup", "WARMUP", 3, 0, "a warm-up run, not counted", get_warmup),
 	NP_COLUMN("value", "VALUE", 10, SCOLS_FL_RIGHT, "the metric (--metric), or the wall time in seconds", get_value),
 	NP_COLUMN("status", "STATUS", 7, SCOLS_FL_RIGHT, "CMD's exit status (128 + N: killed by signal N), or timeout",
 		  get_status),
 	NP_COLUMN("seconds", "SECONDS", 7, SCOLS_FL_RIGHT, "its wall time", get_seconds),
-	NP_COLUMN("output", "OUTPUT", 0.4, SCOLS_FL_TRUNC, "the file holding its output", get_output),
+	NP_COLUMN("output", "OUTPUT", 0.4, NP_FL_GIVE(1), "the file holding its output", get_output),
 	NP_COLUMN_END,
 };
 

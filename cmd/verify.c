@@ -6,7 +6,7 @@
 
 #include "change/resolve.h"
 #include "read/sysfs.h"
-#include "render/output.h"
+#include "render/render.h"
 
 struct verify_opts {
 	bool json, pretty;
@@ -67,8 +67,12 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 			cJSON_AddStringToObject(o, "expected", c->new_value);
 			cJSON_AddItemToArray(drift, o);
 		} else {
-			printf("drift: %s (%s) is '%s', the profile wants '%s'\n", c->subject, c->path, cur ? cur : "?",
-			       c->new_value);
+			enum np_value_kind kind = np_attrs[c->attr].value;
+			char *is = cur ? np_value_shown(kind, cur) : NULL, *want = np_value_shown(kind, c->new_value);
+			printf("drift: %s (%s) is '%s', the profile wants '%s'\n", c->subject, c->path, is ? is : "?",
+			       want ? want : c->new_value);
+			free(is);
+			free(want);
 		}
 		free(cur);
 	}

@@ -158,7 +158,7 @@ function __numaplace_commands
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
         disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
-        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event).' \
+        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event); with ID, that one and its values before and after.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
         move 'Move a running process\'s threads (and its memory) to a node, as one transaction.' \
@@ -355,7 +355,7 @@ end
 
 complete -c numaplace -f
 complete -c numaplace -n __numaplace_needs_command -a '(__numaplace_commands)'
-complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT'
+complete -c numaplace -n __numaplace_needs_command -l root -x -a '(__numaplace_values dir)' -d 'read and write the machine files under DIR (DIR/sys, DIR/proc) instead of this machine; also $NUMAPLACE_ROOT; or a snapshot archive'
 complete -c numaplace -n __numaplace_needs_command -s h -l help -d 'show this help'
 complete -c numaplace -n __numaplace_needs_command -s V -l version -d 'show the version'
 complete -c numaplace -n __numaplace_needs_command -l kubelet-state -r -F -d 'read pods\' exclusive CPUs from FILE instead of DIR/var/lib/kubelet/cpu_manager_state'
@@ -381,7 +381,7 @@ complete -c numaplace -n '__numaplace_option devices' -s a -l all -d 'list every
 complete -c numaplace -n '__numaplace_option devices' -s m -l matrix -d 'the PCIe link type between every two devices (X, PIX, PXB, PHB, NODE, SYS)'
 complete -c numaplace -n '__numaplace_option devices' -l near -x -a '(__numaplace_values device)' -d 'the other devices, nearest to DEVICE first (link type, then NUMA distance)'
 complete -c numaplace -n '__numaplace_option devices' -l class -x -a '(__numaplace_values class)' -d 'with --matrix or --near: gpu, net, nvme, storage, all, comma-separated (default gpu,net,storage)'
-complete -c numaplace -n '__numaplace_option devices' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option devices' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them; +COL,... adds them to the default ones); with --json, the keys'
 complete -c numaplace -n '__numaplace_option devices' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option devices' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option devices' -s P -l pairs -d 'one line per row of NAME="value" pairs'
@@ -395,7 +395,7 @@ complete -c numaplace -n '__numaplace_option irqs' -s J -l json -d 'print JSON i
 complete -c numaplace -n '__numaplace_option irqs' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option irqs' -s i -l interval -x -d 'sample /proc/interrupts twice, SEC apart (0 < SEC <= 3600), and show what ran in between'
 complete -c numaplace -n '__numaplace_option irqs' -l interrupts -r -F -d 'read the counts from a copy of /proc/interrupts (the topology and devices: --root or this machine)'
-complete -c numaplace -n '__numaplace_option irqs' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option irqs' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them; +COL,... adds them to the default ones); with --json, the keys'
 complete -c numaplace -n '__numaplace_option irqs' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option irqs' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option irqs' -s P -l pairs -d 'one line per row of NAME="value" pairs'
@@ -407,7 +407,7 @@ complete -c numaplace -n '__numaplace_operand irqs many' -a '(__numaplace_values
 complete -c numaplace -n '__numaplace_option top' -s d -l delay -x -d 'seconds between refreshes (0 < SEC <= 3600, default 1)'
 complete -c numaplace -n '__numaplace_option top' -s b -l batch -d 'print plain frames to stdout instead of a full-screen view'
 complete -c numaplace -n '__numaplace_option top' -s n -l iterations -x -d 'stop after COUNT frames (default: until q, or 1 with --batch)'
-complete -c numaplace -n '__numaplace_option top' -s f -l filter -x -a '(__numaplace_values device)' -d 'only this device\'s IRQs (address, interface, block device or driver)'
+complete -c numaplace -n '__numaplace_option top' -s f -l filter -x -a '(__numaplace_values device)' -d 'only this device\'s IRQs (a FILTER as devices takes)'
 complete -c numaplace -n '__numaplace_option top' -s h -l help -d 'show this help'
 
 # advise
@@ -434,7 +434,7 @@ complete -c numaplace -n '__numaplace_option app' -l pretty -d 'indent the JSON 
 complete -c numaplace -n '__numaplace_option app' -s h -l help -d 'show this help'
 
 # apply
-complete -c numaplace -n '__numaplace_option apply' -s n -l dry-run -d 'print the plan (file, current, new) and write nothing'
+complete -c numaplace -n '__numaplace_option apply' -l dry-run -d 'print the plan (file, current, new) and write nothing'
 complete -c numaplace -n '__numaplace_option apply' -s J -l json -d 'print JSON: {"changed": true|false, "transaction": ID, "changes": [...]}'
 complete -c numaplace -n '__numaplace_option apply' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option apply' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
@@ -478,7 +478,7 @@ complete -c numaplace -n '__numaplace_option trial' -l require-keep -d 'exit 4 w
 complete -c numaplace -n '__numaplace_option trial' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option trial' -l state-dir -x -a '(__numaplace_values dir)' -d 'keep transactions and CMD\'s output in DIR (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option trial' -l irqbalance -x -a '(__numaplace_values irqbalance)' -d 'ban the IRQs placed in irqbalance\'s configuration file while the profile is applied (default if irqbalance runs or is installed), warn, or ignore'
-complete -c numaplace -n '__numaplace_option trial' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option trial' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them; +COL,... adds them to the default ones); with --json, the keys'
 complete -c numaplace -n '__numaplace_option trial' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option trial' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option trial' -s P -l pairs -d 'one line per row of NAME="value" pairs'
@@ -496,7 +496,7 @@ complete -c numaplace -n '__numaplace_operand verify one' -a '(__numaplace_value
 
 # revert
 complete -c numaplace -n '__numaplace_option revert' -s f -l force -d 'restore even values that someone changed since the apply'
-complete -c numaplace -n '__numaplace_option revert' -s n -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
+complete -c numaplace -n '__numaplace_option revert' -l dry-run -d 'print what would be restored and write nothing (no lock taken)'
 complete -c numaplace -n '__numaplace_option revert' -l session -d 'revert every transaction of ID\'s hold session (default: the latest\'s), newest first'
 complete -c numaplace -n '__numaplace_option revert' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option revert' -l no-wait -d 'fail at once when another apply or revert holds the lock'
@@ -521,7 +521,7 @@ complete -c numaplace -n '__numaplace_option disable' -s h -l help -d 'show this
 complete -c numaplace -n '__numaplace_option history' -s J -l json -d 'print JSON instead of a table'
 complete -c numaplace -n '__numaplace_option history' -l pretty -d 'indent the JSON (the default on a terminal)'
 complete -c numaplace -n '__numaplace_option history' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
-complete -c numaplace -n '__numaplace_option history' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option history' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them; +COL,... adds them to the default ones); with --json, the keys'
 complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
@@ -534,7 +534,7 @@ complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this
 complete -c numaplace -n '__numaplace_option profile' -l profile-dir -x -a '(__numaplace_values dir)' -d 'look for profiles in DIR first (repeatable)'
 complete -c numaplace -n '__numaplace_option profile' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option profile' -l pretty -d 'indent the JSON (the default on a terminal)'
-complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them); with --json, the keys'
+complete -c numaplace -n '__numaplace_option profile' -s o -l output -x -a '(__numaplace_values columns)' -d 'the columns to show, comma-separated (\'-o help\' lists them; +COL,... adds them to the default ones); with --json, the keys'
 complete -c numaplace -n '__numaplace_option profile' -s n -l noheadings -d 'print no header line'
 complete -c numaplace -n '__numaplace_option profile' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option profile' -s P -l pairs -d 'one line per row of NAME="value" pairs'
@@ -554,7 +554,7 @@ complete -c numaplace -n '__numaplace_option move' -l node -x -d 'to node N\'s o
 complete -c numaplace -n '__numaplace_option move' -l near -x -a '(__numaplace_values device)' -d 'to the CPUs and memory near this device, as run --near binds (address, interface, block device, driver)'
 complete -c numaplace -n '__numaplace_option move' -l memory -d 'migrate its pages too (numa_migrate_pages); a revert does not move them back'
 complete -c numaplace -n '__numaplace_option move' -l cgroup -d 'when a cgroup\'s cpuset owns its placement, change that cgroup\'s cpuset.cpus (and with --memory cpuset.mems) instead of refusing'
-complete -c numaplace -n '__numaplace_option move' -s n -l dry-run -d 'print the plan and write nothing'
+complete -c numaplace -n '__numaplace_option move' -l dry-run -d 'print the plan and write nothing'
 complete -c numaplace -n '__numaplace_option move' -l state-dir -x -a '(__numaplace_values dir)' -d 'where the transactions are (default /var/lib/numaplace, under --root)'
 complete -c numaplace -n '__numaplace_option move' -l no-wait -d 'fail at once when another apply or revert holds the lock'
 complete -c numaplace -n '__numaplace_option move' -s J -l json -d 'print JSON: {"pid", "comm", "cpus", "changes": [...], ...}'

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The changes of a transaction: apply shows what it wrote, revert what it
  * restored. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "change/attr.h"
 #include "change/txn.h"
 #include "render/render.h"
 
@@ -18,21 +23,55 @@ static int get_subject(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, CHANGE(row)->subject);
 }
 
+char *np_value_shown(enum np_value_kind kind, const char *value)
+{
+	if (kind == NP_VALUE_TEXT && value) {
+		/* A whole file (irqbalance's) is no cell: its size. */
+		size_t lines = 0;
+		for (const char *p = value; *p; p++)
+			lines += *p == '\n';
+		char *text;
+		return asprintf(&text, "(a file of %zu line%s)", lines, lines == 1 ? "" : "s") < 0 ? NULL : text;
+	}
+	char *norm = kind == NP_VALUE_CPULIST || kind == NP_VALUE_CPUMASK ? np_value_normalize(kind, value) : NULL;
+	if (norm && !*norm) {
+		free(norm);
+		return strdup("off");
+	}
+	return norm ? norm : strdup(value ? value : "?");
+}
+
+int np_val_change_value(struct np_value *v, enum np_value_kind kind, const char *value)
+{
+	if (!v->text || !value)
+		return np_val_str(v, value);
+	char *shown = np_value_shown(kind, value);
+	return shown ? np_val_take(v, shown) : -ENOMEM;
+}
+
+void np_print_change_line(FILE *out, enum np_attr attr, const char *subject, const char *from, const char *to)
+{
+	char *a = np_value_shown(np_attrs[attr].value, from), *b = np_value_shown(np_attrs[attr].value, to);
+	fprintf(out, "  %s: %s -> %s\n", subject, a ? a : from, b ? b : to);
+	free(a);
+	free(b);
+}
+
 static int get_old(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_str(v, CHANGE(row)->old_value);
+	return np_val_change_value(v, np_attrs[CHANGE(row)->attr].value, CHANGE(row)->old_value);
 }
 
 static int get_new(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_str(v, CHANGE(row)->new_value);
+	return np_val_change_value(v, np_attrs[CHANGE(row)->attr].value, CHANGE(row)->new_value);
 }
 
 const struct np_column np_change_columns[] = {
 	NP_COLUMN("path", "FILE", 1, 0, "the file written", get_path),
-	NP_COLUMN("subject", "SUBJECT", 1, 0, "what the value is for", get_subject),
+	NP_COLUMN("subject", "SUBJECT", 1, NP_FL_KEY, "what the value is for", get_subject),
 	NP_COLUMN("old", "OLD", 1, 0, "the value before the apply", get_old),
 	NP_COLUMN("new", "NEW", 1, 0, "the value the apply wrote", get_new),
 	NP_COLUMN_END,

@@ -8,6 +8,7 @@
 #include "read/machine.h"
 #include "base/quote.h"
 #include "render/render.h"
+#include "render/term.h"
 
 static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di)
 {
@@ -44,6 +45,13 @@ static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di
 		const struct np_netif *nif = &d->net[i];
 		np_jw_object(jw, NULL);
 		np_jw_str(jw, "name", nif->name);
+		if (!nif->queues_known) {
+			/* Unknown stays unknown: no queues/ directory is not "no queues". */
+			np_jw_null(jw, "rx");
+			np_jw_null(jw, "tx");
+			np_jw_close(jw);
+			continue;
+		}
 		np_jw_array(jw, "rx");
 		for (int r = 0; r < nif->nrx; r++) {
 			np_jw_object(jw, NULL);
@@ -180,22 +188,38 @@ static char *net_queue_row(const struct np_machine *m, const struct queue_map *m
 	return out;
 }
 
+/* Prints what memstream f gathered as one line, wrapped at blanks to width,
+ * continuation lines indented by indent, and empties f for the next. */
+static void put_line(FILE *out, FILE *f, char **text, int width, int indent)
+{
+	fputc('\0', f);
+	if (fflush(f) == 0 && *text)
+		np_print_wrapped(out, *text, width, 0, indent);
+	rewind(f);
+}
+
 /* Queue rows, identical consecutive ones collapsed: "queues 0-47 (irqs 60-107): ..." */
 static void print_queue_rows(FILE *out, const char *what, char **rows, const int *irqs, int n)
 {
+	char line[64];
 	for (int q = 0; q < n;) {
 		int end = q;
 		while (end + 1 < n && rows[q] && rows[end + 1] && !strcmp(rows[q], rows[end + 1]) &&
 		       (irqs[q] < 0 ? irqs[end + 1] < 0 : irqs[end + 1] == irqs[end] + 1))
 			end++;
 		if (end == q && irqs[q] >= 0)
-			fprintf(out, "    %s %d: irq %d%s\n", what, q, irqs[q], rows[q] ? rows[q] : "?");
+			snprintf(line, sizeof(line), "    %s %d: irq %d", what, q, irqs[q]);
 		else if (end == q)
-			fprintf(out, "    %s %d: %s\n", what, q, rows[q] ? rows[q] : "?");
+			snprintf(line, sizeof(line), "    %s %d: ", what, q);
 		else if (irqs[q] >= 0)
-			fprintf(out, "    %ss %d-%d: irqs %d-%d%s\n", what, q, end, irqs[q], irqs[end], rows[q]);
+			snprintf(line, sizeof(line), "    %ss %d-%d: irqs %d-%d", what, q, end, irqs[q], irqs[end]);
 		else
-			fprintf(out, "    %ss %d-%d: %s\n", what, q, end, rows[q]);
+			snprintf(line, sizeof(line), "    %ss %d-%d: ", what, q, end);
+		char *text;
+		if (asprintf(&text, "%s%s", line, rows[q] ? rows[q] : "?") >= 0) {
+			np_print_wrapped(out, text, np_output_width(fileno(out)), 0, 8);
+			free(text);
+		}
 		q = end + 1;
 	}
 }
@@ -210,36 +234,49 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	struct queue_map map;
 	queue_map_build(m, di, &map);
 
-	fprintf(out, "%s  %s", d->addr, d->device ? d->device : "unknown device");
+	/* Each line is gathered, then wrapped at blanks to the terminal. */
+	int width = np_output_width(fileno(out));
+	char *line = NULL;
+	size_t len;
+	FILE *f = open_memstream(&line, &len);
+	if (!f)
+		return;
+	fprintf(f, "%s  %s", d->addr, d->device ? d->device : "unknown device");
 	if (d->vendor)
-		fprintf(out, " (%s)", d->vendor);
-	fprintf(out, " [%04x:%04x]\n", d->vendor_id, d->device_id);
-	fprintf(out, "  %s, driver %s", d->class_name ? d->class_name : "unknown class",
-		d->driver ? d->driver : "none");
+		fprintf(f, " (%s)", d->vendor);
+	fprintf(f, " [%04x:%04x]", d->vendor_id, d->device_id);
+	put_line(out, f, &line, width, 14);
+	fprintf(f, "  %s, driver %s", d->class_name ? d->class_name : "unknown class", d->driver ? d->driver : "none");
 	if (d->child_driver)
-		fprintf(out, " (%s)", d->child_driver);
+		fprintf(f, " (%s)", d->child_driver);
 	if (node < 0)
-		fputs(", node unknown", out);
+		fputs(", node unknown", f);
 	else
-		fprintf(out, ", node %d%s", node, inferred ? " (inferred from local CPUs)" : "");
+		fprintf(f, ", node %d%s", node, inferred ? " (inferred from local CPUs)" : "");
 	const struct np_node *nd = node >= 0 ? np_topology_node(&m->topo, node) : NULL;
 	if (!nd || !np_cpuset_equal(&nd->cpus, &d->local_cpus)) {
 		char *lc = np_cpuset_empty(&d->local_cpus) ? NULL : np_cpus_text(&m->topo, &d->local_cpus);
-		fprintf(out, ", local CPUs %s", lc ? lc : "unknown");
+		fprintf(f, ", local CPUs %s", lc ? lc : "unknown");
 		free(lc);
 	}
-	fputc('\n', out);
+	put_line(out, f, &line, width, 4);
 	if (s.nirqs > 0) {
-		fprintf(out, "  IRQs: %d (%d mostly on other nodes)", s.nirqs, s.nremote);
+		fprintf(f, "  IRQs: %d (%d mostly on other nodes)", s.nirqs, s.nremote);
 		if (s.total > 0 && s.node_known)
-			fprintf(out, ": %.0f%% of %llu interrupts remote", 100.0 * (double)s.remote / (double)s.total, s.total);
+			fprintf(f, ": %.0f%% of %llu interrupts remote", 100.0 * (double)s.remote / (double)s.total, s.total);
 		else if (s.total > 0)
-			fprintf(out, ": %llu interrupts, node unknown", s.total);
-		fputc('\n', out);
+			fprintf(f, ": %llu interrupts, node unknown", s.total);
+		put_line(out, f, &line, width, 4);
 	}
+	fclose(f);
+	free(line);
 	for (size_t i = 0; i < d->nnet; i++) {
 		const struct np_netif *nif = &d->net[i];
 		char esc[256];
+		if (!nif->queues_known) {
+			fprintf(out, "  net %s: queues unknown (no queues/ directory)\n", np_escape(nif->name, esc, sizeof(esc)));
+			continue;
+		}
 		fprintf(out, "  net %s: %d rx, %d tx queues\n", np_escape(nif->name, esc, sizeof(esc)), nif->nrx, nif->ntx);
 		int nq = nif->nrx > nif->ntx ? nif->nrx : nif->ntx;
 		char **rows = calloc((size_t)nq + 1, sizeof(*rows));

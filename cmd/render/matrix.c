@@ -3,6 +3,8 @@
  * functions, as nvidia-smi topo -m prints it for every vendor) and devices
  * --near (the others, nearest first). */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@
 #include "read/pci-class.h"
 #include "read/pci-tree.h"
 #include "render/render.h"
+#include "render/term.h"
 
 /* What each link costs, in the words of the legend (the man page says more). */
 static const char *const link_meaning[] = {
@@ -33,24 +36,15 @@ static struct np_pcilink link_of(const struct np_machine *m, const struct np_pci
 	return np_pcitree_link(t, a, b, node_of(m, a), node_of(m, b));
 }
 
-/* "GPU0", "NIC3", "NVME1": a short name per selected device, numbered per
- * kind in address order, for the matrix's rows and columns. */
+/* Each selected device's label (np_pci_label), for the matrix's rows and columns. */
 static char **labels_new(const struct np_machine *m, const bool *selected)
 {
-	static const struct {
-		const char *kind, *prefix;
-	} prefixes[] = { { "gpu", "GPU" }, { "net", "NIC" }, { "nvme", "NVME" }, { "storage", "DISK" }, { "other", "DEV" } };
-	int count[5] = { 0 };
 	char **labels = calloc(m->pci.ndevs + 1, sizeof(*labels));
 	for (size_t i = 0; labels && i < m->pci.ndevs; i++) {
-		if (!selected[i])
-			continue;
-		const char *kind = np_pci_kind_name(&m->pci.devs[i]);
-		size_t k = 0;
-		while (k < 4 && strcmp(prefixes[k].kind, kind))
-			k++;
-		if (asprintf(&labels[i], "%s%d", prefixes[k].prefix, count[k]++) < 0)
-			labels[i] = NULL;
+		char label[32];
+		np_pci_label(&m->pci, i, label, sizeof(label));
+		if (selected[i])
+			labels[i] = strdup(label);
 	}
 	return labels;
 }
@@ -115,16 +109,32 @@ static size_t count_selected(const struct np_machine *m, const bool *selected, c
 	return n;
 }
 
+/* Prose below the matrix, wrapped to the terminal (80 columns without one). */
+static void say(FILE *out, int indent, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(FILE *out, int indent, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	int width = np_output_width(fileno(out));
+	np_print_wrapped(out, text, width > 0 ? width : 80, 0, indent);
+	free(text);
+}
+
 static void print_port_types(const struct np_pcitree *t, FILE *out)
 {
 	if (t->nconfig && !t->npath)
-		fprintf(out, "Switch ports: the PCIe port types from the config space (%zu bridges).\n", t->nconfig);
+		say(out, 4, "Switch ports: the PCIe port types from the config space (%zu bridges).", t->nconfig);
 	else if (t->npath && !t->nconfig)
-		fprintf(out, "Switch ports: the config space shows no PCIe port type (it is cut short for a reader\n"
-			     "without root, and in such a copy), so the path's shape says it (%zu bridges).\n", t->npath);
+		say(out, 4, "Switch ports: the config space shows no PCIe port type (it is cut short for a reader "
+			    "without root, and in such a copy), so the path's shape says it (%zu bridges).", t->npath);
 	else if (t->npath)
-		fprintf(out, "Switch ports: the PCIe port types from the config space (%zu bridges), from the path's\n"
-			     "shape where it is not readable (%zu bridges).\n", t->nconfig, t->npath);
+		say(out, 4, "Switch ports: the PCIe port types from the config space (%zu bridges), from the path's "
+			    "shape where it is not readable (%zu bridges).", t->nconfig, t->npath);
 }
 
 static void print_notes(const struct np_machine *m, const struct np_pcitree *t, const bool *selected, bool acs_marked,
@@ -132,19 +142,39 @@ static void print_notes(const struct np_machine *m, const struct np_pcitree *t, 
 {
 	print_port_types(t, out);
 	if (acs_marked)
-		fputs("*: ACS P2P Request Redirect is on at a switch port between them: their peer-to-peer\n"
-		      "   traffic is sent up through the root complex, as PHB.\n", out);
+		say(out, 3, "*: ACS P2P Request Redirect is on at a switch port between them: their peer-to-peer "
+			    "traffic is sent up through the root complex, as PHB.");
 	if (acs_unknown)
-		fprintf(out, "ACS: the control register of %zu downstream ports is not readable: a PIX or PXB\n"
-			     "link may still go through the root complex.\n", t->nacs_unknown);
+		say(out, 4, "ACS: the control register of %zu downstream ports is not readable: a PIX or PXB "
+			    "link may still go through the root complex.", t->nacs_unknown);
+	if (t->nunplaced)
+		say(out, 4, "Unplaced: %zu function%s whose link in /sys/bus/pci/devices leads nowhere (a partial copy): "
+			    "no place in the PCI tree, so %s links read NODE or SYS by node.", t->nunplaced,
+		    t->nunplaced == 1 ? "" : "s", t->nunplaced == 1 ? "its" : "their");
 	if (count_selected(m, selected, "gpu") > 1)
-		fputs("GPU-GPU links are PCIe only: NVLink, NVSwitch, Infinity Fabric and other vendor\n"
-		      "fabrics are not in sysfs (ask the vendor's tool: nvidia-smi topo -m, rocm-smi --showtopo).\n",
-		      out);
+		say(out, 4, "GPU-GPU links are PCIe only: NVLink, NVSwitch, Infinity Fabric and other vendor "
+			    "fabrics are not in sysfs (ask the vendor's tool: nvidia-smi topo -m, rocm-smi --showtopo).");
 	for (size_t i = 0; i < m->pci.ndevs; i++)
 		if (selected[i] && node_of(m, i) < 0)
-			fprintf(out, "%s: NUMA node unknown (numa_node %d): its links to other root complexes read SYS.\n",
-				m->pci.devs[i].addr, m->pci.devs[i].numa_node);
+			say(out, 4, "%s: NUMA node unknown (numa_node %d): its links to other root complexes read SYS.",
+			    m->pci.devs[i].addr, m->pci.devs[i].numa_node);
+}
+
+/* One block of the matrix: the columns from..to-1 of ncols (the devices,
+ * then NUMA and LOCAL CPUS), each widths[k] wide. */
+static void print_block(FILE *out, char **labels, const size_t *dev, size_t n, char ***cells, const char *const *headers,
+			const int *widths, int lw, size_t from, size_t to)
+{
+	fprintf(out, "%-*s", lw + 2, "");
+	for (size_t k = from; k < to; k++)
+		fprintf(out, "%-*s", k + 1 < to ? widths[k] : 0, headers[k]);
+	fputc('\n', out);
+	for (size_t r = 0; r < n; r++) {
+		fprintf(out, "%-*s", lw + 2, labels[dev[r]]);
+		for (size_t k = from; k < to; k++)
+			fprintf(out, "%-*s", k + 1 < to ? widths[k] : 0, cells[r][k]);
+		fputc('\n', out);
+	}
 }
 
 int np_matrix_print(const struct np_machine *m, const struct np_pcitree *t, const bool *selected, FILE *out)
@@ -155,48 +185,87 @@ int np_matrix_print(const struct np_machine *m, const struct np_pcitree *t, cons
 		return EXIT_OK;
 	}
 	char **labels = labels_new(m, selected);
-	if (!labels)
-		return np_error("%s", strerror(ENOMEM));
-	int width = 6, lw = 4;
-	for (size_t i = 0; i < m->pci.ndevs; i++) {
-		if (!labels[i] && selected[i]) {
-			labels_free(labels, m->pci.ndevs);
-			return np_error("%s", strerror(ENOMEM));
-		}
-		if (labels[i] && (int)strlen(labels[i]) + 2 > width)
-			width = (int)strlen(labels[i]) + 2;
-		if (labels[i] && (int)strlen(labels[i]) > lw)
-			lw = (int)strlen(labels[i]);
-	}
-	bool acs_marked = false, acs_unknown = false;
-	fprintf(out, "%-*s", lw + 2, "");
-	for (size_t j = 0; j < m->pci.ndevs; j++)
-		if (selected[j])
-			fprintf(out, "%-*s", width, labels[j]);
-	fputs("NUMA  LOCAL CPUS\n", out);
-	for (size_t i = 0; i < m->pci.ndevs; i++) {
+	size_t ncols = n + 2, *dev = calloc(n, sizeof(*dev));
+	char ***cells = calloc(n, sizeof(*cells));
+	const char **headers = calloc(ncols, sizeof(*headers));
+	int *widths = calloc(ncols, sizeof(*widths));
+	bool ok = labels && dev && cells && headers && widths;
+	int lw = 4;
+	for (size_t i = 0, r = 0; ok && i < m->pci.ndevs; i++) {
 		if (!selected[i])
 			continue;
-		fprintf(out, "%-*s", lw + 2, labels[i]);
-		for (size_t j = 0; j < m->pci.ndevs; j++) {
-			if (!selected[j])
-				continue;
-			struct np_pcilink l = link_of(m, t, i, j);
+		if (!labels[i] || !(cells[r] = calloc(ncols, sizeof(**cells))))
+			ok = false;
+		else if ((int)strlen(labels[i]) > lw)
+			lw = (int)strlen(labels[i]);
+		dev[r++] = i;
+	}
+	bool acs_marked = false, acs_unknown = false;
+	/* Each device's column is its label's width and two; on a terminal too
+	 * narrow for that, one, and the columns go on in blocks below. */
+	int cw = lw + 2 > 6 ? lw + 2 : 6, narrow = 0;
+	for (size_t r = 0; ok && r < n; r++) {
+		size_t i = dev[r];
+		for (size_t c = 0; ok && c < n; c++) {
+			struct np_pcilink l = link_of(m, t, i, dev[c]);
 			bool pix = l.type == NP_LINK_PIX || l.type == NP_LINK_PXB;
-			char cell[16];
-			snprintf(cell, sizeof(cell), "%s%s", np_link_name(l.type), pix && l.acs_redirect > 0 ? "*" : "");
 			acs_marked |= pix && l.acs_redirect > 0;
 			acs_unknown |= pix && l.acs_redirect < 0;
-			fprintf(out, "%-*s", width, cell);
+			ok = asprintf(&cells[r][c], "%s%s", np_link_name(l.type), pix && l.acs_redirect > 0 ? "*" : "") >= 0;
+			if (!ok)
+				cells[r][c] = NULL;
+			else if ((int)strlen(cells[r][c]) > narrow)
+				narrow = (int)strlen(cells[r][c]);
 		}
 		int node = node_of(m, i);
 		char *cpus = np_cpuset_empty(&m->pci.devs[i].local_cpus)
-				     ? NULL
+				     ? strdup("-")
 				     : np_cpuset_format_short(&m->pci.devs[i].local_cpus, NP_CPUS_TEXT_MAX);
-		char nodetext[16];
-		snprintf(nodetext, sizeof(nodetext), node < 0 ? "?" : "%d", node);
-		fprintf(out, "%-6s%s\n", nodetext, cpus ? cpus : "-");
-		free(cpus);
+		ok = ok && cpus && asprintf(&cells[r][n], node < 0 ? "?" : "%d", node) >= 0;
+		if (!ok)
+			free(cpus);
+		else
+			cells[r][n + 1] = cpus;
+	}
+	if (ok) {
+		for (size_t c = 0; c < n; c++)
+			headers[c] = labels[dev[c]];
+		headers[n] = "NUMA";
+		headers[n + 1] = "LOCAL CPUS";
+		widths[n] = 6;
+		widths[n + 1] = 10;
+		for (size_t r = 0; r < n; r++)
+			if ((int)strlen(cells[r][n + 1]) > widths[n + 1])
+				widths[n + 1] = (int)strlen(cells[r][n + 1]);
+		int term = np_output_width(fileno(out)), total = lw + 2 + widths[n + 1] + widths[n] + (int)n * cw;
+		if (term > 0 && total > term)
+			cw = (narrow > lw ? narrow : lw) + 1;
+		for (size_t c = 0; c < n; c++)
+			widths[c] = cw;
+		/* Blocks of as many columns as fit (one at least). */
+		for (size_t from = 0; from < ncols;) {
+			size_t to = from + 1;
+			int used = lw + 2 + widths[from];
+			while (to < ncols && (term <= 0 || used + widths[to] <= term))
+				used += widths[to++];
+			if (from)
+				fputc('\n', out);
+			print_block(out, labels, dev, n, cells, headers, widths, lw, from, to);
+			from = to;
+		}
+	}
+	for (size_t r = 0; cells && r < n; r++) {
+		for (size_t c = 0; cells[r] && c < ncols; c++)
+			free(cells[r][c]);
+		free(cells[r]);
+	}
+	free(cells);
+	free(dev);
+	free(headers);
+	free(widths);
+	if (!ok) {
+		labels_free(labels, m->pci.ndevs);
+		return np_error("%s", strerror(ENOMEM));
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < m->pci.ndevs; i++) {
@@ -204,14 +273,13 @@ int np_matrix_print(const struct np_machine *m, const struct np_pcitree *t, cons
 			continue;
 		const struct np_pci_dev *d = &m->pci.devs[i];
 		char *nets = netdevs(d), *rdma = rdmadevs(&t->v[i]), *blocks = blockdevs(d);
-		fprintf(out, "%-*s%s  %s", lw + 2, labels[i], d->addr, d->device ? d->device : "unknown device");
-		if (rdma)
-			fprintf(out, "  rdma %s", rdma);
-		if (nets)
-			fprintf(out, "  net %s", nets);
-		if (blocks)
-			fprintf(out, "  block %s", blocks);
-		fputc('\n', out);
+		char *line;
+		if (asprintf(&line, "%-*s%s  %s%s%s%s%s%s%s", lw + 2, labels[i], d->addr, d->device ? d->device : "unknown device",
+			     rdma ? "  rdma " : "", rdma ? rdma : "", nets ? "  net " : "", nets ? nets : "",
+			     blocks ? "  block " : "", blocks ? blocks : "") >= 0) {
+			np_print_wrapped(out, line, np_output_width(fileno(out)), 0, lw + 4);
+			free(line);
+		}
 		free(nets);
 		free(rdma);
 		free(blocks);
@@ -219,7 +287,7 @@ int np_matrix_print(const struct np_machine *m, const struct np_pcitree *t, cons
 	labels_free(labels, m->pci.ndevs);
 	fputs("\nLegend:\n", out);
 	for (int l = NP_LINK_X; l <= NP_LINK_SYS; l++)
-		fprintf(out, "  %-4s = %s\n", np_link_name((enum np_link)l), link_meaning[l]);
+		say(out, 9, "  %-4s = %s", np_link_name((enum np_link)l), link_meaning[l]);
 	fputc('\n', out);
 	print_notes(m, t, selected, acs_marked, acs_unknown, out);
 	return EXIT_OK;
@@ -392,9 +460,9 @@ static int get_local_cpus(const void *data, const void *row, struct np_value *v)
 }
 
 const struct np_column np_near_columns[] = {
-	NP_COLUMN("device", "DEVICE", 12, 0, "PCI address", get_device),
+	NP_COLUMN("device", "DEVICE", 12, NP_FL_KEY, "PCI address", get_device),
 	NP_COLUMN("kind", "KIND", 7, 0, "gpu, net, nvme, storage or other (the --class it falls in)", get_kind),
-	NP_COLUMN("link", "LINK", 4, 0, "PIX, PXB, PHB, NODE or SYS (numaplace(8): LINK TYPES)", get_link),
+	NP_COLUMN("link", "LINK", 4, NP_FL_KEY, "PIX, PXB, PHB, NODE or SYS (numaplace(8): LINK TYPES)", get_link),
 	NP_COLUMN("acs", "ACS", 3, 0, "PIX/PXB: ACS P2P Request Redirect sends the traffic up to the root complex",
 		  get_acs),
 	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "NUMA node (- unknown)", get_node),
@@ -446,6 +514,10 @@ int np_near_rows(const struct np_near *near, const bool *selected, void **rows, 
 	if (t->npath)
 		np_notef("note: the PCIe port types of %zu bridges come from the path's shape (their config space "
 			 "does not show it: cut short without root)", t->npath);
+	if (t->nunplaced)
+		np_notef("note: %zu PCI function%s whose link in /sys/bus/pci/devices leads nowhere (a partial copy): "
+			 "no place in the PCI tree, %s links judged by node", t->nunplaced, t->nunplaced == 1 ? "" : "s",
+			 t->nunplaced == 1 ? "its" : "their");
 	if (acs_unknown)
 		np_notef("note: ACS is not readable on every port between them: a PIX or PXB link may still go "
 			 "through the root complex");

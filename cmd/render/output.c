@@ -8,13 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "judge/cpuset-names.h"
 #include "base/cpuset.h"
 #include "base/quote.h"
+#include "render/term.h"
+
+static size_t text_width(const char *text, size_t len);
 
 /* ---- values ---- */
 
@@ -270,8 +273,9 @@ static long find_column(const struct np_column *cols, const char *name, size_t l
 	return -1;
 }
 
-/* The columns named in list (comma-separated), appended to t->shown. */
-static int select_columns(struct np_table *t, const struct np_command *cmd, const char *list)
+/* The columns named in list (comma-separated), appended to t->shown;
+ * named says whether the user named them (-o), else they are defaults. */
+static int select_columns(struct np_table *t, const struct np_command *cmd, const char *list, bool named)
 {
 	const char *p = list;
 	while (*p) {
@@ -280,6 +284,7 @@ static int select_columns(struct np_table *t, const struct np_command *cmd, cons
 		if (i < 0)
 			return np_usage_error(cmd, "unknown column '%.*s' ('numaplace %s -o help' lists them)", (int)len,
 					      p, cmd->name);
+		t->named[t->nshown] = named;
 		t->shown[t->nshown++] = (size_t)i;
 		p += len + (p[len] == ',');
 	}
@@ -288,33 +293,33 @@ static int select_columns(struct np_table *t, const struct np_command *cmd, cons
 	return NP_CONTINUE;
 }
 
-/* Word wrapping for SCOLS_FL_WRAP columns (libsmartcols cuts anywhere, "may
- * ru" / "n on C"): the column is as wide as its longest cell until the
- * terminal makes it narrower, and a cell breaks at its last blank within the
- * column's width (a word wider than the column goes on by itself). */
+/* SCOLS_FL_WRAP columns: libsmartcols cuts anywhere ("may ru" / "n on C"),
+ * so np_table_print breaks their cells at blanks itself, with newlines, and
+ * libsmartcols only splits them there: the column is as wide as its longest
+ * line. */
 static size_t wrap_width(const struct libscols_column *cl, const char *data, void *unused)
 {
 	(void)cl;
 	(void)unused;
-	return data ? strlen(data) : 0;
+	size_t widest = 0;
+	for (const char *p = data; p && *p;) {
+		size_t len = strcspn(p, "\n");
+		if (len > widest)
+			widest = len;
+		p += len + (p[len] == '\n');
+	}
+	return widest;
 }
 
 static char *wrap_next_line(const struct libscols_column *cl, char *data, void *unused)
 {
+	(void)cl;
 	(void)unused;
-	size_t width = scols_column_get_width(cl), len = data ? strlen(data) : 0, cut = 0;
-	if (!len || len <= width)
+	char *nl = data ? strchr(data, '\n') : NULL;
+	if (!nl)
 		return NULL;
-	for (size_t i = 1; i <= width && i < len; i++)
-		if (data[i] == ' ')
-			cut = i;
-	if (!cut) {
-		cut = strcspn(data, " ");
-		if (!data[cut])
-			return NULL;
-	}
-	data[cut] = '\0';
-	return data + cut + 1 + strspn(data + cut + 1, " ");
+	*nl = '\0';
+	return nl + 1;
 }
 
 /* A value to sort by: null last, then numbers or text. */
@@ -407,12 +412,16 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 	}
 	/* A column may be asked for more than once: as many as the list has words. */
 	const char *list = opts->columns ? opts->columns : defaults;
-	size_t room = ncols + 1;
+	size_t room = ncols + 2;
 	for (const char *p = list; *p; p++)
+		room += *p == ',';
+	for (const char *p = defaults; list[0] == '+' && *p; p++)
 		room += *p == ',';
 	t->shown = calloc(room, sizeof(*t->shown));
 	t->widest = calloc(room, sizeof(*t->widest));
-	if (!t->shown || !t->widest) {
+	t->named = calloc(room, sizeof(*t->named));
+	t->raw = opts->raw || opts->pairs;
+	if (!t->shown || !t->widest || !t->named) {
 		np_table_free(t);
 		return np_error("%s", strerror(ENOMEM));
 	}
@@ -425,12 +434,17 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 		else
 			t->sort = &cols[k];
 	}
-	if (rc == NP_CONTINUE && json && !opts->columns) {
-		/* JSON has every column, in the table's order. */
+	if (rc == NP_CONTINUE && json && (!opts->columns || list[0] == '+')) {
+		/* JSON has every column, in the table's order (so "+COL" adds none). */
 		for (size_t i = 0; i < ncols; i++)
 			t->shown[t->nshown++] = i;
+	} else if (rc == NP_CONTINUE && list[0] == '+') {
+		/* util-linux's "-o +COL": the defaults and more. */
+		rc = select_columns(t, cmd, defaults, false);
+		if (rc == NP_CONTINUE)
+			rc = select_columns(t, cmd, list + 1, true);
 	} else if (rc == NP_CONTINUE) {
-		rc = select_columns(t, cmd, list);
+		rc = select_columns(t, cmd, list, opts->columns != NULL);
 	}
 	if (rc == NP_CONTINUE && json && !(t->rows = cJSON_CreateArray()))
 		rc = np_error("%s", strerror(ENOMEM));
@@ -450,7 +464,7 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 		scols_table_enable_shellvar(t->tb, opts->pairs);
 		for (size_t i = 0; i < t->nshown && rc == NP_CONTINUE; i++) {
 			const struct np_column *c = &cols[t->shown[i]];
-			int flags = c->flags & ~NP_FL_DESCENDING;
+			int flags = c->flags & ~NP_FL_OWN;
 			/* Words a script reads need no quoting: "EFFECTIVE_NODES", not "EFF NODES". */
 			char name[64];
 			size_t k = 0;
@@ -461,7 +475,10 @@ int np_table_init(struct np_table *t, const struct np_command *cmd, const struct
 			if (!cl)
 				rc = np_error("%s", strerror(ENOMEM));
 			else if (flags & SCOLS_FL_WRAP)
-				scols_column_set_wrapfunc(cl, wrap_width, wrap_next_line, NULL);
+				rc = scols_column_set_wrapfunc(cl, wrap_width, wrap_next_line, NULL) ||
+						     scols_column_set_safechars(cl, "\n")
+					     ? np_error("%s", strerror(ENOMEM))
+					     : NP_CONTINUE;
 		}
 	}
 	if (rc != NP_CONTINUE)
@@ -481,15 +498,16 @@ int np_table_add(struct np_table *t, const void *row)
 		np_jw_object(t->jw, NULL);
 	for (size_t i = 0; i < t->nshown; i++) {
 		const struct np_column *c = &t->cols[t->shown[i]];
-		struct np_value v = { .text = ln != NULL };
+		struct np_value v = { .text = ln != NULL && !t->raw };
 		int err = c->get(t->data, row, &v);
 		if (!err && ln) {
 			char *text = value_text(c, &v);
+			size_t width = text ? text_width(text, strlen(text)) : 0;
 			if (!text || scols_line_refer_data(ln, i, text)) {
 				free(text);
 				err = -ENOMEM;
-			} else if (strlen(text) > t->widest[i]) {
-				t->widest[i] = strlen(text);
+			} else if (width > t->widest[i]) {
+				t->widest[i] = width;
 			}
 		}
 		if (!err && o) {
@@ -532,25 +550,234 @@ cJSON *np_table_take_json(struct np_table *t)
 	return rows;
 }
 
+/* ---- fitting a terminal ---- */
+
+/* The columns text takes on a terminal, as libsmartcols counts them: what
+ * the locale cannot print is shown as \xHH. */
+static size_t text_width(const char *text, size_t len)
+{
+	mbstate_t st = { 0 };
+	size_t width = 0;
+	while (len) {
+		if ((unsigned char)*text >= 0x20 && (unsigned char)*text < 0x7f) {
+			width++, text++, len--;
+			continue;
+		}
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, text, len, &st);
+		int w = n == (size_t)-1 || n == (size_t)-2 || n == 0 ? -1 : wcwidth(wc);
+		if (w < 0) {
+			memset(&st, 0, sizeof(st));
+			n = 1;
+			w = 4;
+		}
+		width += (size_t)w;
+		text += n;
+		len -= n;
+	}
+	return width;
+}
+
+/* The bytes of text that fit width columns. */
+static size_t fit_bytes(const char *text, size_t width)
+{
+	size_t len = strlen(text), used = 0, at = 0;
+	while (at < len) {
+		size_t n = 1;
+		while (at + n < len && ((unsigned char)text[at + n] & 0xc0) == 0x80 && n < 4)
+			n++;
+		size_t w = text_width(text + at, n);
+		if (used + w > width)
+			break;
+		used += w;
+		at += n;
+	}
+	return at;
+}
+
+/* A shown column while fitting: its width, and how narrow it may go. */
+struct fit_col {
+	struct libscols_column *cl;
+	size_t natural, min, width;
+	int give;        /* left out in this order (1 first); 0: never */
+	bool wrap;       /* narrowed by wrapping (after the cut ones) */
+	bool left_out;
+};
+
+/* The widest word of a wrapped column's cells (it may go no narrower). */
+static size_t widest_word(struct libscols_table *tb, size_t col)
+{
+	struct libscols_iter *it = scols_new_iter(SCOLS_ITER_FORWARD);
+	struct libscols_line *ln;
+	size_t widest = 0;
+	while (it && scols_table_next_line(tb, it, &ln) == 0) {
+		const char *data = scols_cell_get_data(scols_line_get_cell(ln, col));
+		for (const char *p = data; p && *p;) {
+			size_t len = strcspn(p, " ");
+			size_t w = text_width(p, len);
+			if (w > widest)
+				widest = w;
+			p += len + (p[len] == ' ');
+		}
+	}
+	scols_free_iter(it);
+	return widest;
+}
+
+/* Each column's width for a line of width columns: the cut and wrapped
+ * ones narrowed first, widest first, then columns left out (fc->left_out)
+ * in their order until the rest fits. Returns the separator's width. */
+static size_t fit_plan(struct fit_col *fc, size_t n, size_t width)
+{
+	size_t total = 0, shown = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!fc[i].left_out)
+			total += fc[i].natural, shown++;
+	if (total + 2 * (shown - 1) <= width)
+		return 2;
+	for (;;) {
+		size_t room = 0, need = 0;
+		shown = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (fc[i].left_out)
+				continue;
+			fc[i].width = fc[i].natural;
+			need += fc[i].natural;
+			room += fc[i].min;
+			shown++;
+		}
+		need += shown - 1;
+		room += shown - 1;
+		if (need <= width)
+			return 1;
+		if (room <= width) {
+			/* The cut columns first, then the wrapped ones; in each stage one
+			 * column at a time off the widest, so that they end even. */
+			for (int stage = 0; stage < 2 && need > width; stage++) {
+				for (;;) {
+					size_t widest = n;
+					for (size_t i = 0; i < n; i++)
+						if (!fc[i].left_out && fc[i].wrap == (stage > 0) && fc[i].width > fc[i].min &&
+						    (widest == n || fc[i].width > fc[widest].width))
+							widest = i;
+					if (widest == n || need <= width)
+						break;
+					fc[widest].width--;
+					need--;
+				}
+			}
+			return 1;
+		}
+		/* The next to give way: the lowest order, the rightmost of equals. */
+		size_t next = n;
+		for (size_t i = 0; i < n; i++)
+			if (!fc[i].left_out && fc[i].give && (next == n || fc[i].give <= fc[next].give))
+				next = i;
+		if (next == n) {
+			/* Only what names the rows is left: as narrow as it goes, and wider than the terminal. */
+			for (size_t i = 0; i < n; i++)
+				fc[i].width = fc[i].min;
+			return 1;
+		}
+		fc[next].left_out = true;
+	}
+}
+
+/* Cuts or wraps (at blanks, with newlines) each cell of column col to width. */
+static int fit_cells(struct libscols_table *tb, size_t col, size_t width, bool wrap)
+{
+	struct libscols_iter *it = scols_new_iter(SCOLS_ITER_FORWARD);
+	struct libscols_line *ln;
+	int err = it ? 0 : -ENOMEM;
+	while (!err && scols_table_next_line(tb, it, &ln) == 0) {
+		struct libscols_cell *ce = scols_line_get_cell(ln, col);
+		const char *data = scols_cell_get_data(ce);
+		if (!data || text_width(data, strlen(data)) <= width)
+			continue;
+		char *text = strdup(data);
+		if (!text) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!wrap) {
+			text[fit_bytes(text, width)] = '\0';
+		} else {
+			/* A line ends at its last blank within width (no word is wider: min). */
+			for (char *line = text; text_width(line, strlen(line)) > width;) {
+				size_t fit = fit_bytes(line, width), cut = 0;
+				for (size_t k = 1; k <= fit && line[k]; k++)
+					if (line[k] == ' ')
+						cut = k;
+				if (!cut)
+					cut = strcspn(line, " ");
+				if (!line[cut])
+					break;
+				line[cut] = '\n';
+				line += cut + 1;
+			}
+		}
+		if (scols_cell_refer_data(ce, text)) {
+			free(text);
+			err = -ENOMEM;
+		}
+	}
+	scols_free_iter(it);
+	return err;
+}
+
+/* Fits the table to width columns exactly: libsmartcols would leave a
+ * column that must not be cut wider than the terminal, and cuts the others
+ * by its own measure; here every width is decided first and libsmartcols
+ * lays the cells out as they are. */
+static int fit_table(struct np_table *t, size_t width)
+{
+	struct fit_col *fc = calloc(t->nshown + 1, sizeof(*fc));
+	if (!fc)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nshown; i++) {
+		const struct np_column *c = &t->cols[t->shown[i]];
+		size_t header = text_width(c->header, strlen(c->header));
+		fc[i].cl = scols_table_get_column(t->tb, i);
+		fc[i].natural = t->widest[i] > header ? t->widest[i] : header;
+		fc[i].min = fc[i].natural;
+		if (!(c->flags & NP_FL_KEY) && (c->flags & SCOLS_FL_WRAP)) {
+			size_t word = widest_word(t->tb, i);
+			fc[i].min = word > header ? word : header;
+			fc[i].wrap = true;
+		} else if (!(c->flags & NP_FL_KEY) && (c->flags & SCOLS_FL_TRUNC)) {
+			fc[i].min = header > 8 ? header : fc[i].natural < 8 ? fc[i].natural : 8;
+		}
+		if (fc[i].min > fc[i].natural)
+			fc[i].min = fc[i].natural;
+		fc[i].width = fc[i].natural;
+		fc[i].give = c->flags & NP_FL_KEY || t->named[i] ? 0 : c->flags & NP_FL_GIVE_MASK ? (c->flags & NP_FL_GIVE_MASK) >> 26 : 8;
+	}
+	size_t sep = fit_plan(fc, t->nshown, width);
+	int err = 0;
+	if (sep == 1)
+		scols_table_set_column_separator(t->tb, " ");
+	for (size_t i = 0; !err && i < t->nshown; i++) {
+		const struct np_column *c = &t->cols[t->shown[i]];
+		if (fc[i].left_out)
+			err = scols_column_set_flags(fc[i].cl, scols_column_get_flags(fc[i].cl) | SCOLS_FL_HIDDEN);
+		else if (fc[i].width < fc[i].natural)
+			err = fit_cells(t->tb, i, fc[i].width, (c->flags & SCOLS_FL_WRAP) != 0);
+	}
+	free(fc);
+	return err;
+}
+
 int np_table_print(struct np_table *t, FILE *out)
 {
 	if (!t->tb)
 		return EXIT_OK;
-	/* Fit a terminal; a pipe or a file gets every character. */
-	bool term = isatty(fileno(out));
-	scols_table_set_termforce(t->tb, term ? SCOLS_TERMFORCE_ALWAYS : SCOLS_TERMFORCE_NEVER);
-	/* Two spaces between columns when the table fits so, one (as lsirq and
-	 * lsblk print) when that spares cutting or wrapping a cell. */
-	struct winsize ws;
-	if (term && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col) {
-		size_t natural = 0;
-		for (size_t i = 0; i < t->nshown; i++) {
-			size_t header = strlen(t->cols[t->shown[i]].header);
-			natural += (t->widest[i] > header ? t->widest[i] : header) + (i ? 2 : 0);
-		}
-		if (natural > ws.ws_col)
-			scols_table_set_column_separator(t->tb, " ");
-	}
+	/* Raw and pairs output carries every character; a pipe or a file gets
+	 * every column whole; a terminal gets a table that fits it. */
+	int width = t->raw ? 0 : np_output_width(fileno(out));
+	int err = width > 0 ? fit_table(t, (size_t)width) : 0;
+	if (err)
+		return np_error("cannot print the table: %s", strerror(-err));
+	scols_table_set_termforce(t->tb, SCOLS_TERMFORCE_NEVER);
 	return scols_table_set_stream(t->tb, out) || scols_print_table(t->tb)
 		       ? np_error("cannot print the table: %s", strerror(errno ? errno : EIO))
 		       : EXIT_OK;
@@ -562,6 +789,7 @@ void np_table_free(struct np_table *t)
 	cJSON_Delete(t->rows);
 	free(t->shown);
 	free(t->widest);
+	free(t->named);
 	*t = (struct np_table){ 0 };
 }
 

@@ -37,8 +37,10 @@ struct np_count {
 	unsigned long long n;
 };
 struct np_value {
-	/* Set before get(): whether the cell's text is wanted (a table is
-	 * printed), so that a value whose text costs work spares it for JSON. */
+	/* Set before get(): whether the cell is for people (a table, not -r,
+	 * -P or JSON), which may abbreviate ("all", "0-62:2"); so too a value
+	 * whose text costs work spares it for JSON. -r and -P carry the
+	 * kernel's form, as JSON does. */
 	bool text;
 	enum np_value_type type;
 	const char *s; /* the string or the text */
@@ -74,10 +76,18 @@ int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null
 struct np_topology;
 int np_val_cpus_text(struct np_value *v, const struct np_topology *topo, const struct np_cpuset *set, bool empty_null);
 
-/* A column flag of numaplace's own, beside libsmartcols' SCOLS_FL_*: --sort
- * puts the largest first (counts, shares). SCOLS_FL_WRAP wraps at word
- * boundaries, not mid-word. */
+/* Column flags of numaplace's own, beside libsmartcols' SCOLS_FL_*.
+ * NP_FL_DESCENDING: --sort puts the largest first (counts, shares).
+ * Fitting a terminal (np_table_print): SCOLS_FL_TRUNC columns are cut first,
+ * SCOLS_FL_WRAP ones wrap at word boundaries, then whole columns are left
+ * out, NP_FL_GIVE(1) first ... NP_FL_GIVE(7), then the unranked ones from
+ * the right. NP_FL_KEY columns (what names a row: IRQ, device) are never
+ * cut or left out, nor is any column named with -o. */
 #define NP_FL_DESCENDING (1 << 24)
+#define NP_FL_KEY (1 << 25)
+#define NP_FL_GIVE(n) ((n) << 26)
+#define NP_FL_GIVE_MASK (7 << 26)
+#define NP_FL_OWN (NP_FL_DESCENDING | NP_FL_KEY | NP_FL_GIVE_MASK)
 
 /* One column: its header and its JSON key, and one get() for both. */
 struct np_column {
@@ -107,8 +117,8 @@ struct np_table_opts {
 };
 #define NP_OPT_TABLE(T, F)                                                                                  \
 	NP_OPT_STRING('o', "output", T, F.columns, "COLUMNS",                                               \
-		      "the columns to show, comma-separated ('-o help' lists them);\n"                      \
-		      "with --json, the keys", "columns"),                                                  \
+		      "the columns to show, comma-separated ('-o help' lists them;\n"                      \
+		      "+COL,... adds them to the default ones); with --json, the keys", "columns"),         \
 	NP_OPT_BOOL('n', "noheadings", T, F.noheadings, "print no header line"),                           \
 	NP_OPT_BOOL('r', "raw", T, F.raw, "columns separated by one space, nothing aligned or cut"),       \
 	NP_OPT_BOOL('P', "pairs", T, F.pairs, "one line per row of NAME=\"value\" pairs")
@@ -123,6 +133,8 @@ struct np_table_opts {
 struct np_table {
 	const struct np_column *cols;
 	size_t *shown, nshown;
+	bool *named; /* each shown column: named with -o (never left out to fit) */
+	bool raw;    /* -r or -P: every character, nothing fitted */
 	const struct np_column *sort; /* --sort's column, or NULL */
 	size_t *widest; /* the text table: each shown column's widest cell */
 	const void *data;
@@ -151,7 +163,8 @@ cJSON *np_table_take_json(struct np_table *t);
  * tables of thousands of rows, which are never held whole. */
 void np_table_stream(struct np_table *t, struct np_jw *jw, const char *key);
 void np_table_stream_end(struct np_table *t);
-/* Prints the text table. Returns an exit status. */
+/* Prints the text table, fitted to the terminal out is (np_output_width).
+ * Returns an exit status. */
 int np_table_print(struct np_table *t, FILE *out);
 void np_table_free(struct np_table *t);
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "change/attr.h"
 #include "render/output.h"
 
 struct np_machine;
@@ -74,6 +75,16 @@ extern const struct np_column np_irq_columns[];
 	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share"
 #define NP_IRQ_RATE_COLUMNS \
 	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_sec,per_node,remote_share"
+
+/* A value of a change as people read it, the same in apply, verify, revert
+ * and advise: CPU masks and lists as the CPU list ("1,8"; "off" when
+ * empty), other values as they are (malloc'd). JSON and -r/-P keep the
+ * file's own text, what is written. */
+char *np_value_shown(enum np_value_kind kind, const char *value);
+/* A table cell of such a value: shown so for people (v->text), else as it is. */
+int np_val_change_value(struct np_value *v, enum np_value_kind kind, const char *value);
+/* "  SUBJECT: FROM -> TO", the values shown so. */
+void np_print_change_line(FILE *out, enum np_attr attr, const char *subject, const char *from, const char *to);
 
 /* The changes of a transaction, as a JSON array of {path, subject, old, new}. */
 struct np_change;

@@ -74,7 +74,8 @@ static int text_width(const char *s, int size, bool bold)
 static const char title_text[] = "Interrupts by node: from each device to the nodes whose CPUs ran them";
 static const char *const legend_text[] = {
 	"green: on the device's node; red: on another node (remote); dashed green: managed per-CPU queues, local by design;",
-	"orange: on isolated CPUs, where the latency-critical work runs; hollow squares: isolated CPUs; red outline: the report warns",
+	"orange: on isolated CPUs, where the latency-critical work runs; squares: CPUs, hollow when isolated, filled orange",
+	"when interrupts ran on an isolated one; red outline: the report warns",
 };
 
 /* Interrupts of one device on one node, by how they are drawn. */

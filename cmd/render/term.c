@@ -6,12 +6,22 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-int np_term_width(void)
+int np_output_width(int fd)
 {
 	struct winsize ws;
-	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
+	if (!isatty(fd))
 		return 0;
-	return ws.ws_col;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	long cols = env ? strtol(env, &end, 10) : 0;
+	return env && *env && !*end && cols > 0 && cols < 100000 ? (int)cols : 80;
+}
+
+int np_term_width(void)
+{
+	return np_output_width(STDOUT_FILENO);
 }
 
 bool np_term_escapes(int fd)

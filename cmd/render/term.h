@@ -6,7 +6,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Columns of the terminal on stdout; 0 (no limit) when stdout is not one. */
+/* The width output to fd fits, as libsmartcols and util-linux decide it:
+ * the terminal's columns; $COLUMNS when fd is a terminal whose size is
+ * unknown (0x0: a serial console, some containers), else 80; 0 (no limit)
+ * when fd is not a terminal (a pipe, a file). */
+int np_output_width(int fd);
+/* np_output_width of stdout. */
 int np_term_width(void);
 /* Whether fd is a terminal that takes escape sequences: not a pipe or a
  * file, and not TERM=dumb (an editor's shell buffer, a serial console). */

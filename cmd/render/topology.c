@@ -148,7 +148,7 @@ static int get_threads(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column node_columns[] = {
-	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "the node id", get_node_id),
+	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT | NP_FL_KEY, "the node id", get_node_id),
 	NP_COLUMN_TEXT("cpus", "CPUS", 0.3, SCOLS_FL_WRAP, "its CPUs", get_node_cpus, NULL, "(memory only)"),
 	NP_COLUMN("memory_kb", "MEMORY", 6, SCOLS_FL_RIGHT, "its memory (MemTotal), in kB in JSON", get_memory),
 	NP_COLUMN("memory_only", "MEMORY ONLY", 3, 0, "whether it has memory and no CPUs", get_memory_only),
@@ -205,7 +205,7 @@ static int get_cpu_online(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column cpu_columns[] = {
-	NP_COLUMN("cpu", "CPU", 4, SCOLS_FL_RIGHT, "the CPU id", get_cpu_id),
+	NP_COLUMN("cpu", "CPU", 4, SCOLS_FL_RIGHT | NP_FL_KEY, "the CPU id", get_cpu_id),
 	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_cpu_node),
 	NP_COLUMN("package", "PACKAGE", 4, SCOLS_FL_RIGHT, "its package (physical_package_id)", get_cpu_package),
 	NP_COLUMN("core", "CORE", 4, SCOLS_FL_RIGHT, "its core (core_id)", get_cpu_core),

@@ -14,6 +14,7 @@ struct np_ctx {
 			  * resolved inside it (lib/read/sysfs.c); -1 for this machine */
 	char err[1024];  /* detail of the last failure, for the caller to print */
 	const char *kubelet_state; /* --kubelet-state: the kubelet's CPU manager state, not under the root */
+	const char *archive; /* the snapshot archive root was unpacked from (read only), or NULL */
 };
 
 /* root NULL: take $NUMAPLACE_ROOT, else this machine. Returns 0 or -errno.

@@ -287,7 +287,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = plan_place_slots(&p);
 	if (rc == 0)
 		rc = plan_pin_kept_queues(&p);
-	if (rc == 0)
+	/* A profile's apply says what it does about irqbalance itself (--irqbalance). */
+	if (rc == 0 && !opts->devices_only)
 		rc = irqbalance_warning(&p);
 	if (rc == 0)
 		rc = irq_warnings(&p);

@@ -227,6 +227,7 @@ void np_irqs_free(struct np_irqs *irqs)
 		free(irqs->warnings[i]);
 	free(irqs->warnings);
 	np_cpuset_free(&irqs->default_affinity);
+	np_cpuset_free(&irqs->columns);
 	memset(irqs, 0, sizeof(*irqs));
 }
 
@@ -353,7 +354,9 @@ static int parse_header(struct parser *ps, const char *line, size_t lineno)
 		if (cpu > max)
 			max = cpu;
 	}
-	np_cpuset_free(&seen);
+	/* Kept: a copy pasted from elsewhere is checked against the root's CPUs. */
+	np_cpuset_free(&ps->out->columns);
+	ps->out->columns = seen;
 	if (rc)
 		return rc;
 	if (!ps->ncols)

@@ -58,6 +58,8 @@ struct np_irqs {
 	char **warnings;   /* rows skipped, with file and line */
 	size_t nwarnings;
 	bool debugfs;      /* /sys/kernel/debug/irq was readable: managed state is known */
+	bool absent;       /* no /proc/interrupts (a copy of /sys alone): interrupts unknown */
+	struct np_cpuset columns; /* the CPUs the file's header names (CPUn columns) */
 	/* Where a newly requested IRQ starts (attr default_irq_affinity);
 	 * unknown when the file is absent or unreadable. */
 	struct np_cpuset default_affinity;

@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "read/pci-class.h"
 #include "read/sysfs.h"
 
 /* irqbalance rewrites IRQ affinities every 10 s: a report must say so. */
@@ -65,8 +67,11 @@ static int load_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
 		rc = np_kubelet_read_irqs(ctx, &m->topo, &m->kube, &m->irqs);
 	else if (rc == 0)
 		rc = np_irqs_read(ctx, &m->topo, &m->irqs);
-	if (rc == -ENOENT)
+	if (rc == -ENOENT) {
+		m->irqs.absent = true;
+		ctx->err[0] = '\0';
 		rc = 0;
+	}
 	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
 		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
 	if (rc == 0)
@@ -194,6 +199,29 @@ static bool device_has_irqs(const struct np_machine *m, size_t di)
 	return false;
 }
 
+bool np_irq_name_matches(const char *name, const char *filter)
+{
+	size_t len = strlen(filter);
+	return len && name && !strncmp(name, filter, len) && !isdigit((unsigned char)name[len]);
+}
+
+bool np_device_matches(struct np_ctx *ctx, const struct np_machine *m, size_t i, const char *filter)
+{
+	const struct np_pci_dev *d = &m->pci.devs[i];
+	if (np_pci_dev_match(d, filter))
+		return true;
+	char label[32];
+	np_pci_label(&m->pci, i, label, sizeof(label));
+	if (*label && !strcasecmp(label, filter))
+		return true;
+	for (size_t k = 0; k < m->irqs.n; k++)
+		if (m->irqs.v[k].dev == (int)i && np_irq_name_matches(m->irqs.v[k].name, filter))
+			return true;
+	/* A name only: no path may be made of it. */
+	return filter[0] && filter[0] != '.' && !strchr(filter, '/') &&
+	       np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/infiniband/%s", d->addr, filter);
+}
+
 int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
 		      bool *selected)
 {
@@ -202,12 +230,10 @@ int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilte
 	for (int f = 0; f < nfilters; f++) {
 		bool any = false;
 		for (size_t i = 0; i < m->pci.ndevs; i++)
-			if (np_pci_dev_match(&m->pci.devs[i], filters[f]))
+			if (np_device_matches(ctx, m, i, filters[f]))
 				selected[i] = any = true;
 		if (!any)
-			return np_fail(ctx, -ENOENT,
-				       "no PCI function matches '%s' (an address, interface, block device or driver)",
-				       filters[f]);
+			return np_fail(ctx, -ENOENT, "no PCI function matches '%s' (" NP_FILTER_KINDS ")", filters[f]);
 	}
 	return 0;
 }

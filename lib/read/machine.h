@@ -73,10 +73,20 @@ size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w
 /* Nodes of the CPUs in set, as a set of node ids. */
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes);
 
+/* Whether filter names function i: its address, an interface, a block
+ * device or its driver (np_pci_dev_match), its label in devices --matrix
+ * (GPU3: np_pci_label), one of its RDMA devices (mlx5_0), or the start of
+ * its IRQs' names up to a non-digit (virtio0 for virtio0-input.0, nvme0 for
+ * nvme0q1, not virtio1 for virtio10-config). */
+struct np_ctx;
+bool np_device_matches(struct np_ctx *ctx, const struct np_machine *m, size_t i, const char *filter);
+/* Whether filter starts the name of an IRQ (that prefix rule). */
+bool np_irq_name_matches(const char *name, const char *filter);
+/* What a filter may be, for messages. */
+#define NP_FILTER_KINDS "an address, interface, block device, driver, matrix label, RDMA device or IRQ name"
 /* Marks the devices a command shows (selected: one per PCI function): those
  * matching any filter, else those that matter (every one with all).
  * Returns 0, or -ENOENT when a filter matches nothing. */
-struct np_ctx;
 int np_select_devices(struct np_ctx *ctx, const struct np_machine *m, int nfilters, char **filters, bool all,
 		      bool *selected);
 

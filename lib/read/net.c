@@ -28,6 +28,7 @@ int np_net_read(struct np_ctx *ctx, const char *name, struct np_netif *out)
 		return 0;
 	if (rc)
 		return rc;
+	out->queues_known = true;
 	out->nrx = count_queues(names, n, "rx-");
 	out->ntx = count_queues(names, n, "tx-");
 	np_names_free(names, n);

@@ -11,6 +11,7 @@
 struct np_netif {
 	char *name;
 	int nrx, ntx;
+	bool queues_known;       /* its queues/ directory was there: else nrx, ntx say nothing */
 	struct np_cpuset *rps;   /* nrx entries; empty when RPS is off */
 	struct np_cpuset *xps;   /* ntx entries */
 	bool *xps_known;         /* ntx entries: false where xps_cpus is absent or unreadable */

@@ -2,6 +2,7 @@
 #include "read/pci-class.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The BMC's display function is a VGA controller that no job runs on. */
@@ -62,4 +63,22 @@ int np_pci_kinds_parse(struct np_ctx *ctx, const char *text, unsigned *kinds)
 			return 0;
 		p += len + 1;
 	}
+}
+
+void np_pci_label(const struct np_pci *pci, size_t i, char *buf, size_t size)
+{
+	static const struct {
+		const char *kind, *prefix;
+	} prefixes[] = { { "gpu", "GPU" }, { "net", "NIC" }, { "nvme", "NVME" }, { "storage", "DISK" }, { "other", "DEV" } };
+	const struct np_pci_dev *d = &pci->devs[i];
+	buf[0] = '\0';
+	if (!np_pci_dev_is_kind(d, NP_KIND_ALL))
+		return;
+	const char *kind = np_pci_kind_name(d);
+	size_t k = 0, n = 0;
+	while (k < 4 && strcmp(prefixes[k].kind, kind))
+		k++;
+	for (size_t j = 0; j < i; j++)
+		n += np_pci_dev_is_kind(&pci->devs[j], NP_KIND_ALL) && !strcmp(np_pci_kind_name(&pci->devs[j]), kind);
+	snprintf(buf, size, "%s%zu", prefixes[k].prefix, n);
 }

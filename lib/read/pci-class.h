@@ -26,4 +26,11 @@ bool np_pci_dev_is_kind(const struct np_pci_dev *dev, unsigned kinds);
 /* The one kind that names dev: "gpu", "net", "nvme", "storage" or "other". */
 const char *np_pci_kind_name(const struct np_pci_dev *dev);
 
+/* Function i's label, as devices --matrix names it ("GPU0", "NIC3", "NVME1",
+ * "DISK0", "DEV2"): its kind (np_pci_kind_name) and its place among the
+ * machine's functions of that kind, in address order; a bridge has none
+ * (""). The same whatever a command selects, so that a label the matrix
+ * prints names the same device anywhere (devices --near GPU3). */
+void np_pci_label(const struct np_pci *pci, size_t i, char *buf, size_t size);
+
 #endif

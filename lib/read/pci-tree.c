@@ -180,6 +180,13 @@ int np_pcitree_read(struct np_ctx *ctx, const struct np_pci *pci, struct np_pcit
 		node->acs_redirect = -1;
 		node->parent = -1;
 		rc = np_resolve(ctx, &real, "/sys/bus/pci/devices/%s", d->addr);
+		if (rc == -ENOENT) {
+			/* The note np_pci_scan made says so; here it is off the tree. */
+			out->nunplaced++;
+			ctx->err[0] = '\0';
+			rc = 0;
+			continue;
+		}
 		if (rc == 0)
 			place(pci, real, node, i);
 		free(real);

@@ -40,6 +40,8 @@ struct np_pcitree {
 	size_t n;
 	size_t nconfig, npath; /* bridges whose port type came from config space, from the path */
 	size_t nacs_unknown;   /* downstream ports whose ACS control could not be read */
+	size_t nunplaced;      /* functions whose sysfs link leads nowhere (a partial copy):
+				* no place in the tree, their links judged by node */
 };
 
 struct np_pcilink {

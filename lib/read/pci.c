@@ -117,7 +117,7 @@ static char *driver_of(struct np_ctx *ctx, const char *dir, const char *child)
  * capture tool may not have read them all. */
 struct partial {
 	char names[160];
-	char why[PATH_MAX + 128];
+	char why[sizeof(((struct np_ctx *)0)->err)]; /* ctx->err at the first */
 };
 
 /* rc of reading the function's file name: 0 and -ENOMEM go back as they are;
@@ -134,18 +134,44 @@ static int unknown_file(struct np_ctx *ctx, struct partial *p, int rc, const cha
 	return 0;
 }
 
-static int note_partial(struct np_pci *pci, const struct np_pci_dev *d, const struct partial *p)
+/* One note per kind of gap (the same files unknown), naming its functions:
+ * a copy that lacks irq in 41 functions says so once, not 41 times. The
+ * first function's reason stands for the others'. */
+static int note_partials(struct np_pci *pci, const struct partial *parts)
 {
-	if (!p->names[0])
-		return 0;
-	char **more = realloc(pci->notes, (pci->nnotes + 1) * sizeof(*more));
-	if (!more)
-		return -ENOMEM;
-	pci->notes = more;
-	if (asprintf(&more[pci->nnotes], "PCI function %s: %s unknown (%s); listed with what is known", d->addr,
-		     p->names, p->why) < 0)
-		return -ENOMEM;
-	pci->nnotes++;
+	for (size_t i = 0; i < pci->ndevs; i++) {
+		const struct partial *p = &parts[i];
+		bool first = p->names[0];
+		for (size_t j = 0; first && j < i; j++)
+			first = strcmp(parts[j].names, p->names) != 0;
+		if (!first)
+			continue;
+		char *list = NULL;
+		size_t len = 0, count = 0;
+		FILE *f = open_memstream(&list, &len);
+		if (!f)
+			return -ENOMEM;
+		for (size_t j = i; j < pci->ndevs; j++)
+			if (!strcmp(parts[j].names, p->names) && count++ < 8)
+				fprintf(f, "%s%s", count > 1 ? ", " : "", pci->devs[j].addr);
+		if (count > 8)
+			fprintf(f, " and %zu more", count - 8);
+		if (fclose(f) || !list) {
+			free(list);
+			return -ENOMEM;
+		}
+		char **more = realloc(pci->notes, (pci->nnotes + 1) * sizeof(*more));
+		int n = more ? asprintf(&more[pci->nnotes], "PCI function%s %s: %s unknown (%s%s); listed with what is known",
+					count > 1 ? "s" : "", list, p->names, p->why, count > 1 ? ", and so for the others" : "")
+			     : -1;
+		free(list);
+		if (!more)
+			return -ENOMEM;
+		pci->notes = more;
+		if (n < 0)
+			return -ENOMEM;
+		pci->nnotes++;
+	}
 	return 0;
 }
 
@@ -390,11 +416,24 @@ int np_pci_scan(struct np_ctx *ctx, struct np_pci *out)
 	if (!np_sysfs_exists(ctx, "/sys/bus/pci/devices"))
 		return 0;
 	int rc = scan_functions(ctx, out);
+	struct partial *parts = rc == 0 ? calloc(out->ndevs + 1, sizeof(*parts)) : NULL;
+	if (rc == 0 && !parts)
+		rc = -ENOMEM;
 	for (size_t i = 0; i < out->ndevs && rc == 0; i++) {
-		struct partial p = { "", "" };
-		if (!(rc = read_ids(ctx, &out->devs[i], &p)) && !(rc = read_function(ctx, &out->devs[i], &p)))
-			rc = note_partial(out, &out->devs[i], &p);
+		struct partial *p = &parts[i];
+		if ((rc = read_ids(ctx, &out->devs[i], p)) || (rc = read_function(ctx, &out->devs[i], p)))
+			break;
+		/* A link to nothing (a copy that left the function's directory out):
+		 * one note for that, not one for each file it then lacks. Asked only
+		 * of a function that lacks some: a system call less for the others. */
+		if (p->names[0] && !np_sysfs_exists(ctx, "/sys/bus/pci/devices/%s/.", out->devs[i].addr)) {
+			snprintf(p->names, sizeof(p->names), "everything but its address");
+			snprintf(p->why, sizeof(p->why), "its link in /sys/bus/pci/devices leads nowhere: a partial copy");
+		}
 	}
+	if (rc == 0)
+		rc = note_partials(out, parts);
+	free(parts);
 	if (rc == 0)
 		rc = attach_children(ctx, out, false);
 	if (rc == 0)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -603,9 +605,10 @@ static int snapshot_dir(struct np_ctx *ctx, const char *dir, struct np_snapshot_
 	return rc;
 }
 
-/* Runs tar -czf archive -C dir sys proc. Its stderr is kept for the error
- * detail: the library prints nothing, and neither does its child. */
-static int run_tar(struct np_ctx *ctx, const char *archive, const char *dir)
+/* Runs tar with argv (what: "create" or "unpack", for the message about
+ * archive). Its stderr is kept for the error detail: the library prints
+ * nothing, and neither does its child. */
+static int run_tar(struct np_ctx *ctx, char *const argv[], const char *what, const char *archive)
 {
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -618,13 +621,14 @@ static int run_tar(struct np_ctx *ctx, const char *archive, const char *dir)
 		return np_fail(ctx, -err, "cannot run tar: %s", strerror(err));
 	}
 	if (pid == 0) {
+		/* No tar left writing once numaplace is gone (a kill). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		int null = open("/dev/null", O_RDWR);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDOUT_FILENO);
 		}
 		dup2(pipefd[1], STDERR_FILENO);
-		char *argv[] = { "tar", "-czf", (char *)archive, "-C", (char *)dir, "sys", "proc", NULL };
 		execvp(argv[0], argv);
 		static const char msg[] = "cannot run tar: not found or not executable\n";
 		ssize_t unused = write(STDERR_FILENO, msg, sizeof(msg) - 1);
@@ -660,7 +664,7 @@ static int run_tar(struct np_ctx *ctx, const char *archive, const char *dir)
 		snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(status));
 	else
 		snprintf(how, sizeof(how), "signal %d", WTERMSIG(status));
-	return np_fail(ctx, -EIO, "tar could not create '%s' (%s)%s%s", archive, how, *msg ? ": " : "", msg);
+	return np_fail(ctx, -EIO, "tar could not %s '%s' (%s)%s%s", what, archive, how, *msg ? ": " : "", msg);
 }
 
 static int snapshot_archive(struct np_ctx *ctx, const char *file, struct np_snapshot_stats *stats)
@@ -681,7 +685,8 @@ static int snapshot_archive(struct np_ctx *ctx, const char *file, struct np_snap
 		return np_fail(ctx, -errno, "cannot create a temporary directory next to '%s': %s", file,
 			       strerror(errno));
 	int rc = write_tree(ctx, tmp, stats);
-	if (!rc && (rc = run_tar(ctx, file, tmp)))
+	char *argv[] = { "tar", "-czf", (char *)file, "-C", tmp, "sys", "proc", NULL };
+	if (!rc && (rc = run_tar(ctx, argv, "create", file)))
 		unlink(file);
 	int removed = remove_at(AT_FDCWD, tmp);
 	if (!rc && removed)
@@ -710,4 +715,59 @@ int np_snapshot(struct np_ctx *ctx, const char *out, struct np_snapshot_stats *s
 	memcpy(path, out, len);
 	path[len] = '\0';
 	return np_snapshot_is_archive(path) ? snapshot_archive(ctx, path, stats) : snapshot_dir(ctx, path, stats);
+}
+
+/* The directory of dir that holds sys/: dir itself, or its one subdirectory
+ * (hwloc's test archives hold NAME/sys, NAME/proc). */
+static int find_root(struct np_ctx *ctx, const char *archive, const char *dir, char *root)
+{
+	struct stat st;
+	snprintf(root, PATH_MAX, "%s/sys", dir);
+	if (lstat(root, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(root, PATH_MAX, "%s", dir);
+		return 0;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return np_fail(ctx, -errno, "'%s': %s", dir, strerror(errno));
+	struct dirent *e;
+	int found = 0;
+	while ((e = readdir(d))) {
+		char sys[PATH_MAX];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sys, sizeof(sys), "%s/%s/sys", dir, e->d_name);
+		if (lstat(sys, &st) == 0 && S_ISDIR(st.st_mode) && found++ == 0)
+			snprintf(root, PATH_MAX, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (found == 1)
+		return 0;
+	return np_fail(ctx, -ENOENT, "the archive '%s' holds %s: it is no snapshot (numaplace snapshot OUT.tar.gz makes one)",
+		       archive, found ? "several directories with sys/" : "no sys/ at its top or in one directory");
+}
+
+int np_snapshot_tmpdir(struct np_ctx *ctx, const char *archive, char *tmpdir)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(tmpdir, PATH_MAX, "%s/numaplace-root-XXXXXX", base && *base == '/' ? base : "/tmp");
+	/* mkdtemp's directory is the caller's only (0700). */
+	if (!mkdtemp(tmpdir))
+		return np_fail(ctx, -errno, "cannot create a temporary directory for '%s': %s", archive, strerror(errno));
+	return 0;
+}
+
+int np_snapshot_unpack(struct np_ctx *ctx, const char *archive, const char *tmpdir, char *root)
+{
+	/* tar strips leading '/' and refuses '..' in member names; links it
+	 * recreates are read through openat2 inside the root, never followed out. */
+	char *argv[] = { "tar", "-xf", (char *)archive, "-C", (char *)tmpdir, "--no-same-owner", "--no-same-permissions",
+			 NULL };
+	int rc = run_tar(ctx, argv, "unpack", archive);
+	return rc ? rc : find_root(ctx, archive, tmpdir, root);
+}
+
+int np_snapshot_remove(const char *dir)
+{
+	return remove_at(AT_FDCWD, dir);
 }

@@ -27,4 +27,19 @@ bool np_snapshot_is_archive(const char *out);
  * behind. Returns 0 or -errno with the detail in ctx->err. */
 int np_snapshot(struct np_ctx *ctx, const char *out, struct np_snapshot_stats *stats);
 
+/* --root ARCHIVE: a snapshot archive (a tar file, compressed or not: tar
+ * finds out) is unpacked into a new private temporary directory (0700,
+ * under $TMPDIR or /tmp), read only there and removed when numaplace ends.
+ * Unpacked rather than read in place: every read goes through the one
+ * root-aware layer, openat2 inside a real directory tree, and a report reads
+ * most of the archive's files anyway; tar wrote it (np_snapshot), tar reads it.
+ * np_snapshot_tmpdir makes the directory (named in tmpdir, PATH_MAX), so that
+ * its removal can be arranged before anything is in it; np_snapshot_unpack
+ * fills it and names in root the directory that holds sys/: the archive's
+ * top, or its one directory. Each returns 0 or -errno with ctx->err. */
+int np_snapshot_tmpdir(struct np_ctx *ctx, const char *archive, char *tmpdir);
+int np_snapshot_unpack(struct np_ctx *ctx, const char *archive, const char *tmpdir, char *root);
+/* Removes the tree at dir (an unpacked archive). 0 or -errno. */
+int np_snapshot_remove(const char *dir);
+
 #endif

@@ -116,6 +116,9 @@ int np_sysfs_path(struct np_ctx *ctx, char *buf, const char *fmt, ...)
 int np_open(struct np_ctx *ctx, const char *path, int flags, mode_t mode)
 {
 	int fd;
+	/* A root unpacked from an archive is a copy to read, removed on exit. */
+	if (ctx->archive && ((flags & (O_WRONLY | O_RDWR | O_CREAT)) || (flags & __O_TMPFILE) == __O_TMPFILE))
+		return -EROFS;
 	if (ctx->rootfd < 0) {
 		fd = open(path, flags | O_CLOEXEC, mode);
 		return fd < 0 ? -errno : fd;
@@ -150,6 +153,9 @@ int np_mkdirs(struct np_ctx *ctx, const char *path, mode_t mode)
 	char part[PATH_MAX], shown[PATH_MAX];
 	if (strlen(path) >= sizeof(part) || path[0] != '/')
 		return np_fail(ctx, -EINVAL, "cannot create directory '%s': %s", path, strerror(EINVAL));
+	if (ctx->archive)
+		return np_fail(ctx, -EROFS, "cannot create directory '%s' under a root read from the archive '%s': %s",
+			       path, ctx->archive, strerror(EROFS));
 	snprintf(part, sizeof(part), "%s", path);
 	for (char *p = part + 1;; p++) {
 		if (*p && *p != '/')

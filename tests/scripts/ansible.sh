@@ -143,3 +143,23 @@ PY
 	expect_eq 2 "$(grep -A1 -E 'TASK \[(irqbalance reads its bans only when it starts|Restart irqbalance so that it reads the new bans)\]' "$A/examples.log" |
 		grep -c '^skipping')" "irqbalance restarts skipped"
 }
+
+# The role in check mode on a fresh host (no profile directory, no state):
+# it says what it would change, writes nothing, and no irqbalance note.
+test_ansible_role_check_mode_on_a_fresh_root() {
+	ansible_setup
+	rm -rf "$ROOT/etc/numaplace" "$ROOT/var/lib/numaplace"
+	local before
+	before=$(cd "$ROOT" && find . -newer "$ROOT/proc/interrupts" -o -type f -print | sort | md5sum)
+	play role-check --check
+	grep -q 'Install the profiles' "$A/role-check.log" || die "the role did not run: $(tail -5 "$A/role-check.log")"
+	[ ! -e "$ROOT/etc/numaplace" ] && [ ! -e "$ROOT/var/lib/numaplace" ] || die "check mode wrote under the root"
+	expect_eq "$before" "$(cd "$ROOT" && find . -newer "$ROOT/proc/interrupts" -o -type f -print | sort | md5sum)" \
+		"files under the root after check mode"
+	! grep -qi 'state unknown' "$A/role-check.log" || die "irqbalance note in check mode: $(grep -i 'state unknown' "$A/role-check.log")"
+}
+
+test_ansible_role_state_absent() {
+	ansible_setup
+	play role-absent
+}

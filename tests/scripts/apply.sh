@@ -273,3 +273,41 @@ test_dry_run_reads_a_threads_affinity() {
 	expect_eq "0-7" "$(jq -r '.changes[0].current' <<<"$out")" "the thread's affinity now"
 	expect_eq true "$(jq -r '.changes[0].change' <<<"$out")" "a change"
 }
+
+# history ID shows one transaction, its values before and after; apply,
+# verify and advise show a CPU mask the same way (a CPU list, "off" when empty).
+test_history_id_and_one_form_per_value() {
+	local root=$WORK/hist out id
+	rm -rf "$root" && cp -a "$FIXTURES/r715" "$root"
+	"$NUMAPLACE" --root "$root" advise --save "$WORK/hist.json" >"$WORK/hist-advise.txt"
+	grep -q '^  eth4 tx-0 xps_cpus: 1 -> 1,8' "$WORK/hist-advise.txt" || die "advise's XPS line: $(grep -m1 'tx-0' "$WORK/hist-advise.txt")"
+	# advise's count and the saved profile's settings add up.
+	local changes kept settings
+	changes=$(sed -n '1s/^Policy local: \([0-9]*\) changes.*/\1/p' "$WORK/hist-advise.txt")
+	kept=$(tr '\n' ' ' <"$WORK/hist-advise.txt" | sed -n 's/.*; \([0-9]*\) values kept as they are.*/\1/p')
+	settings=$("$NUMAPLACE" profile validate "$WORK/hist.json" | sed -n 's/.*(0 rules, \([0-9]*\) settings)/\1/p')
+	expect_eq "$settings" "$((changes + kept))" "advise's changes and kept values against the profile's settings"
+	out=$("$NUMAPLACE" --root "$root" apply --dry-run "$WORK/hist.json" 2>/dev/null)
+	grep -Eq '^/sys/class/net/eth4/queues/tx-0/xps_cpus +eth4 tx-0 xps_cpus +1 +1,8 +yes' <<<"$out" ||
+		die "apply --dry-run's XPS row: $(grep 'tx-0/xps' <<<"$out")"
+	grep -Eq 'eth4 rx-0 rps_cpus +off +off +no' <<<"$out" || die "an empty mask is not 'off': $(grep 'rx-0/rps' <<<"$out")"
+	# JSON and -r keep the file's text.
+	expect_eq 0102 "$("$NUMAPLACE" --root "$root" apply --dry-run --json "$WORK/hist.json" 2>/dev/null |
+		jq -r '.changes[] | select(.subject == "eth4 tx-0 xps_cpus") | .new')" "JSON's XPS value"
+	out=$("$NUMAPLACE" --root "$root" apply --irqbalance=ignore "$WORK/hist.json" 2>/dev/null)
+	grep -q '^  eth4 tx-0 xps_cpus: 1 -> 1,8$' <<<"$out" || die "apply's XPS line: $(grep 'tx-0' <<<"$out")"
+	id=$("$NUMAPLACE" --root "$root" history -J | jq -r '.transactions[-1].id')
+	out=$("$NUMAPLACE" --root "$root" history "$id")
+	grep -q "^$id .* applied " <<<"$out" || die "history ID's line: $out"
+	grep -Eq '^eth4 tx-0 xps_cpus +1 +1,8 +/sys/class/net/eth4/queues/tx-0/xps_cpus' <<<"$out" || die "history ID's values: $out"
+	expect_eq "$id 26 0002 0102" "$("$NUMAPLACE" --root "$root" history "$id" -J |
+		jq -r '.transaction | "\(.id) \(.changes | length) \(.changes[] | select(.subject == "eth4 tx-0 xps_cpus") | "\(.old) \(.new)")"')" \
+		"history ID --json"
+	local status=0
+	"$NUMAPLACE" --root "$root" history 20990101-000000-1 >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "history of an unknown ID"
+	# verify's drift line says the mask as a list.
+	printf '0\n' >"$root/sys/class/net/eth4/queues/tx-0/xps_cpus"
+	out=$("$NUMAPLACE" --root "$root" verify "$WORK/hist.json") || true
+	grep -q "^drift: eth4 tx-0 xps_cpus (.*) is 'off', the profile wants '1,8'$" <<<"$out" || die "verify's drift: $out"
+}

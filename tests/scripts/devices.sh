@@ -129,3 +129,23 @@ test_interrupts_file_not_regular_is_refused_at_once() {
 	done
 	rm -f "$fifo"
 }
+
+# What the matrix prints names devices wherever they are selected: its labels
+# (the same with or without FILTERs), RDMA devices, and IRQ name prefixes.
+test_matrix_labels_rdma_and_vector_prefixes_are_filters() {
+	local gpu8=$FIXTURES/gpu8 addr
+	addr=$("$NUMAPLACE" --root "$gpu8" devices --matrix -J | jq -r '.devices[] | select(.label == "GPU3") | .device')
+	[ -n "$addr" ] || die "no GPU3 in the matrix"
+	expect_eq "$addr" "$("$NUMAPLACE" --root "$gpu8" devices --near GPU3 -J | jq -r .device)" "--near GPU3"
+	expect_eq "GPU3" "$("$NUMAPLACE" --root "$gpu8" devices --matrix "$addr" -J | jq -r '.devices[0].label')" \
+		"a label is the same in a filtered matrix"
+	"$NUMAPLACE" --root "$gpu8" devices gpu3 | head -1 | grep -q "^$addr " || die "devices gpu3 (any case)"
+	"$NUMAPLACE" --root "$gpu8" devices mlx5_3 | head -1 | grep -q '^0000:4c:00.0 ' || die "devices mlx5_3"
+	"$NUMAPLACE" --root "$gpu8" run --near mlx5_3 --print | grep -q 'memory-nodes 0' || die "run --near mlx5_3"
+	# irqs: the start of a vector's name, never the start of a longer number.
+	expect_eq "24 25 26" "$("$NUMAPLACE" --root "$FIXTURES/vm1" irqs virtio0 -o irq -n | xargs)" "irqs virtio0"
+	local status=0
+	"$NUMAPLACE" --root "$FIXTURES/vm1" irqs virtio 2>/dev/null | grep -q . && die "virtio matched virtio0"
+	"$NUMAPLACE" --root "$FIXTURES/r715" irqs 9999 >/dev/null 2>&1 || status=$?
+	expect_eq 1 "$status" "irqs 9999 (no such IRQ)"
+}

@@ -197,7 +197,7 @@ test_dry_run_names_the_ban_and_writes_nothing() {
 	local out
 	out=$(npi apply --dry-run --state-dir "$STATE" "$WORK/irqb-megasas.json" 2>/dev/null)
 	[[ $out == *"irqbalance: would add --banirq=34 to /etc/default/irqbalance"* ]] || die "dry run: $out"
-	expect_eq ban "$(npi apply -n --json --state-dir "$STATE" "$WORK/irqb-megasas.json" 2>/dev/null |
+	expect_eq ban "$(npi apply --dry-run --json --state-dir "$STATE" "$WORK/irqb-megasas.json" 2>/dev/null |
 		jq -r .irqbalance.action)" "JSON dry run"
 	conf_unchanged
 	expect_eq 0-15 "$(cat "$ROOT/proc/irq/34/smp_affinity_list")" "irq 34 after the dry run"

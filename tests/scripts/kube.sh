@@ -90,7 +90,12 @@ test_hold_reacts_to_a_changed_state_file() {
 	for ((i = 0; i < 600; i++)); do grep -q "re-applied" "$log" && break; sleep 0.1; done
 	grep -q "event: the kubelet's CPU manager state changed" "$log" || die "no event: $(cat "$log")"
 	expect_eq "5 4" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 after the pod"
-	# --metrics: hold's counter for the device, the held profile without drift.
+	# --metrics: hold's counter for the device, the held profile without drift
+	# (the file is replaced after the re-apply's log line: waited for).
+	for ((i = 0; i < 300; i++)); do
+		grep -qx 'numaplace_hold_reapplies_total{device="0000:98:00.0 (ens6f0np0)"} 1' "$WORK/kube.prom" 2>/dev/null && break
+		sleep 0.1
+	done
 	grep -qx 'numaplace_hold_reapplies_total{device="0000:98:00.0 (ens6f0np0)"} 1' "$WORK/kube.prom" ||
 		die "no re-apply counted: $(grep hold_ "$WORK/kube.prom")"
 	grep -qx 'numaplace_profile_drift{profile="network-local"} 0' "$WORK/kube.prom" || die "drift in hold's metrics"

@@ -73,7 +73,7 @@ test_label_values_are_escaped() {
 	ln -s "../../devices/pci0000:97/0000:97:01.0/0000:98:00.0/net/$odd" "$WORK/mroot/sys/class/net/$odd"
 	local out
 	out=$("$NUMAPLACE" --root "$WORK/mroot" metrics)
-	grep -qF 'numaplace_device_irqs_on_isolated_cpus{device="0000:98:00.0",name="e\"n\\s6"} 0' <<<"$out" ||
+	grep -qF 'numaplace_device_irqs_on_isolated_cpus{device="0000:98:00.0",name="e\"n\\s6",driver="mlx5_core"} 0' <<<"$out" ||
 		die "unescaped: $(grep 0000:98:00.0 <<<"$out" | head -n 2)"
 	if command -v promtool >/dev/null; then promtool check metrics <<<"$out" >/dev/null 2>&1 || die "promtool"; fi
 }
@@ -129,4 +129,14 @@ test_save_replaces_atomically() {
 	"$NUMAPLACE" --root "$FIXTURES/r715" metrics --save "$WORK/no-such-dir/x.prom" 2>"$WORK/merr" || status=$?
 	expect_eq 1 "$status" "exit status for a missing directory"
 	grep -q "no-such-dir/x.prom" "$WORK/merr" || die "the error does not name the file"
+}
+
+# name is what people call the device, driver its driver (node_exporter's word).
+test_device_labels_name_and_driver() {
+	local out
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" metrics)
+	grep -qF 'numaplace_device_interrupts_total{device="0000:22:00.0",name="sda",driver="megaraid_sas",node="3",where="remote"}' <<<"$out" ||
+		die "megaraid's labels: $(grep 0000:22:00.0 <<<"$out" | head -n 1)"
+	grep -qF 'numaplace_device_interrupts_total{device="0000:00:12.0",name="",driver="ohci-pci",node="0",where="local"}' <<<"$out" ||
+		die "a device without interface: $(grep 0000:00:12.0 <<<"$out" | head -n 1)"
 }

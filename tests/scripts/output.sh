@@ -99,3 +99,84 @@ test_top_on_a_dumb_terminal() {
 	out=$("$NUMAPLACE" --root "$FIXTURES/r715" top --batch -d 0.1 -n 1 | head -1)
 	expect_eq "numaplace top: interrupts per second over 0.1 s; sort rate, filter none" "$out" "batch header"
 }
+
+# The widest line of what a pty COLS wide showed.
+widest() { awk '{ sub(/ +$/, ""); if (length > m) m = length } END { print m + 0 }'; }
+
+# Tables fit exactly, at any width: what names a row (IRQ, NAME, DEVICE) is
+# never cut or left out, the rest gives way (cut, wrapped, then left out).
+test_tables_fit_every_width_exactly() {
+	local f w out
+	for f in r715 wide112 rt-igb80 gpu8 e810; do
+		for w in 60 80 100 119 120 121 150; do
+			out=$(in_pty "$w" --root "$FIXTURES/$f" irqs)
+			grep -q '^IRQ NAME *DEVICE' <<<"$out" || grep -q '^IRQ  NAME *DEVICE' <<<"$out" ||
+				die "$f at $w: the identifying columns are not all there: $(head -1 <<<"$out")"
+			[ "$(awk 'length > '"$w"'' <<<"$out" | wc -l)" = 0 ] ||
+				die "$f irqs at $w columns: lines of $(widest <<<"$out") columns"
+		done
+	done
+	# The IRQ names whole at 60 columns on the 112-CPU layout.
+	out=$(in_pty 60 --root "$FIXTURES/wide112" irqs)
+	grep -q ' ice-ens1f0-TxRx-11 ' <<<"$out" || die "names cut at 60 columns: $out"
+	# And the text views: device headers, queue rows and the matrix.
+	for f in gpu8 r715 e810 pxb2; do
+		out=$(in_pty 80 --root "$FIXTURES/$f" devices)
+		[ "$(widest <<<"$out")" -le 80 ] || die "$f devices at 80: $(awk 'length > 80' <<<"$out" | head -3)"
+		out=$(in_pty 80 --root "$FIXTURES/$f" devices --matrix)
+		[ "$(widest <<<"$out")" -le 80 ] || die "$f devices --matrix at 80: $(awk 'length > 80' <<<"$out" | head -3)"
+	done
+	# The matrix goes on in blocks below; every label heads one column.
+	out=$(in_pty 80 --root "$FIXTURES/gpu8" devices --matrix)
+	expect_eq 2 "$(grep -c '^ *GPU[0-9]' <<<"$(grep -E '^ {7}[A-Z]' <<<"$out")")" "matrix blocks at 80"
+	for w in NIC8 NUMA 'LOCAL CPUS'; do grep -Eq "^ {7}.*$w" <<<"$out" || die "no column $w at 80: $out"; done
+	# A pipe gets every column whole, the matrix in one block.
+	[ "$("$NUMAPLACE" --root "$FIXTURES/r715" irqs | widest)" -gt 120 ] || die "a pipe's table was fitted"
+	cmp -s <("$NUMAPLACE" --root "$FIXTURES/gpu8" devices --matrix) <(sed '$d' "$TOP/tests/cases/devices-gpu8-matrix.out") ||
+		die "the piped matrix changed"
+}
+
+# A terminal whose size is unknown (0x0) fits $COLUMNS, as findmnt does, else 80.
+test_columns_when_the_size_is_unknown() {
+	local out
+	out=$(COLUMNS=100 in_pty 0 --root "$FIXTURES/r715" irqs)
+	grep -q '^IRQ' <<<"$out" || die "no table: $out"
+	[ "$(widest <<<"$out")" -le 100 ] && [ "$(widest <<<"$out")" -gt 80 ] ||
+		die "COLUMNS=100 on a 0x0 terminal: $(widest <<<"$out") columns"
+	out=$(env -u COLUMNS bash -c "$(declare -f in_pty); NUMAPLACE=$NUMAPLACE in_pty 0 --root $FIXTURES/r715 irqs")
+	[ "$(widest <<<"$out")" -le 80 ] || die "no COLUMNS on a 0x0 terminal: $(widest <<<"$out") columns"
+}
+
+# -r and -P carry what JSON carries (the kernel's list), never "all".
+test_raw_and_pairs_are_lossless() {
+	local r715=$FIXTURES/r715
+	expect_eq "$("$NUMAPLACE" --root "$r715" irqs -J | jq -r '.irqs[] | select(.irq == 34) | .affinity')" \
+		"$("$NUMAPLACE" --root "$r715" irqs 34 -o affinity -r -n)" "-r's affinity"
+	"$NUMAPLACE" --root "$r715" irqs 34 -o irq,affinity -P | grep -qx 'IRQ="34" AFFINITY="0-15"' ||
+		die "-P: $("$NUMAPLACE" --root "$r715" irqs 34 -o irq,affinity -P)"
+	# A table for people may say "all".
+	"$NUMAPLACE" --root "$r715" irqs 34 -o affinity -n | grep -qx 'all' || die "the table lost 'all'"
+}
+
+# -o +COL appends to the default columns, as util-linux's tools.
+test_output_plus_appends() {
+	local head
+	head=$("$NUMAPLACE" --root "$FIXTURES/r715" irqs -o +chip | head -1)
+	[[ $head == "IRQ  NAME"*"REMOTE  CHIP" ]] || die "-o +chip: $head"
+	head=$("$NUMAPLACE" --root "$FIXTURES/r715" irqs -o +chip,total -r | head -1)
+	[[ $head == *" REMOTE_SHARE CHIP TOTAL" ]] || die "-o +chip,total: $head"
+	local status=0
+	"$NUMAPLACE" --root "$FIXTURES/r715" irqs -o +nosuch >/dev/null 2>&1 || status=$?
+	expect_eq 2 "$status" "-o +nosuch"
+}
+
+# -n is --noheadings; --dry-run's -n still works in revert, apply and move, with a note.
+test_n_is_noheadings() {
+	local err
+	err=$("$NUMAPLACE" revert -n --state-dir "$WORK/no-state-n" 2>&1 >/dev/null) || true
+	[[ $err == *"-n is deprecated"*"use --dry-run"* ]] || die "no deprecation note: $err"
+	! "$NUMAPLACE" revert --help | grep -q -- '-n,' || die "revert --help still shows -n"
+	"$NUMAPLACE" --root "$FIXTURES/r715" apply -n "$TOP/profiles/network-local.json" 2>&1 >/dev/null |
+		grep -q 'apply: note: -n is deprecated' || die "apply -n: no note"
+	expect_eq "" "$("$NUMAPLACE" --root "$FIXTURES/r715" irqs 34 -o irq -n | grep IRQ)" "irqs -n prints no header"
+}

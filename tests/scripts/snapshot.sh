@@ -207,3 +207,51 @@ test_snapshot_refuses_nonempty_dir() {
 	"$NUMAPLACE" --root "$root" snapshot "$out/missing/parent/snap" >/dev/null 2>&1 || status=$?
 	expect_eq 1 "$status" "exit status for a missing parent directory"
 }
+
+# --root takes the archive itself, as snapshot's help says: unpacked into a
+# private temporary directory that is gone once numaplace ends, read only.
+test_root_is_a_snapshot_archive() {
+	command -v tar >/dev/null || skip_test "tar is not installed"
+	local root out=$WORK/snapshot/as-root tmp status err deadline
+	root=$(richest_fixture)
+	rm -rf "$out" && mkdir -p "$out/tmp" "$out/unpacked"
+	take_snapshot "$root" "$out/snap.tar.gz"
+	tar -xzf "$out/snap.tar.gz" -C "$out/unpacked"
+	tmp=$out/tmp
+	expect_eq "$("$NUMAPLACE" --root "$out/unpacked" report --json | jq -S 'del(.notes, .warnings)')" \
+		"$(TMPDIR=$tmp "$NUMAPLACE" --root "$out/snap.tar.gz" report --json | jq -S 'del(.notes, .warnings)')" \
+		"report from the archive and from its unpacked tree"
+	expect_eq "$("$NUMAPLACE" --root "$out/unpacked" irqs)" "$(TMPDIR=$tmp NUMAPLACE_ROOT=$out/snap.tar.gz "$NUMAPLACE" irqs)" \
+		"NUMAPLACE_ROOT=ARCHIVE"
+	# The copy is removed when numaplace ends: at once after it, by a deadline.
+	deadline=$((SECONDS + 60))
+	while [ -n "$(ls -A "$tmp")" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	expect_eq "" "$(ls -A "$tmp")" "the unpacked copy left in TMPDIR"
+	# Also when numaplace is killed.
+	TMPDIR=$tmp "$NUMAPLACE" --root "$out/snap.tar.gz" top --batch -d 60 -n 2 >/dev/null 2>&1 &
+	local pid=$!
+	deadline=$((SECONDS + 60))
+	until [ -n "$(ls -A "$tmp")" ] && [ -d "$(ls -d "$tmp"/*/sys 2>/dev/null | head -1)" ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	deadline=$((SECONDS + 60))
+	while [ -n "$(ls -A "$tmp")" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	expect_eq "" "$(ls -A "$tmp")" "the unpacked copy left after SIGKILL"
+	# Read only: apply says why it cannot write.
+	status=0
+	err=$(TMPDIR=$tmp "$NUMAPLACE" --root "$out/snap.tar.gz" apply --irqbalance=ignore "$TOP/profiles/network-local.json" 2>&1) || status=$?
+	expect_eq 1 "$status" "apply on an archive root"
+	[[ $err == *"under a root read from the archive '$out/snap.tar.gz': Read-only file system"* ]] || die "apply: $err"
+	# hwloc's archives hold NAME/sys: the one directory is the root.
+	TMPDIR=$tmp "$NUMAPLACE" --root "$SNAPSHOTS/hwloc-40intel64-2g2n4c-pci.tar.bz2" topo -J | jq -e '.nodes | length == 4' >/dev/null ||
+		die "hwloc's archive as --root"
+	# An archive that is no snapshot: one line naming it.
+	tar -czf "$out/other.tar.gz" -C "$TOP" README.md
+	status=0
+	err=$(TMPDIR=$tmp "$NUMAPLACE" --root "$out/other.tar.gz" topo 2>&1) || status=$?
+	expect_eq 1 "$status" "a root archive without sys/"
+	[[ $err == "numaplace: --root '$out/other.tar.gz': the archive '$out/other.tar.gz' holds no sys/"* ]] || die "no clear error: $err"
+	deadline=$((SECONDS + 60))
+	while [ -n "$(ls -A "$tmp")" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	expect_eq "" "$(ls -A "$tmp")" "copies left in TMPDIR"
+}

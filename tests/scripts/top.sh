@@ -87,6 +87,16 @@ test_top_screen_in_tmux() {
 	pane=$(tmux -S "$sock" capture-pane -p)
 	grep -q "filter eth4 (f)" <<<"$pane" || die "filter not applied: $pane"
 	! grep -q "^sda " <<<"$pane" || die "the filter left the MegaRAID in: $pane"
+	# Esc leaves the prompt and the filter as they were (it was typed as "^[q").
+	tmux -S "$sock" send-keys f
+	for i in $(seq 50); do grep -q "Esc: keep" <<<"$(tmux -S "$sock" capture-pane -p)" && break; sleep 0.1; done
+	tmux -S "$sock" send-keys xyz Escape
+	for i in $(seq 50); do
+		pane=$(tmux -S "$sock" capture-pane -p)
+		! grep -q "Esc: keep" <<<"$pane" && break
+		sleep 0.1
+	done
+	grep -q "filter eth4 (f)" <<<"$pane" || die "Esc changed the filter: $pane"
 	tmux -S "$sock" send-keys p
 	sleep 0.3
 	grep -q "PAUSED" <<<"$(tmux -S "$sock" capture-pane -p)" || die "p does not pause"
