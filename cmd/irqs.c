@@ -126,6 +126,9 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			return np_error("%s", ctx->err);
 		}
 		np_irqs_tie(&m.irqs, &m.pci);
+		/* Its counts cover an uptime the paste does not tell, nor this root's CPU time. */
+		np_cpu_load_free(&m.load);
+		m.load = (struct np_cpu_load){ 0 };
 		rc = check_columns(&m, o.interrupts);
 		if (rc != EXIT_OK) {
 			np_table_free(&t);
