@@ -72,8 +72,11 @@ static void findings_write(struct np_jw *jw, const struct np_machine *m, const s
 
 /* The answer first: one line per problem, most important first, each with
  * the command that fixes it. */
-static int print_summary(const struct np_findings *f, bool interrupts_known, double seconds, int width, bool color)
+static int print_summary(const struct np_machine *m, const struct np_findings *f, bool interrupts_known, double seconds,
+			 int width, bool color)
 {
+	char floor[32];
+	np_volume_text(m, f->min_interrupts, floor);
 	size_t n, minor = 0;
 	struct np_summary_line *lines;
 	if (np_findings_lines(f, &lines, &n))
@@ -88,8 +91,8 @@ static int print_summary(const struct np_findings *f, bool interrupts_known, dou
 	if (!interrupts_known)
 		puts("Interrupts unknown: there is no /proc/interrupts here, so where they run cannot be judged.");
 	else if (n == 0)
-		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
-		       f->min_interrupts);
+		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%s or more each).\n",
+		       floor);
 	for (size_t i = 0; i < n; i++) {
 		const struct np_summary_line *x = &lines[i];
 		char *message = np_escape_dup(x->text); /* names are the kernel's bytes */
@@ -116,7 +119,7 @@ static int print_summary(const struct np_findings *f, bool interrupts_known, dou
 		free(message);
 	}
 	if (minor)
-		printf("(%zu more under %llu interrupts per device: 'report --all' lists them)\n", minor, f->min_interrupts);
+		printf("(%zu more under %s a device: 'report --all' lists them)\n", minor, floor);
 	np_summary_lines_free(lines, n);
 	return EXIT_OK;
 }
@@ -381,7 +384,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = report_json(ctx, &m, req.selected, f, &o);
 	} else if (rc == EXIT_OK) {
 		int width = np_term_width();
-		rc = print_summary(f, !m.irqs.absent, o.interval, width, color);
+		rc = print_summary(&m, f, !m.irqs.absent, o.interval, width, color);
 		puts("\n== Topology");
 		if (rc == EXIT_OK)
 			rc = np_topo_print(self, &m.topo, stdout, false);

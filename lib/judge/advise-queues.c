@@ -129,12 +129,15 @@ static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct
 	return plan_add_rec(p->m, p->plan, &r);
 }
 
-/* Whether the plan changes any of the device's IRQs. */
+/* Whether the plan moves any of the device's queue IRQs (what XPS follows;
+ * a misc vector moved off a forbidden CPU is not one). */
 static bool irqs_move(const struct planner *p, size_t di)
 {
-	for (size_t i = 0; i < p->plan->n; i++)
-		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
+	for (size_t i = 0; i < p->plan->n; i++) {
+		const struct np_rec *r = &p->plan->v[i];
+		if (r->kind == NP_ATTR_IRQ_AFFINITY && r->dev == (int)di && r->change && r->queue >= 0)
 			return true;
+	}
 	return false;
 }
 
@@ -225,6 +228,20 @@ static bool xps_agrees(const struct planner *p, const struct np_netif *nif, cons
 	return agrees;
 }
 
+/* Whether every queue's map is what drivers set (ice, mlx5, i40e: the one
+ * CPU its interrupt is served on today), for the queues with an interrupt. */
+static bool driver_form(const struct planner *p, const struct np_netif *nif, const int *irq_of)
+{
+	for (int q = 0; q < nif->ntx; q++) {
+		if (irq_of[q] < 0 || !nif->xps_known[q])
+			continue;
+		int cpu = home_cpu(&p->m->irqs.v[irq_of[q]]);
+		if (cpu < 0 || np_cpuset_count(&nif->xps[q]) != 1 || !np_cpuset_test(&nif->xps[q], (unsigned)cpu))
+			return false;
+	}
+	return true;
+}
+
 /* XPS as the kernel's scaling.rst suggests it: each housekeeping CPU maps
  * onto exactly one transmit queue, the queue whose interrupt is served on
  * that CPU or on its nearest core (a shared cache first), so transmit
@@ -253,6 +270,22 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 	}
 	if (!followed || (!moved && xps_agrees(p, nif, serve, served_by)))
 		ncand = 0;
+	/* Maps in the drivers' form (each queue's the one CPU its interrupt is
+	 * served on today) keep it: only the queues whose interrupt moves
+	 * change, to the CPU it moves to. */
+	if (rc == 0 && ncand > 1 && driver_form(p, nif, irq_of)) {
+		for (int q = 0; rc == 0 && q < nif->ntx; q++) {
+			if (serve[q] < 0 || serve[q] == home_cpu(&p->m->irqs.v[irq_of[q]]))
+				continue;
+			struct np_cpuset one = NP_CPUSET_INIT;
+			if ((rc = np_cpuset_set(&one, (unsigned)serve[q])) == 0)
+				rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &one,
+					     "its interrupt moves there: the CPU that serves a queue transmits on it, as "
+					     "the driver set it (kernel Documentation/networking/scaling.rst, XPS)");
+			np_cpuset_free(&one);
+		}
+		ncand = 0;
+	}
 	/* The serving CPUs first (each to its queue, the first queue when two
 	 * share one), so that the ties below count them. */
 	struct np_cpuset served = NP_CPUSET_INIT;
@@ -401,10 +434,10 @@ int plan_net_recs(struct planner *p, size_t di)
 	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
 		const struct np_netif *nif = &d->net[k];
 		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
-		 * only with a choice of queues to make; and only for a device
-		 * whose IRQs move or whose traffic is worth a change. */
-		bool xps_worth = irqs_move(p, di) || p->data_volume[di] >= p->opts->min_interrupts;
-		if (nif->ntx > 1 && xps_worth && (pol->xps_follow_irq || pol->auto_net))
+		 * only with a choice of queues to make: for a device whose IRQs
+		 * move (kept coherent with them), or on request. XPS off is no
+		 * placement fault: the kernel picks each flow's queue by its hash. */
+		if (nif->ntx > 1 && (pol->xps_follow_irq || (pol->auto_net && irqs_move(p, di))))
 			rc = xps_recs(p, di, nif);
 		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
 			rc = channels_rec(p, di, nif);
@@ -419,7 +452,8 @@ int plan_net_recs(struct planner *p, size_t di)
 		} else if (pol->auto_net && nif->nrx > 0 && (unsigned)nif->nrx >= usable_here) {
 			rps = NP_RPS_OFF;
 			why = "a hardware queue per usable CPU: RPS would only add a hop between CPUs";
-		} else if (pol->auto_net && app_cores && nif->nrx > 0 && (unsigned)nif->nrx < app_cores) {
+		} else if (pol->auto_net && app_cores && nif->nrx > 0 && (unsigned)nif->nrx < app_cores &&
+			   (!p->opts->app_is_process || (p->opts->app_devices && p->opts->app_devices[di]))) {
 			rps = NP_RPS_APP;
 			why = "fewer receive queues than the application's cores: RPS spreads receive processing "
 			      "over them";
@@ -430,5 +464,44 @@ int plan_net_recs(struct planner *p, size_t di)
 			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q], to, why);
 	}
 	np_cpuset_free(&rps_to);
+	return rc;
+}
+
+/* Interfaces whose XPS is off on every transmit queue while the plan
+ * leaves their IRQs where they are: said once, as a fact. With XPS off the
+ * kernel picks each flow's transmit queue by its hash (netdev_pick_tx),
+ * which is no placement fault; --xps maps each CPU to the queue whose
+ * interrupt is served nearest. */
+int plan_xps_off_note(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	char *names = NULL;
+	size_t len = 0, n = 0;
+	int rc = 0;
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		const struct np_device_policy *pol = &p->opts->devices[di];
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		if (!pol->selected || !pol->auto_net || pol->xps_follow_irq || irqs_move(p, di))
+			continue;
+		for (size_t k = 0; rc == 0 && k < d->nnet; k++) {
+			const struct np_netif *nif = &d->net[k];
+			bool off = nif->ntx > 1;
+			for (int q = 0; off && q < nif->ntx; q++)
+				off = nif->xps_known[q] && np_cpuset_empty(&nif->xps[q]);
+			if (!off)
+				continue;
+			char *more = realloc(names, len + strlen(nif->name) + 3);
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = more;
+			len += (size_t)sprintf(names + len, "%s%s", n++ ? ", " : "", nif->name);
+		}
+	}
+	if (rc == 0 && n)
+		rc = plan_note(p->plan, "XPS is off on %s: each flow's transmit queue is picked by its hash, no placement "
+			       "fault; --xps maps each CPU to the queue whose interrupt is served nearest", names);
+	free(names);
 	return rc;
 }

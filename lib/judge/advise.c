@@ -202,7 +202,7 @@ static int default_irq_rec(struct planner *p)
 int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct planner p = { .m = m, .opts = opts, .plan = out };
+	struct planner p = { .m = m, .opts = opts, .plan = out, .idle = opts->min_interrupts / 10 };
 	size_t ncpu = (size_t)m->topo.max_cpu + 1, ndev = m->pci.ndevs + 1;
 	p.load = calloc(ncpu, sizeof(int));
 	p.core_of = malloc(ncpu * sizeof(int));
@@ -216,18 +216,23 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.anchor = calloc(ndev, sizeof(int));
 	p.nqueues = calloc(ndev, sizeof(int));
 	p.ncores = calloc(ndev, sizeof(int));
-	p.cap = calloc(ndev, sizeof(int));
 	p.start = calloc(ndev, sizeof(int));
-	p.dcount = calloc(ndev, sizeof(int *));
-	p.dcpu = calloc(ndev, sizeof(int *));
-	p.dtoday = calloc(ndev, sizeof(int *));
+	p.nthreads = calloc(ndev, sizeof(int));
+	p.nbusy = calloc(ndev, sizeof(int));
+	p.busy = calloc(ndev, sizeof(*p.busy));
+	p.dl = calloc(ndev, sizeof(*p.dl));
+	p.core_work = calloc(ncpu, sizeof(*p.core_work));
+	p.today_work = calloc(ncpu, sizeof(*p.today_work));
+	p.top_work = calloc(ncpu, sizeof(*p.top_work));
+	p.top_irq = calloc(ncpu, sizeof(*p.top_irq));
+	p.share_work = calloc(ndev, sizeof(*p.share_work));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
 	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
 	p.off_target = calloc(ndev, sizeof(*p.off_target));
 	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
 	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.node_index && p.node_dist && p.target && p.target_why && p.anchor &&
-				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.dtoday && p.planned && p.has_plan &&
+				 p.nqueues && p.ncores && p.nthreads && p.start && p.nbusy && p.busy && p.dl && p.core_work && p.today_work && p.top_work && p.top_irq && p.share_work && p.planned && p.has_plan &&
 				 p.off_target && p.data_volume && p.cls
 			 ? 0
 			 : -ENOMEM;
@@ -270,13 +275,17 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = plan_size_devices(&p);
 	if (rc == 0)
 		rc = plan_weigh_devices(&p);
-	/* Queues the plan does not place (other devices', managed ones) still
-	 * load their CPUs: balance against them too. */
+	/* IRQs the plan does not place (other devices', managed ones) still
+	 * load their CPUs: balance against them too, by their work, and their
+	 * queues by count. */
 	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		int cpu = home_cpu(irq);
-		if (irq->queue < 0 || cpu < 0 || (size_t)cpu >= ncpu ||
+		if (cpu < 0 || (size_t)cpu >= ncpu ||
 		    (irq->dev >= 0 && !np_cpuset_empty(&p.target[irq->dev]) && irq->managed == NP_MANAGED_NO))
+			continue;
+		p.core_work[core_of(&p, cpu)] += irq->total;
+		if (irq->queue < 0)
 			continue;
 		p.load[cpu]++;
 		p.core_load[core_of(&p, cpu)]++;
@@ -299,18 +308,14 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 			rc = plan_net_recs(&p, di);
 	}
 	if (rc == 0 && !opts->devices_only)
+		rc = plan_xps_off_note(&p);
+	if (rc == 0 && !opts->devices_only)
 		rc = default_irq_rec(&p);
 	if (rc == 0 && out->n)
 		qsort(out->v, out->n, sizeof(*out->v), by_impact);
 	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
 		np_cpuset_free(&p.target[i]);
 		free(p.target_why[i]);
-		if (p.dcount)
-			free(p.dcount[i]);
-		if (p.dcpu)
-			free(p.dcpu[i]);
-		if (p.dtoday)
-			free(p.dtoday[i]);
 	}
 	for (size_t i = 0; p.planned && i < m->irqs.n; i++)
 		np_cpuset_free(&p.planned[i]);
@@ -327,17 +332,24 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.anchor);
 	free(p.nqueues);
 	free(p.ncores);
-	free(p.cap);
 	free(p.start);
-	free(p.dcount);
-	free(p.dcpu);
-	free(p.dtoday);
+	plan_free_loads(&p);
+	free(p.nthreads);
+	free(p.nbusy);
+	free(p.busy);
+	free(p.core_work);
+	free(p.today_work);
+	free(p.top_work);
+	free(p.top_irq);
+	free(p.share_work);
 	free(p.planned);
 	free(p.has_plan);
 	free(p.cls);
 	free(p.off_target);
 	free(p.data_volume);
 	free(p.refs);
+	for (size_t k = 0; p.slots && k < p.nslots; k++)
+		free(p.slots[k].why);
 	free(p.slots);
 	if (rc)
 		np_plan_free(out);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/count.h"
 #include "read/kubelet.h"
 
 static int vnote(char ***v, size_t *n, const char *fmt, va_list ap)
@@ -40,6 +41,17 @@ int plan_note(struct np_plan *plan, const char *fmt, ...)
 	int rc = vnote(&plan->notes, &plan->nnotes, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+const char *np_volume_text(const struct np_machine *m, unsigned long long n, char buf[32])
+{
+	char c[16];
+	double rate = np_cpu_load_rate(&m->load, n);
+	if (rate >= 0)
+		snprintf(buf, 32, "%s", np_rate_text(rate, c));
+	else
+		snprintf(buf, 32, "%s interrupts", np_count_text(n, c));
+	return buf;
 }
 
 const char *plan_dev_label(const struct np_pci_dev *d)
@@ -98,7 +110,7 @@ int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, cons
 	for (size_t i = 0; i < m->pci.ndevs; i++)
 		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
-							   .xps_follow_irq = true, .auto_net = true };
+							   .auto_net = true };
 	return 0;
 }
 
