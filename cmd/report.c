@@ -241,12 +241,18 @@ static int get_per_sec(const void *data, const void *row, struct np_value *v)
 	return np_val_int(v, (long long)((double)summary(data, row).total / seconds + 0.5));
 }
 
+/* Of the interrupts not per CPU by design (those are the next column's). */
 static int get_remote_share(const void *data, const void *row, struct np_value *v)
 {
 	struct np_irq_summary s = summary(data, row);
-	if (s.total > 0 && s.node_known)
-		return np_val_share(v, (double)s.remote / (double)s.total);
-	return np_val_null(v);
+	double share = np_irq_summary_remote_share(&s);
+	return share >= 0 ? np_val_share(v, share) : np_val_null(v);
+}
+
+static int get_per_cpu_share(const void *data, const void *row, struct np_value *v)
+{
+	struct np_irq_summary s = summary(data, row);
+	return s.nper_cpu && s.total ? np_val_share(v, (double)s.per_cpu / (double)s.total) : np_val_null(v);
 }
 
 static const struct np_column placement_columns[] = {
@@ -258,11 +264,15 @@ static const struct np_column placement_columns[] = {
 	NP_COLUMN("ran_on_nodes", "RAN ON NODES", 1, 0, "the nodes that handled them", get_ran_on_nodes),
 	NP_COLUMN("interrupts", "INTERRUPTS", 8, SCOLS_FL_RIGHT, "interrupts handled", get_interrupts),
 	NP_COLUMN("per_sec", "PER SEC", 8, SCOLS_FL_RIGHT, "interrupts a second (with --interval)", get_per_sec),
-	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its node", get_remote_share),
+	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT,
+		  "the share handled off its node, of those not per CPU by design", get_remote_share),
+	NP_COLUMN("per_cpu_share", "PER CPU", 4, SCOLS_FL_RIGHT,
+		  "the share on its managed per-CPU queues, which complete where the I/O was submitted (never remote)",
+		  get_per_cpu_share),
 	NP_COLUMN_END,
 };
-#define PLACEMENT_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,interrupts,remote_share"
-#define PLACEMENT_RATE_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,per_sec,remote_share"
+#define PLACEMENT_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,interrupts,remote_share,per_cpu_share"
+#define PLACEMENT_RATE_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,per_sec,remote_share,per_cpu_share"
 
 /* One line per device that has IRQs: where they are allowed, where they ran. */
 static int print_placement(const struct np_command *self, const struct np_machine *m, const bool *selected,
@@ -330,7 +340,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	np_nodes_memo_free(view.memo);
 	if (rc != EXIT_OK)
 		return rc;
-	cJSON *irqbalance = np_irqbalance_json(m->irqbalance);
+	cJSON *irqbalance = np_irqbalance_json(m->irqbalance, m->irqbalance_known, &m->irqb_banned);
 	np_jw_cjson(&jw, "irqbalance", irqbalance);
 	cJSON_Delete(irqbalance);
 	findings_write(&jw, m, f);

@@ -177,7 +177,7 @@ int plan_build_slots(struct planner *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
-		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
+		if (plan_irq_movable(p, irq))
 			p->refs[n++] = i;
 	}
 	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);
@@ -373,37 +373,20 @@ static const struct np_cpuset *runs_on(const struct np_irq *irq)
 	return &irq->affinity;
 }
 
-/* "may run on isolated CPU 3,11 and excluded CPU 8" when cpus holds CPUs no
- * IRQ may use, else NULL; "runs on" when the set is where it is delivered
- * (effective affinity, or an affinity of one CPU). */
+/* "may run on isolated CPUs 3,11 and irqbalance-banned CPU 8" when cpus
+ * holds CPUs no IRQ may use (each named by its source), else NULL; "runs on"
+ * when the set is where it is delivered (effective affinity, or an affinity
+ * of one CPU). */
 static const char *outside_text(const struct planner *p, const struct np_cpuset *cpus, bool runs, char *buf,
 				size_t size)
 {
-	const struct np_topology *topo = &p->m->topo;
-	const struct np_cpuset *kinds[] = { &topo->isolated, &topo->nohz_full, &p->opts->exclude };
-	static const char *const names[] = { "isolated", "nohz_full", "excluded" };
-	struct np_cpuset bad = NP_CPUSET_INIT, seen = NP_CPUSET_INIT;
-	size_t len = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < 3; k++) {
-		/* Asked twice of every IRQ: most machines have no such CPUs. */
-		if (!np_cpuset_intersects(cpus, kinds[k]))
-			continue;
-		if (np_cpuset_copy(&bad, cpus))
-			break;
-		np_cpuset_and(&bad, kinds[k]);
-		np_cpuset_andnot(&bad, &seen);
-		if (np_cpuset_empty(&bad))
-			continue;
-		char *list = list_text(&bad);
-		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s CPU%s %s", len ? " and " : runs ? "runs on " : "may run on ",
-					names[k], np_cpuset_count(&bad) > 1 ? "s" : "", list ? list : "?");
-		free(list);
-		np_cpuset_or(&seen, &bad);
-	}
-	np_cpuset_free(&bad);
-	np_cpuset_free(&seen);
-	return len ? buf : NULL;
+	bool failed;
+	char *text = np_forbidden_text(&p->opts->forbidden, cpus, &failed);
+	if (!text)
+		return failed ? "out of memory" : NULL;
+	snprintf(buf, size, "%s %s", runs ? "runs on" : "may run on", text);
+	free(text);
+	return buf;
 }
 
 static int spread_node(const struct planner *p, int dev, int queue);

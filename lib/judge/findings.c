@@ -117,6 +117,7 @@ struct tally {
 	unsigned long long total, remote, quiet;
 	unsigned long long *per_node;
 	struct np_cpuset cpus;
+	struct np_cpuset allowed; /* of the plan's changes: their IRQs' masks today */
 };
 
 static int tally_add(const struct np_machine *m, struct tally *t, const struct np_irq *irq,
@@ -136,6 +137,7 @@ static void tally_free(struct tally *t)
 {
 	free(t->per_node);
 	np_cpuset_free(&t->cpus);
+	np_cpuset_free(&t->allowed);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -239,6 +241,11 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (di >= 0 ? irq->dev != di : !is_system(m, irq))
+			continue;
+		/* A managed queue serving isolated CPUs only fires for I/O submitted
+		 * there (irq_do_set_affinity() keeps such a mask): the isolated
+		 * work's own, no intrusion (the plan's notes say so). */
+		if (np_irq_per_cpu(irq) && irq->has_affinity && np_cpuset_subset(&irq->affinity, quiet))
 			continue;
 		bool set_there = irq->has_effective && np_cpuset_intersects(&irq->effective, quiet);
 		bool ran_there = irq->quiet > 0;
@@ -536,11 +543,17 @@ static char *says_unreadable(const struct judge *j, const struct group *g)
 	return says("%s: %s with an unreadable affinity", g->who, irqs_text(g->t));
 }
 
+/* Each forbidden CPU named by its source: "irqbalance-banned CPU 7". */
 static char *says_isolated(const struct judge *j, const struct group *g)
 {
-	(void)j;
-	return says("%s: %s whose mask allows isolated, nohz_full or excluded CPUs (delivered on %s)", g->who,
-		    irqs_text(g->t), g->where);
+	bool failed;
+	char *cpus = np_forbidden_text(&j->opts->forbidden, &g->t->allowed, &failed), *out;
+	if (failed)
+		return NULL;
+	out = says("%s: %s whose mask allows %s (delivered on %s)", g->who, irqs_text(g->t),
+		   cpus ? cpus : "CPUs kept free of IRQs", g->where);
+	free(cpus);
+	return out;
 }
 
 static char *says_remote(const struct judge *j, const struct group *g)
@@ -557,11 +570,26 @@ static char *says_rq_affinity(const struct judge *j, const struct group *g)
 		    subject_of(g), g->first->recommended);
 }
 
+/* RPS and, beside it, RFS (its flow tables, counted apart). */
 static char *says_rps(const struct judge *j, const struct group *g)
 {
-	(void)j;
-	return says("%s: RPS of %zu %s receive queue%s: %s", g->who, g->n, subject_of(g), g->n > 1 ? "s" : "",
-		    g->first->reason);
+	const struct np_plan *plan = &j->f->plan;
+	const struct np_rec *rps = NULL, *rfs = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->dev != g->dev || r->rule != NP_RULE_RPS || !r->change)
+			continue;
+		if (r->kind == NP_ATTR_RPS_CPUS)
+			n++, rps = rps ? rps : r;
+		else
+			rfs = rfs ? rfs : r;
+	}
+	if (!rps)
+		return says("%s: RFS off beside the RPS of %s: %s", g->who, rfs && rfs->net ? rfs->net : subject_of(g),
+			    g->first->reason);
+	return says("%s: RPS of %zu %s receive queue%s%s: %s", g->who, n, rps->net ? rps->net : "", n > 1 ? "s" : "",
+		    rfs ? ", with RFS" : "", rps->reason);
 }
 
 static char *says_xps(const struct judge *j, const struct group *g)
@@ -603,7 +631,8 @@ static int tally_rec(struct judge *j, struct tally *t, const struct np_rec *r)
 		return 0;
 	const struct np_cpuset *cpus = irq->has_effective && !np_cpuset_empty(&irq->effective) ? &irq->effective
 											 : irq->has_affinity ? &irq->affinity : &irq->ran_on;
-	return tally_add(j->m, t, irq, cpus);
+	int rc = irq->has_affinity ? np_cpuset_or(&t->allowed, &irq->affinity) : 0;
+	return rc ? rc : tally_add(j->m, t, irq, cpus);
 }
 
 /* The plan's changes of this rule that no finding took yet: one problem per

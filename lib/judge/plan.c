@@ -160,9 +160,15 @@ int np_advise_opts_forbid(const struct np_machine *m, struct np_advise_opts *o, 
 	const struct np_kubelet *k = &m->kube;
 	const struct np_cpuset *excl = &o->forbidden.by[NP_FORBID_EXCLUSIVE];
 	struct np_cpuset usable = NP_CPUSET_INIT, before = NP_CPUSET_INIT, after = NP_CPUSET_INIT;
-	if (np_cpuset_empty(excl))
-		return 0;
-	int rc = np_usable_cpus(&m->topo, &o->exclude, &usable);
+	/* The other sources beyond the kernel's and the user's (TuneD's,
+	 * irqbalance's) are forbidden as they are: their owners chose them. */
+	int rc = 0;
+	for (int s = 0; s < NP_FORBID_NSOURCES && rc == 0; s++)
+		if (s != NP_FORBID_ISOLATED && s != NP_FORBID_NOHZ_FULL && s != NP_FORBID_EXCLUDED && s != NP_FORBID_EXCLUSIVE)
+			rc = np_cpuset_or(&o->exclude, &o->forbidden.by[s]);
+	if (rc || np_cpuset_empty(excl))
+		return rc;
+	rc = np_usable_cpus(&m->topo, &o->exclude, &usable);
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
 		struct np_device_policy *pol = &o->devices[di];
 		if (!pol->selected)

@@ -37,7 +37,7 @@ struct np_advise_opts {
 	bool app_pinned;             /* its threads are bound to app_cpus (not merely allowed everywhere) */
 	/* The CPUs kept free of IRQs by source, as the rules judge them; and
 	 * the planner's share of them beyond isolated and nohz_full (the
-	 * user's and, after np_advise_opts_forbid, the containers'). */
+	 * user's and, after np_advise_opts_forbid, the other sources'). */
 	struct np_forbidden forbidden;
 	struct np_cpuset exclude;
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
@@ -62,8 +62,10 @@ struct np_advise_opts {
 int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
 		       struct np_advise_opts *o);
 void np_advise_opts_free(struct np_advise_opts *o);
-/* Makes the containers' exclusive CPUs forbidden to every movable IRQ of
- * the plan o describes (adds them to o->exclude), after a guard: clearing
+/* Makes the sources beyond isolated, nohz_full and the user's forbidden to
+ * every movable IRQ of the plan o describes (adds them to o->exclude): TuneD's
+ * and irqbalance's CPUs as they are, the containers' exclusive CPUs after a
+ * guard: clearing
  * them must not rebuild a pile-up elsewhere, so a device whose queues
  * would hold more than their share plus one per remaining core (its share:
  * its queues over the cores of its target with the exclusive CPUs) keeps

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The advisor's working state, shared by its parts: advise.c (the run, its
- * warnings and machine-wide values), advise-irq.c (where each IRQ goes) and
+ * warnings and machine-wide values), advise-irq.c (where each IRQ goes),
  * advise-queues.c (the block and network queue settings that follow the
- * IRQs). Not part of the library's interface. */
+ * IRQs) and advise-notes.c (what it says of the IRQs it leaves). Not part of
+ * the library's interface. */
 #ifndef NUMAPLACE_PLANNER_H
 #define NUMAPLACE_PLANNER_H
 
@@ -104,6 +105,23 @@ static inline int home_cpu(const struct np_irq *irq)
 	return -1;
 }
 
+/* An IRQ someone pinned onto CPUs only irqbalance's configuration bans: an
+ * admin may have dedicated them to it, so it is left as it is (a note says
+ * so) unless another source forbids them too. */
+static inline bool plan_pinned_on_banned(const struct planner *p, const struct np_irq *irq)
+{
+	return irq->has_affinity && !np_cpuset_empty(&irq->affinity) &&
+	       np_cpuset_subset(&irq->affinity, &p->opts->forbidden.banned_only);
+}
+
+/* An IRQ the planner places: its device has a target, the kernel does not
+ * own it, and no one pinned it on a banned CPU. */
+static inline bool plan_irq_movable(const struct planner *p, const struct np_irq *irq)
+{
+	return irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO &&
+	       !plan_pinned_on_banned(p, irq);
+}
+
 /* advise-irq.c: the IRQs' targets, their slots, and the passes that keep,
  * place and pin them. */
 int plan_choose_targets(struct planner *p);
@@ -114,6 +132,10 @@ int plan_weigh_devices(struct planner *p);
 int plan_keep_slots(struct planner *p);
 int plan_place_slots(struct planner *p);
 int plan_pin_kept_queues(struct planner *p);
+
+/* advise-notes.c: the notes and warnings about the IRQs the plan leaves
+ * (managed, pinned on banned CPUs, not following their mask yet). */
+int plan_irq_notes(struct planner *p);
 
 /* advise-queues.c: a device's rq_affinity, and its interfaces' XPS, RPS and
  * (on request) channels. */

@@ -151,19 +151,28 @@ rq() { adv "$@" --json | jq -r '[.recommendations[] | select(.kind == "rq_affini
 
 test_rq_affinity_from_seed_004() {
 	local json
-	# The MegaRAID (one queue) completes on node 3; the application is pinned on node 1's
-	# CPUs, another L3: forcing completion on the submitters is what gained 12.9%.
-	json=$(adv r715 --json --app-cpus 8,10 --device megaraid_sas)
+	# The MegaRAID (one queue) completes on node 3, one L3 (a Magny-Cours die). Submitters
+	# pinned on node 3's other CPUs: today's 1 completes their requests on the IRQ's CPU,
+	# 2 on each of them, as the seed's rq_affinity=1 did (+12.9%).
+	json=$(adv r715 --json --app-cpus 1,3 --device megaraid_sas)
 	expect_eq "sda=2" "$(jq -r '[.recommendations[] | select(.kind == "rq_affinity") | "\(.block)=\(.recommended)"] | join(" ")' <<<"$json")" \
-		"pinned submitters off the IRQ's L3"
-	jq -e '.recommendations[] | select(.kind == "rq_affinity") | .reason | test("12.9%") and test("today")' <<<"$json" >/dev/null ||
-		die "the reason does not give the seed's numbers and today's meaning"
-	# The plan puts the IRQ on the submitters' CPUs: no gain measured, nothing recommended.
-	expect_eq "" "$(rq r715 --policy app --app-node 1 --device megaraid_sas)" "IRQ on the submitters"
+		"pinned submitters in the IRQ CPU's L3"
+	jq -e '.recommendations[] | select(.kind == "rq_affinity") | .reason | test("12.9%") and test("blk_mq_complete_need_ipi")' <<<"$json" >/dev/null ||
+		die "the reason does not give the seed's numbers and what the kernel does"
+	# Pinned on node 1, another L3: today's 1 already sends each completion there.
+	expect_eq "" "$(rq r715 --app-cpus 8,10 --device megaraid_sas)" "pinned submitters off the IRQ's L3"
+	# The plan puts the IRQ on the submitter's CPU: no gain measured, nothing recommended.
+	expect_eq "" "$(rq r715 --policy app --app-cpus 8 --device megaraid_sas)" "IRQ on the submitter"
+	# On the submitters' node, one CPU of them delivers it: the others share its L3.
+	expect_eq "sda=2" "$(rq r715 --policy app --app-node 1 --device megaraid_sas)" "IRQ among the submitters"
 	# No application placement: the -14% case.
 	expect_eq "" "$(rq r715)" "unpinned submitters"
 	# NVMe: a managed queue per CPU, completion already local.
 	expect_eq "" "$(rq smt-isolated --app-cpus 4-6)" "per-CPU managed queues"
+	# Forced IRQ threads (threadirqs): no IPI whatever the value: nothing, and said why.
+	expect_eq "" "$(rq rt-guest --app-cpus 5-6)" "threadirqs"
+	adv rt-guest --json --app-cpus 5-6 | jq -e '.notes[] | select(test("sda\\): rq_affinity left as it is: IRQ handlers run in threads here \\(threadirqs"))' >/dev/null ||
+		die "threadirqs not said"
 }
 
 test_irqbalance_running_is_warned_with_how_to_ban() {
@@ -188,8 +197,12 @@ test_isolated_worker() {
 	# Busy queues pinned on isolated CPUs always move, to the housekeeping CPUs 0,4,8,12.
 	expect_eq "0 12 4 8" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity" and (.vector | test("ens2f0-TxRx"))) | .recommended] | unique | join(" ")' <<<"$json")" \
 		"CPUs of ens2f0's queues"
-	jq -e '.warnings[] | select(test("managed IRQs on isolated CPUs 1-3,5-7"))' <<<"$json" >/dev/null ||
-		die "managed IRQs on isolated CPUs not reported"
+	# Its NVMe's managed queues serve isolated core pairs only (masks 2-3, 6-7...): they fire
+	# only for I/O submitted there and managed_irq cannot move them: a note, no boot advice.
+	jq -e '.notes[] | select(test("6 managed IRQs on isolated CPUs 1-3,5-7 serve only isolated CPUs"))' <<<"$json" >/dev/null ||
+		die "managed IRQs wholly on isolated CPUs not said"
+	jq -e '[.warnings[] | select(test("isolcpus=managed_irq"))] | length == 0' <<<"$json" >/dev/null ||
+		die "boot advice for masks managed_irq would not change"
 	jq -e '.warnings[] | select(test("irq 45 .*affinity not honoured"))' <<<"$json" >/dev/null ||
 		die "the IRQ running outside its affinity is not reported"
 	# The application (CCX 1's isolated CPUs) gets its devices' IRQs on CCX 1's housekeeping core.
@@ -198,6 +211,81 @@ test_isolated_worker() {
 		"CPUs of the application's NIC queues"
 	expect_eq 0 "$(jq '[.recommendations[] | select(.device == "0000:41:00.1")] | length' <<<"$json")" \
 		"recommendations for the NIC the application does not use"
+}
+
+# Every written IRQ, RPS and default affinity as "kind value" lines, for the CPU checks.
+written_cpus() {
+	jq -r '.recommendations[] | select(.kind == "irq_affinity" or .kind == "rps_cpus" or
+		.kind == "xps_cpus" or .kind == "default_irq_affinity") | .recommended'
+}
+
+# True when the CPU list $1 holds a CPU of the list $2.
+cpus_meet() {
+	local a b
+	for a in $(expand_cpus "$1"); do
+		for b in $(expand_cpus "$2"); do [ "$a" = "$b" ] && return 0; done
+	done
+	return 1
+}
+expand_cpus() {
+	local part
+	for part in ${1//,/ }; do
+		if [[ $part == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+	done
+}
+
+# irqbalance's banned CPUs (both forms) and TuneD's isolated cores are kept free
+# of every value the plan writes, named in the reasons; IRQs someone pinned on
+# CPUs only irqbalance bans stay, with a note.
+test_forbidden_sources() {
+	local json v
+	json=$(adv banned --json)
+	for v in $(written_cpus <<<"$json"); do
+		! cpus_meet "$v" 6-7 || die "banned: the plan writes $v, which holds banned CPU 6 or 7"
+	done
+	expect_eq "" "$(jq -r '.recommendations[] | select(.irq == 40 or .irq == 41) | .irq' <<<"$json")" \
+		"the completion vectors pinned on banned CPUs 6 and 7 stay"
+	jq -e '.notes[] | select(test("2 IRQs pinned on CPUs 6-7, which irqbalance.s configuration bans"))' <<<"$json" >/dev/null ||
+		die "banned: the pinned IRQs are not said"
+	jq -e '.notes[] | select(test("IRQBALANCE_BANNED_CPULIST=7 in Environment= of") and
+		test("IRQBALANCE_BANNED_CPUS=6 in /etc/sysconfig/irqbalance"))' <<<"$json" >/dev/null ||
+		die "banned: where the bans come from is not said"
+	jq -e '.recommendations[] | select(.irq == 37) | .reason | test("irqbalance-banned CPUs 6-7")' <<<"$json" >/dev/null ||
+		die "banned: the async vector's reason does not name irqbalance"
+	expect_eq "6-7" "$("$NUMAPLACE" --root "$FIXTURES/banned" report --json | jq -r .irqbalance.banned_cpus)" \
+		"report --json: irqbalance's banned CPUs"
+	json=$(adv tuned --json)
+	for v in $(written_cpus <<<"$json"); do
+		! cpus_meet "$v" 6-7 || die "tuned: the plan writes $v, which holds TuneD-isolated CPU 6 or 7"
+	done
+	expect_eq "4 5" "$(jq -r '[.recommendations[] | select(.irq == 40 or .irq == 41) | .recommended] | sort | join(" ")' <<<"$json")" \
+		"tuned: the completion vectors on TuneD's cores move to the node's others"
+	jq -e '.recommendations[] | select(.irq == 40) | .reason | test("TuneD-isolated CPU 6")' <<<"$json" >/dev/null ||
+		die "tuned: the reason does not name TuneD"
+	json=$(adv tuned-unevaluated --json)
+	expect_eq 0 "$(jq '.recommendations | length' <<<"$json")" "tuned-unevaluated: nothing kept free, nothing moved"
+	jq -e '.notes[] | select(test("isolated_cores=\\$\\{f:calc_isolated_cores:1\\} in /etc/tuned/realtime-variables.conf is evaluated by TuneD only"))' \
+		<<<"$json" >/dev/null || die "tuned-unevaluated: the value not read is not said"
+}
+
+# What the kernel does without interrupt remapping and with managed queues
+# (rt-guest: a KVM guest, 6.1): idle queues whose new mask waits for their next
+# interrupt are notes, not refusals; a managed mask mixing isolated and
+# housekeeping CPUs gets the boot option, wholly isolated ones do not.
+test_kernel_semantics() {
+	local json
+	json=$(adv rt-guest --json)
+	jq -e '.notes[] | select(test("^0000:00:03.0 \\(eth0\\): 2 IRQs move when they next fire: irq 27 virtio0-input.1 to CPU 2 \\(on CPU 0 until then\\)"))' \
+		<<<"$json" >/dev/null || die "the deferred move is not said"
+	expect_eq 0 "$(jq '[.warnings[] | select(test("not honoured"))] | length' <<<"$json")" "deferred moves called refusals"
+	jq -e '.warnings[] | select(test("1 managed IRQ on isolated CPU 1 whose mask also holds housekeeping CPUs") and
+		test("isolcpus=managed_irq,1,3,7"))' <<<"$json" >/dev/null || die "no boot advice for the mixed mask"
+	jq -e '.notes[] | select(test("2 managed IRQs on isolated CPUs 3,7 serve only isolated CPUs"))' <<<"$json" >/dev/null ||
+		die "the wholly isolated masks are not said"
+	# With interrupt remapping a mask the kernel did not follow is a refusal.
+	json=$(adv rt-ice16 --json)
+	jq -e '.warnings[] | select(test("irq 45 .*affinity not honoured"))' <<<"$json" >/dev/null ||
+		die "a remapped IRQ outside its affinity is not a warning"
 }
 
 test_app_pid_inference() {
