@@ -176,7 +176,8 @@ int plan_build_slots(struct planner *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
-		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
+		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO &&
+		    !plan_queue_dropped(p, i))
 			p->refs[n++] = i;
 	}
 	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);

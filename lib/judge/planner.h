@@ -2,7 +2,8 @@
 /* The advisor's working state, shared by its parts: advise.c (the run, its
  * warnings and machine-wide values), advise-irq.c (where each IRQ goes) and
  * advise-queues.c (the block and network queue settings that follow the
- * IRQs). Not part of the library's interface. */
+ * IRQs) and advise-channels.c (network channel counts). Not part of the
+ * library's interface. */
 #ifndef NUMAPLACE_PLANNER_H
 #define NUMAPLACE_PLANNER_H
 
@@ -23,6 +24,15 @@ struct slot {
 	size_t first, n;    /* its vectors: refs[first .. first + n) */
 	unsigned long long total;
 	bool done;
+};
+
+/* A network device's channel judgement (advise-channels.c). */
+struct plan_channel {
+	int queues, busy;   /* its data queues, and those that carry work */
+	int cores;          /* the physical cores of its target */
+	int want;           /* the count judged right; 0: none to offer */
+	bool per_node;      /* one per node (--channels per-node), not one per core */
+	bool carried;       /* the plan carries it: its queues from want on are gone */
 };
 
 /* Working state of one advise run. */
@@ -50,6 +60,7 @@ struct planner {
 	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
 	struct np_vector_class *cls; /* per IRQ: what its name says (family, queue, direction, role) */
+	struct plan_channel *chan;   /* per device: its channel judgement */
 	bool *has_plan;
 	size_t *refs;
 	struct slot *slots;
@@ -90,8 +101,19 @@ int plan_place_slots(struct planner *p);
 int plan_pin_kept_queues(struct planner *p);
 
 /* advise-queues.c: a device's rq_affinity, and its interfaces' XPS, RPS and
- * (on request) channels. */
+ * channels. */
 int plan_block_recs(struct planner *p, size_t di);
 int plan_net_recs(struct planner *p, size_t di);
+
+/* advise-channels.c: each network device's channel count, judged once the
+ * targets are chosen (before the slots: a carried change drops queues). */
+int plan_channels(struct planner *p);
+void plan_channels_free(struct planner *p);
+/* Whether IRQ i serves a queue a carried channel change removes. */
+bool plan_queue_dropped(const struct planner *p, size_t i);
+/* The queues device di keeps after a carried channel change; -1: as now. */
+int plan_queues_kept(const struct planner *p, size_t di);
+/* The channel recommendation of device di's interface nif, when judged. */
+int plan_channels_rec(struct planner *p, size_t di, const struct np_netif *nif);
 
 #endif

@@ -80,7 +80,7 @@ static void test_the_row_is_a_kind(void **state)
 	assert_string_equal(f->ctx.err, "p.json: settings[0].value: got 2000000, expected a number from 0 to 1048576");
 	/* The kinds a profile may set, in every message, include it. */
 	assert_int_equal(np_profile_parse(&f->ctx, "p.json", PROFILE("{\"kind\": \"rps_flow\"}"), &p), -EINVAL);
-	assert_non_null(strstr(f->ctx.err, "default_irq_affinity, thread_affinity, rps_flow_cnt"));
+	assert_non_null(strstr(f->ctx.err, "default_irq_affinity, channels, thread_affinity, rps_flow_cnt"));
 }
 
 static void test_apply_and_revert(void **state)
