@@ -126,11 +126,18 @@ eth5 combined 4" "$(jq -r '.settings[] | select(.kind == "channels") | "\(.net) 
 
 # A busy queue is one that carries work: with half of eth4's queues idle (RSS over few
 # flows), its 4 busy ones fit node 3's 4 cores and nothing is judged for it.
+# with_counts FIXTURE COPY AWK: a copy of FIXTURE in $WORK/COPY whose /proc/interrupts AWK
+# rewrote (fields 2-17: the 16 CPUs' counts); prints its root.
+with_counts() {
+	local root=$WORK/$2
+	rm -rf "$root" && cp -a "$FIXTURES/$1" "$root"
+	awk "$3"' { print }' "$FIXTURES/$1/proc/interrupts" >"$root/proc/interrupts"
+	echo "$root"
+}
+
 test_channels_count_busy_queues() {
-	local root=$WORK/r715-idle
-	rm -rf "$root" && cp -a "$FIXTURES/r715" "$root"
-	awk '/ eth4-TxRx-[4-7]$/ { for (i = 2; i <= 17; i++) $i = 0 } { print }' "$FIXTURES/r715/proc/interrupts" \
-		>"$root/proc/interrupts"
+	local root
+	root=$(with_counts r715 r715-idle '/ eth4-TxRx-[4-7]$/ { for (i = 2; i <= 17; i++) $i = 0 }')
 	expect_eq "eth5" "$("$NUMAPLACE" --root "$root" advise --json | jq -r '.recommendations[] | select(.kind == "channels") | .net')" \
 		"channels judged with eth4's queues 4-7 idle"
 }
@@ -139,10 +146,8 @@ test_channels_count_busy_queues() {
 # e810's port has 8 ice queues on node 0's 8 cores, and 8 irdma vectors beside them (made as
 # busy as the queues here, so that counting them would count 16).
 test_channels_count_data_queues_only() {
-	local root=$WORK/e810-rdma
-	rm -rf "$root" && cp -a "$FIXTURES/e810" "$root"
-	awk '/ irdma-/ { for (i = 2; i <= 17; i++) $i *= 20 } { print }' "$FIXTURES/e810/proc/interrupts" \
-		>"$root/proc/interrupts"
+	local root
+	root=$(with_counts e810 e810-rdma '/ irdma-/ { for (i = 2; i <= 17; i++) $i *= 20 }')
 	expect_eq 8 "$(grep -c ' irdma-0000:4b:00.0-' "$root/proc/interrupts")" "the fixture's irdma vectors"
 	expect_eq 0 "$("$NUMAPLACE" --root "$root" advise --channels per-core --json |
 		jq '[.recommendations[] | select(.kind == "channels")] | length')" "channels judged for e810's ice port"
