@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "change/channels.h"
+#include "change/channels-value.h"
 #include "change/target.h"
 
 

@@ -53,7 +53,7 @@ enum np_value_kind {
 	NP_VALUE_CPUMASK, /* "00000003" == "3"; profiles still say CPU lists */
 	NP_VALUE_INT,     /* a number in [min, max] */
 	NP_VALUE_TEXT,    /* a whole configuration file, byte for byte, replaced atomically */
-	NP_VALUE_CHANNELS, /* ethtool -L's words: "rx 2 tx 2" == "rx 2 tx 2 combined 0" (change/channels.h) */
+	NP_VALUE_CHANNELS, /* ethtool -L's words: "rx 2 tx 2" == "rx 2 tx 2 combined 0" (change/channels-value.h) */
 };
 
 /* What one value belongs to. The path is built from irq, queue, net,
