@@ -41,8 +41,11 @@ const struct np_option move_options[] = {
 /* The thread a change is for, for its name. */
 static const char *comm_of(const struct np_move *mv, const struct np_change *c)
 {
-	for (size_t i = 0; c->attr == NP_ATTR_THREAD_AFFINITY && i < mv->nthreads; i++)
-		if (mv->threads[i].tid == c->target.tid && mv->threads[i].start_time == c->target.start)
+	/* The process's row is its main thread's. */
+	int tid = c->attr == NP_ATTR_PROCESS_AFFINITY ? c->target.pid : c->target.tid;
+	bool thread = c->attr == NP_ATTR_THREAD_AFFINITY || c->attr == NP_ATTR_PROCESS_AFFINITY;
+	for (size_t i = 0; thread && i < mv->nthreads; i++)
+		if (mv->threads[i].tid == tid && mv->threads[i].start_time == c->target.start)
 			return mv->threads[i].comm;
 	return NULL;
 }

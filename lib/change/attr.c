@@ -77,7 +77,7 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.name = "thread_affinity", .value = NP_VALUE_CPULIST,
 		.path = "/proc/{pid}/task/{tid}@{start}",
 		.subject = "pid {pid} thread {tid}",
-		.target = &np_target_thread, .access = &np_access_thread_affinity,
+		.target = &np_target_thread, .access = &np_access_thread_affinity, .keep_theirs = true,
 	},
 	[NP_ATTR_CGROUP_CPUS] = {
 		/* "" is a v2 cgroup's "nothing of its own" (its parent's CPUs). */
@@ -90,6 +90,15 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.name = "cgroup_mems", .value = NP_VALUE_CPULIST, .empty_ok = true,
 		.path = "/sys/fs/cgroup/{file}", .files = cgroup_mems_names,
 		.subject = "cgroup {file}",
+	},
+	[NP_ATTR_PROCESS_AFFINITY] = {
+		/* The CPUs of a process as taskset -p sees them: its main thread's,
+		 * named by its start time. A move journals it in place of that
+		 * thread: what its revert gives the threads started since. */
+		.name = "process_affinity", .value = NP_VALUE_CPULIST,
+		.path = "/proc/{pid}@{start}",
+		.subject = "pid {pid}",
+		.access = &np_access_thread_affinity, .keep_theirs = true,
 	},
 #ifdef NP_ATTR_MORE
 #include NP_ATTR_MORE
@@ -210,14 +219,15 @@ static int expand(const char *pattern, const char *const *files, const struct np
 			continue;
 		}
 		p += len;
-		/* A thread's ids are > 0 (0: none); its start time is there with its tid. */
+		/* A thread's ids are > 0 (0: none); its start time is there with
+		 * its tid, or a process's with its pid. */
 		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : fd == F_PID ? (t->pid > 0 ? t->pid : -1)
 			: fd == F_TID ? (t->tid > 0 ? t->tid : -1) : -1;
 		const char *s = fd == F_NET ? t->net : fd == F_BLOCK ? t->block
 			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : fd == F_FILE ? t->file : NULL;
 		bool numeric = fd == F_IRQ || fd == F_QUEUE || fd == F_PID || fd == F_TID || fd == F_START;
 		bool safe = s && (fd == F_FILE ? safe_file(s, strlen(s), files) : safe_name(s, strlen(s)));
-		if (fd == F_START && t->tid > 0)
+		if (fd == F_START && (t->tid > 0 || t->pid > 0))
 			fprintf(f, "%llu", t->start);
 		else if (numeric && fd != F_START && num >= 0)
 			fprintf(f, "%d", num);

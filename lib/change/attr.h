@@ -33,6 +33,7 @@ enum np_attr {
 	NP_ATTR_THREAD_AFFINITY,      /* a thread's CPUs: sched_setaffinity, no file (move) */
 	NP_ATTR_CGROUP_CPUS,          /* /sys/fs/cgroup/PATH/cpuset.cpus (move --cgroup), not in profiles */
 	NP_ATTR_CGROUP_MEMS,          /* /sys/fs/cgroup/PATH/cpuset.mems (move --cgroup --memory) */
+	NP_ATTR_PROCESS_AFFINITY,     /* a process's CPUs, its main thread's (move), not in profiles */
 	/* A build with kinds more: NP_ATTR_MORE names a file of rows (make's
 	 * test build, tests/unit/newrow-rows.h), included here for their ids
 	 * and in attr.c for their rows. */
@@ -72,6 +73,7 @@ struct np_target {
 
 struct np_target_class; /* target.h */
 struct np_ctx;          /* context.h */
+struct np_change;       /* below */
 
 /* How a value that is no file is read and written, one method table per
  * way, as pciutils has one per access method: a thread's affinity is
@@ -85,8 +87,16 @@ struct np_attr_access {
 	int (*read)(struct np_ctx *ctx, const char *path, char **out);
 	/* Writes value; -ESRCH when the target is gone. */
 	int (*write)(struct np_ctx *ctx, const char *path, const char *value);
+	/* At a revert, before any value is read: the values of this kind that
+	 * the journal's changes (all of the transaction's) lack, to restore with
+	 * them (a move's threads started since it), into *more (malloc'd, each
+	 * marked added, old_value what the revert restores); or -errno, ctx->err
+	 * saying why, to refuse the revert and leave the transaction as it is
+	 * (a process that is not this machine's). NULL: none. */
+	int (*revert_more)(struct np_ctx *ctx, const struct np_change *changes, size_t n, struct np_change **more,
+			   size_t *nmore);
 };
-extern const struct np_attr_access np_access_thread_affinity; /* threadaff.c */
+extern const struct np_attr_access np_access_thread_affinity; /* thread-affinity.c */
 
 /* Where snapshot finds a kind's files: relative to which directory. */
 enum np_attr_dir {
@@ -103,6 +113,10 @@ struct np_attr_desc {
 	int min, max;                 /* NP_VALUE_INT: the values the kernel honours */
 	bool empty_ok;                /* CPU sets: "" is a value (turns the feature off) */
 	bool survives_reboot;         /* a file on disk, not a kernel value */
+	/* At a revert, a value someone else set since is theirs: left as it
+	 * is and counted (np_change.theirs), never refused, --force or not (a
+	 * thread its application pinned itself). */
+	bool keep_theirs;
 	/* A recommendation the user carries out (its command in the subject's
 	 * place): no path, never in a profile, a change or a journal. */
 	const char *command;
@@ -173,6 +187,8 @@ struct np_change {
 	bool gone;         /* its target no longer exists (a thread that exited): an apply
 			    * skipped it, a revert restored nothing there (-ESRCH from its
 			    * access method) */
+	bool theirs;       /* a revert left it: someone else set it since (keep_theirs) */
+	bool added;        /* not in the journal: a revert found it (revert_more) */
 };
 
 /* Fills c (path, subject, the target its path says, new_value copied).
