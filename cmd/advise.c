@@ -326,9 +326,9 @@ static int print_grouped(const struct np_machine *m, const struct np_findings *p
 				continue;
 			if (again || !len || asprintf(&full, "  %s: %.*s", line, (int)len, r->reason) < 0)
 				full = NULL;
-			char *shown = np_escape_dup(full ? full : line);
+			char *shown = full ? NULL : np_escape_dup(line);
 			if (full)
-				np_print_wrapped(stdout, shown ? shown : "?", width, 0, 6);
+				np_print_wrapped(stdout, full, width, 0, 6);
 			else
 				printf("  %s\n", shown ? shown : "?");
 			free(shown);

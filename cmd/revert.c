@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "change/txn.h"
 #include "render/render.h"
 
@@ -77,11 +79,13 @@ static void print_summary(const struct np_txn *txn, bool dry_run)
 {
 	struct thread_counts t = count_threads(txn);
 	size_t n = txn->nchanges - t.gone - t.theirs;
+	/* The journal's text: a profile's file name, a move's device as given. */
+	char esc[512];
+	const char *profile = np_escape(txn->profile, esc, sizeof(esc));
 	if (dry_run)
-		printf("would revert transaction %s (%s): %zu value%s to restore", txn->id, txn->profile, n,
-		       n == 1 ? "" : "s");
+		printf("would revert transaction %s (%s): %zu value%s to restore", txn->id, profile, n, n == 1 ? "" : "s");
 	else
-		printf("reverted transaction %s (%s): %zu value%s restored", txn->id, txn->profile, n, n == 1 ? "" : "s");
+		printf("reverted transaction %s (%s): %zu value%s restored", txn->id, profile, n, n == 1 ? "" : "s");
 	if (t.gone)
 		printf(", %zu thread%s gone skipped", t.gone, t.gone == 1 ? "" : "s");
 	puts(dry_run ? "; nothing written" : "");
