@@ -588,3 +588,45 @@ test_metric_is_matched_in_bounded_time() {
 	same_tree
 	no_applied
 }
+
+# On this machine's kernel: SIGHUP (an ssh session that drops) during a profile run puts the
+# virtio-net input IRQ back where it was before numaplace exits.
+test_live_trial_sighup_restores_this_machines_irq() {
+	[ "$(id -u)" = 0 ] || skip_test "live tests need root"
+	local irq dev queue before target
+	read -r irq dev queue < <("$NUMAPLACE" irqs --json | jq -r '.irqs[] | select(.name | test("-input\\.0$"))
+		| select(.managed != true and .device != null) | "\(.irq) \(.device) \(.queue)"' | head -n 1)
+	[ -n "${irq:-}" ] || skip_test "no virtio-net input IRQ (*-input.0) here"
+	[ "$(cat /sys/devices/system/cpu/online)" != 0 ] || skip_test "needs a second CPU"
+	before=$(cat "/proc/irq/$irq/smp_affinity_list")
+	target=$(awk -F'[-,]' '{ print $NF }' /sys/devices/system/cpu/online)
+	[ "$before" != "$target" ] || target=0
+	# Put back whatever happens (the trap runs after the locals are gone).
+	trap "echo '$before' >/proc/irq/$irq/smp_affinity_list 2>/dev/null || true" EXIT
+	local d=$WORK/trial-live
+	rm -rf "$d" && mkdir -p "$d"
+	printf '{"format": "numaplace-profile/1", "name": "trial-live", "settings": [{"kind": "irq_affinity", "device": "%s", "queue": %s, "cpus": "%s"}]}\n' \
+		"$dev" "$queue" "$target" >"$d/p.json"
+	cat >"$d/bench" <<-EOF2
+	#!/bin/sh
+	cat /proc/irq/$irq/smp_affinity_list >>"$d/seen"
+	echo \$\$ >"$d/pid"
+	sleep 0.3
+	EOF2
+	chmod +x "$d/bench"
+	env --default-signal "$NUMAPLACE" trial --runs 10 --seed 6 --irqbalance=ignore --state-dir "$d/state" "$d/p.json" -- \
+		"$d/bench" >"$d/out" 2>"$d/err" &
+	local pid=$! i status=0
+	for ((i = 0; i < 300; i++)); do
+		[ "$(tail -n 1 "$d/seen" 2>/dev/null)" = "$target" ] && break
+		sleep 0.05
+	done
+	[ "$i" -lt 300 ] || { kill -TERM "$pid"; wait "$pid"; die "no profile run started: $(cat "$d/err")"; }
+	kill -HUP "$pid"
+	wait "$pid" || status=$?
+	expect_eq 1 "$status" "exit status after SIGHUP"
+	grep -q Hangup "$d/err" || die "$(cat "$d/err")"
+	expect_eq "$before" "$(cat "/proc/irq/$irq/smp_affinity_list")" "IRQ $irq's affinity after the trial"
+	expect_eq 0 "$("$NUMAPLACE" history --state-dir "$d/state" --json |
+		jq '[.transactions[] | select(.state == "applied" or .state == "pending")] | length')" "transactions left"
+}
