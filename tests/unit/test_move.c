@@ -176,6 +176,29 @@ static void apply(struct fix *f, struct np_txn *txn)
 	f->opts.more = NULL;
 }
 
+/* Only CPU 0: where an application pins a thread of its own. */
+static cpu_set_t first_cpu(void)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	return s;
+}
+
+/* The newest transaction's state and count of changes, as its journal says. */
+static enum np_txn_state newest(struct fix *f, size_t *nchanges)
+{
+	struct np_txn *all;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &all, &n), 0);
+	assert_true(n > 0);
+	enum np_txn_state state = all[n - 1].state;
+	if (nchanges)
+		*nchanges = all[n - 1].nchanges;
+	np_txns_free(all, n);
+	return state;
+}
+
 /* The change a revert added for thread tid (started after the move), or NULL. */
 static const struct np_change *added(const struct np_txn *txn, int tid)
 {
@@ -343,9 +366,7 @@ static void test_revert_restores_threads_started_after_the_move(void **state)
 		skip();
 	apply(f, &txn);
 	struct helper *late = start_helper(f, NULL);
-	cpu_set_t first;
-	CPU_ZERO(&first);
-	CPU_SET(0, &first);
+	cpu_set_t first = first_cpu();
 	struct helper *pinned = start_helper(f, &first);
 	assert_true(runs_only_on(late->tid, last_cpu(f)));
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
@@ -357,12 +378,9 @@ static void test_revert_restores_threads_started_after_the_move(void **state)
 	assert_false(l->theirs);
 	assert_true(p->theirs);
 	/* Journaled with the others: the journal says what the revert did. */
-	struct np_txn *all;
-	size_t n;
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &all, &n), 0);
-	assert_int_equal(all[n - 1].state, NP_TXN_REVERTED);
-	assert_int_equal(all[n - 1].nchanges, back.nchanges);
-	np_txns_free(all, n);
+	size_t journaled;
+	assert_int_equal(newest(f, &journaled), NP_TXN_REVERTED);
+	assert_int_equal(journaled, back.nchanges);
 	np_txn_free(&back);
 	np_txn_free(&txn);
 }
@@ -378,9 +396,7 @@ static void test_revert_leaves_a_thread_repinned_by_its_application(void **state
 	if (!plan(f))
 		skip();
 	apply(f, &txn);
-	cpu_set_t first;
-	CPU_ZERO(&first);
-	CPU_SET(0, &first);
+	cpu_set_t first = first_cpu();
 	assert_int_equal(sched_setaffinity(a->tid, sizeof(first), &first), 0);
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
 	assert_true(runs_only_on(a->tid, 0));
@@ -422,11 +438,7 @@ static void test_revert_under_another_machines_root_refuses(void **state)
 	np_ctx_fini(&other);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	assert_int_equal(system(path), 0);
-	struct np_txn *all;
-	size_t n;
-	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &all, &n), 0);
-	assert_int_equal(all[n - 1].state, NP_TXN_APPLIED);
-	np_txns_free(all, n);
+	assert_int_equal(newest(f, NULL), NP_TXN_APPLIED);
 	assert_true(runs_only_on((int)syscall(SYS_gettid), last_cpu(f)));
 	/* On its own machine it reverts. */
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
