@@ -127,6 +127,18 @@ static bool journaled(const struct np_change *changes, size_t n, int pid, const 
 	return false;
 }
 
+/* 1 when the thread of row c is under the root with its start time, 0
+ * when it is not (absent, or another thread has its TID), or -errno. */
+static int there(struct np_ctx *ctx, const struct np_change *c)
+{
+	struct np_task_stat st;
+	int pid, tid;
+	if (!thread_row(c, &pid, &tid))
+		return 0;
+	int rc = np_task_stat_read(ctx, pid, tid, &st);
+	return rc == -ENOENT ? 0 : rc ? rc : st.start_time == c->target.start;
+}
+
 /* Under a root, the threads must be those the journal names (the process
  * itself, when it has its row): a copy where they are absent, or where
  * others have their ids, is not the machine they were moved on, and their
@@ -140,24 +152,21 @@ static int on_this_machine(struct np_ctx *ctx, const struct np_change *changes, 
 	if (!*ctx->root)
 		return 0;
 	memcpy(saved, ctx->err, sizeof(saved));
-	for (size_t i = 0; i < n && rc != 1; i++) {
-		const struct np_change *c = process ? process : &changes[i];
-		struct np_task_stat st;
-		if (!thread_row(c, &pid, &tid))
-			continue;
-		int r = np_task_stat_read(ctx, pid, tid, &st);
-		if (r && r != -ENOENT)
-			rc = r;
-		else if (r == 0 && st.start_time == c->target.start)
-			rc = 1;
-		if (process)
-			break;
+	if (process)
+		rc = there(ctx, process);
+	for (size_t i = 0; !process && i < n && rc != 1; i++) {
+		int r = there(ctx, &changes[i]);
+		rc = r ? r : rc;
 	}
+	if (rc < 0)
+		return rc; /* a stat file unreadable: its detail said */
 	memcpy(ctx->err, saved, sizeof(saved));
-	if (rc == 1 || !pid)
+	if (rc == 1)
 		return 0;
-	if (rc)
-		return rc;
+	for (size_t i = 0; !pid && i < n; i++)
+		thread_row(process ? process : &changes[i], &pid, &tid);
+	if (!pid)
+		return 0; /* no thread of a process in it */
 	return np_fail(ctx, -EXDEV, "process %d%s is not under --root '%s' (no such process, or another has its "
 		       "PID): the move was made on another machine; its transaction is left as it is, for a revert "
 		       "there", pid, process ? " (as it started)" : "'s threads", ctx->root);
