@@ -440,6 +440,7 @@ static int run_cmd(struct trial *t, struct run *r)
 			signal_tree(t, pid, SIGTERM);
 			stopping = true;
 			kill_at = now_s() + KILL_GRACE;
+			deadline = INFINITY; /* passed: the grace is what is waited for now */
 		}
 		if (stopping && !killed && (t->stop_again || now_s() >= kill_at)) {
 			signal_tree(t, pid, SIGKILL);
