@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "change/resolve.h"
 #include "judge/request.h"
 #include "base/quote.h"
+#include "base/count.h"
 #include "cmd.h"
 #include "render/output.h"
 #include "render/term.h"
@@ -62,6 +62,8 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK('o', "output", struct advise_opts, output, const char *, "FILE",
 			"deprecated: --save FILE (-o will name columns, as in the other commands)", "file",
 			deprecated_save),
+	NP_OPT_BOOL(0, "xps", struct advise_opts, req.xps,
+		    "XPS follows the IRQs of every device selected, not only of those whose IRQs move"),
 	NP_OPT_BOOL(0, "table", struct advise_opts, table, "print the changes as one table, not grouped by device"),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
@@ -152,19 +154,6 @@ static int get_reason(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, REC(row)->reason);
 }
 
-/* "48.2M" */
-static void count_text(unsigned long long n, char *buf, size_t size)
-{
-	if (n >= 10000000ULL)
-		snprintf(buf, size, "%.0fM", (double)n / 1e6);
-	else if (n >= 1000000ULL)
-		snprintf(buf, size, "%.1fM", (double)n / 1e6);
-	else if (n >= 10000ULL)
-		snprintf(buf, size, "%.0fk", (double)n / 1e3);
-	else
-		snprintf(buf, size, "%llu", n);
-}
-
 /* An advice-only kind's command to run. */
 static int get_command(const void *data, const void *row, struct np_value *v)
 {
@@ -182,13 +171,18 @@ static int get_volume(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	const struct np_rec *r = REC(row);
-	char buf[200], n[32];
+	char buf[200], n[16];
 	if (r->kind != NP_ATTR_IRQ_AFFINITY)
 		return np_val_null(v);
-	count_text(r->interrupts, n, sizeof(n));
-	/* Remote is off the device's node; the move onto or off it is said apart. */
-	int node = np_device_node(MACHINE(data), &MACHINE(data)->pci.devs[r->dev], NULL);
-	int len = snprintf(buf, sizeof(buf), "%s, %.0f%% remote", n, r->remote * 100);
+	/* A rate when what the counts cover is known; remote is off the
+	 * device's node (unsaid for an IRQ that never fired, or of no node);
+	 * the move onto or off it is said apart. */
+	const struct np_machine *m = MACHINE(data);
+	double rate = np_cpu_load_rate(&m->load, r->interrupts);
+	int node = np_device_node(m, &m->pci.devs[r->dev], NULL);
+	int len = snprintf(buf, sizeof(buf), "%s", rate >= 0 ? np_rate_text(rate, n) : np_count_text(r->interrupts, n));
+	if (r->remote >= 0 && len > 0 && (size_t)len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, ", %.0f%% remote", r->remote * 100);
 	if (r->node_move && len > 0 && (size_t)len < sizeof(buf))
 		snprintf(buf + len, sizeof(buf) - (size_t)len, ", %s node %d", r->node_move > 0 ? "onto" : "off", node);
 	char *copy = strdup(buf);
@@ -199,6 +193,13 @@ static int get_interrupts(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	return REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_val_int(v, (long long)REC(row)->interrupts) : np_val_null(v);
+}
+
+/* Interrupts at stake a second, when what the counts cover is known. */
+static int get_rate(const void *data, const void *row, struct np_value *v)
+{
+	double rate = REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_cpu_load_rate(&MACHINE(data)->load, REC(row)->interrupts) : -1;
+	return rate >= 0 ? np_val_number(v, rate) : np_val_null(v);
 }
 
 /* An empty CPU set (RPS, XPS) is "off". */
@@ -217,6 +218,8 @@ static const struct np_column rec_columns[] = {
 		  get_volume),
 	NP_COLUMN("command", "COMMAND", 1, 0, "an advice-only kind's command to run (channels)", get_command),
 	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
+	NP_COLUMN("rate", "RATE", 6, SCOLS_FL_RIGHT, "interrupts at stake a second: over --interval, else since boot "
+		  "(null without /proc/uptime)", get_rate),
 	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
 	NP_COLUMN_END,
 };
@@ -354,6 +357,13 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
+	/* JSON is written as it is made: a plan of 10,000 IRQs is never a tree. */
+	struct np_jw jw;
+	if (json) {
+		np_json_begin(&jw, pretty);
+		np_jw_str(&jw, "policy", policy);
+		np_table_stream(&t, &jw, "recommendations");
+	}
 	/* What a saved plan holds besides the changes: every value it keeps as
 	 * it is (apply and verify check those too), counted per kind, so that
 	 * this count and the profile's settings add up. */
@@ -368,30 +378,34 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		}
 	}
 	if (rc == EXIT_OK && json) {
-		cJSON *doc = np_json_doc(), *warnings = cJSON_CreateArray();
-		cJSON_AddStringToObject(doc, "policy", policy);
-		np_json_put(doc, "recommendations", np_table_take_json(&t));
-		cJSON *keptj = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+		np_table_stream_end(&t);
+		np_jw_array(&jw, "kept");
 		for (size_t i = 0; i < plan->n; i++) {
 			const struct np_rec *r = &plan->v[i];
 			if (r->change || r->kind != NP_ATTR_IRQ_AFFINITY)
 				continue;
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
-			cJSON_AddNumberToObject(o, "irq", r->irq);
-			cJSON_AddStringToObject(o, "vector", r->vector);
-			cJSON_AddStringToObject(o, "cpus", r->recommended);
-			cJSON_AddStringToObject(o, "reason", r->reason);
-			np_json_put(keptj, NULL, o);
+			np_jw_object(&jw, NULL);
+			np_jw_str(&jw, "device", m->pci.devs[r->dev].addr);
+			np_jw_int(&jw, "irq", r->irq);
+			/* (a text that could not be made is left out, as it was of the tree) */
+			if (r->vector)
+				np_jw_str(&jw, "vector", r->vector);
+			if (r->recommended)
+				np_jw_str(&jw, "cpus", r->recommended);
+			if (r->reason)
+				np_jw_str(&jw, "reason", r->reason);
+			np_jw_close(&jw);
 		}
-		np_json_put(doc, "kept", keptj);
+		np_jw_close(&jw);
+		np_jw_array(&jw, "notes");
 		for (size_t i = 0; i < plan->nnotes; i++)
-			np_json_put(notes, NULL, cJSON_CreateString(plan->notes[i]));
-		np_json_put(doc, "notes", notes);
+			np_jw_str(&jw, NULL, plan->notes[i]);
+		np_jw_close(&jw);
+		np_jw_array(&jw, "warnings");
 		for (size_t i = 0; i < plan->nwarnings; i++)
-			np_json_put(warnings, NULL, cJSON_CreateString(plan->warnings[i]));
-		np_json_put(doc, "warnings", warnings);
-		rc = np_print_json(doc, pretty);
+			np_jw_str(&jw, NULL, plan->warnings[i]);
+		np_jw_close(&jw);
+		rc = np_json_end(&jw);
 	} else if (rc == EXIT_OK) {
 		int width = table ? 0 : np_term_width() > 0 ? np_term_width() : 80;
 		char kept_text[256] = "", *head;
