@@ -95,6 +95,8 @@ node_start() {
 	NUMAPLACE=$NUMAPLACE HOST_ROOT=$K/root PROFILE=$K/profile.json RUN_DIR=$K/run RETRY_SECONDS=1 \
 		RETRY_MAX_SECONDS=${RETRY_MAX_SECONDS:-4} METRICS_FILE=${METRICS_FILE:-} sh "$NODE_SH" >"$K/log" 2>&1 &
 	NODE_PID=$!
+	# A test that fails leaves neither the script nor its hold running.
+	trap 'kill -TERM "$NODE_PID" 2>/dev/null || true; wait "$NODE_PID" 2>/dev/null || true; ${NODE_CLEANUP:-true}' EXIT
 }
 
 # Stops it as the kubelet does (SIGTERM), and waits.
@@ -256,7 +258,7 @@ test_node_script_backs_off_a_failing_hold() {
 		jq -r '[.changes[] | select(.change) | .path][0]')
 	[ -n "$path" ] && [ "$path" != null ] || die "no change to refuse"
 	chattr +i "$K/root$path" 2>/dev/null || skip_test "chattr +i is not supported here"
-	trap 'chattr -i "$K/root'"$path"'" 2>/dev/null || true' EXIT
+	NODE_CLEANUP="chattr -i $K/root$path"
 	RETRY_MAX_SECONDS=4 node_start
 	wait_log 'trying again in 4s'
 	node_stop
