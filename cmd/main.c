@@ -72,7 +72,8 @@ const struct np_command np_commands[] = {
 	  .epilog = "The order inside each pair is drawn from a printed seed. The verdict comes from the exact\n"
 		    "Wilcoxon signed-rank interval of the per-pair ratios: keep (the profile stays applied as a\n"
 		    "transaction carrying the evidence), revert or inconclusive (the machine back to its baseline).\n"
-		    "SIGINT and SIGTERM stop CMD and return the machine to its baseline.\n"
+		    "A terminating signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, ...) stops CMD and every process\n"
+		    "it started, and returns the machine to its baseline.\n"
 		    "Exit status: 0 the trial completed (whatever the verdict), 1 failure, a failing CMD or a signal\n"
 		    "(the machine back to its baseline), 2 bad input, 4 with --require-keep a verdict other than keep." },
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",

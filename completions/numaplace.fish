@@ -97,6 +97,8 @@ function __numaplace_argument
             echo none
         case 'trial:--warmup'
             echo none
+        case 'trial:--keep-output'
+            echo none
         case 'trial:--timeout'
             echo none
         case 'trial:--settle'
@@ -471,6 +473,7 @@ complete -c numaplace -n '__numaplace_option trial' -l metric -x -d 'the number 
 complete -c numaplace -n '__numaplace_option trial' -l lower-is-better -d 'a lower --metric is better (as a latency)'
 complete -c numaplace -n '__numaplace_option trial' -l min-gain -x -d 'keep only when the whole interval is above PCT percent (default 0)'
 complete -c numaplace -n '__numaplace_option trial' -l warmup -x -d 'run CMD N times first, before any switch, and count none of them'
+complete -c numaplace -n '__numaplace_option trial' -l keep-output -x -d 'keep the last KIB KiB of each run\'s output (default 1024)'
 complete -c numaplace -n '__numaplace_option trial' -l timeout -x -d 'stop a run of CMD after SECONDS: a failed run'
 complete -c numaplace -n '__numaplace_option trial' -l settle -x -d 'wait this long after each switch between the states'
 complete -c numaplace -n '__numaplace_option trial' -l seed -x -d 'draw the order of the pairs from SEED (a trial prints its own)'
@@ -527,8 +530,8 @@ complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'pri
 complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option history' -s s -l sort -x -a '(__numaplace_values columns)' -d 'sort the rows by COLUMN (counts and shares largest first)'
-complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
-complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
+complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs, and the outputs of old trials'
+complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions and N trials\' outputs (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile

@@ -607,6 +607,12 @@ static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool 
 			return with_subject(ctx, rc, c);
 		if (held == HELD_NEW || held == HELD_OLD)
 			continue;
+		if (np_attrs[c->attr].keep_theirs) {
+			c->theirs = true; /* said, neither written nor refused */
+			free(restore[i]);
+			restore[i] = NULL;
+			continue;
+		}
 		enum seen seen = kind_of(c) == NP_VALUE_TEXT ? SEEN_NOT : seen_by_session(txn, c, before[i], all, nall);
 		if (seen == SEEN_EARLIER) {
 			free(restore[i]);
@@ -646,14 +652,15 @@ static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool 
 }
 
 /* What a revert would write: the changes whose current value (before[i],
- * taken over) is not the old one yet, in journal order; the text of a
- * configuration file as it would be written (restore[i], taken over). */
+ * taken over) is not the old one yet, in journal order, and those it would
+ * leave as theirs with theirs; the text of a configuration file as it
+ * would be written (restore[i], taken over). */
 static void revert_plan(struct np_txn *txn, bool stale, char **before, char **restore)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		struct np_change *c = &txn->changes[i];
-		if ((stale && !txn_survives_reboot(c)) || (!restore[i] && !c->gone)) {
+		if ((stale && !txn_survives_reboot(c)) || (!restore[i] && !c->gone && !c->theirs)) {
 			np_change_free(c);
 			continue;
 		}
@@ -716,6 +723,35 @@ static int revert_writes(struct np_ctx *ctx, struct np_txn *txn, char **before, 
 	return rc;
 }
 
+/* What the access method of a kind in txn adds to its revert (a move's
+ * threads started since), appended: journaled with the others before any
+ * is written. The first kind that has one is asked, once. */
+static int revert_more(struct np_ctx *ctx, struct np_txn *txn)
+{
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_attr_access *a = np_attrs[txn->changes[i].attr].access;
+		struct np_change *more = NULL;
+		size_t n = 0;
+		if (!a || !a->revert_more)
+			continue;
+		int rc = a->revert_more(ctx, txn->changes, txn->nchanges, &more, &n);
+		struct np_change *grown = rc || !n ? NULL : realloc(txn->changes, (txn->nchanges + n) * sizeof(*grown));
+		if (grown) {
+			memcpy(grown + txn->nchanges, more, n * sizeof(*more));
+			txn->changes = grown;
+			txn->nchanges += n;
+		} else {
+			for (size_t j = 0; j < n; j++)
+				np_change_free(&more[j]);
+		}
+		free(more);
+		if (!rc && n && !grown)
+			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		return rc;
+	}
+	return 0;
+}
+
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out)
 {
@@ -760,6 +796,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 
+	if ((rc = revert_more(ctx, &txn)))
+		goto out;
 	before = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*before));
 	restore = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*restore));
 	done = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*done));

@@ -45,8 +45,12 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 /* Restores the old values of transaction id (NULL: the latest one that is
  * applied or pending) through the same write/read-back/rollback machinery.
- * A value changed by someone else since the apply is refused unless force
- * (-EBUSY, listing it in ctx->err); a value already at its old value is not
+ * First a kind's access method may add the values its journal lacks (a
+ * move's threads started since: marked added, journaled with the others)
+ * or refuse (a move's process is not this machine's). A value changed by
+ * someone else since the apply is refused unless force (-EBUSY, listing it
+ * in ctx->err), but for a kind that keeps theirs (a thread re-pinned by its
+ * application: left, marked theirs); a value already at its old value is not
  * (it is left as it is), nor one whose target is gone (a thread that
  * exited, or whose TID a newer thread has: marked gone, nothing written
  * there), nor, in a hold session, a value that a later
