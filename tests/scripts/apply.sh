@@ -303,6 +303,8 @@ test_history_id_and_one_form_per_value() {
 	expect_eq "$id 26 0002 0102" "$("$NUMAPLACE" --root "$root" history "$id" -J |
 		jq -r '.transaction | "\(.id) \(.changes | length) \(.changes[] | select(.subject == "eth4 tx-0 xps_cpus") | "\(.old) \(.new)")"')" \
 		"history ID --json"
+	# "changes" once: the values, not also their number.
+	expect_eq 1 "$("$NUMAPLACE" --root "$root" history "$id" -J | grep -o '"changes":' | wc -l)" "history ID's keys"
 	local status=0
 	"$NUMAPLACE" --root "$root" history 20990101-000000-1 >/dev/null 2>&1 || status=$?
 	expect_eq 1 "$status" "history of an unknown ID"
