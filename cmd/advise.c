@@ -417,9 +417,9 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 				}
 		}
 		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s",
-			     n > 0 || plan->nwarnings > 0 ? ""
-			     : m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
-					      : " (the machine already follows this plan)",
+			     m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
+			     : n > 0 || plan->nwarnings > 0 ? ""
+							    : " (the machine already follows this plan)",
 			     kept_text) < 0)
 			head = NULL;
 		if (head)

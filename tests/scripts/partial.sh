@@ -40,6 +40,11 @@ test_no_proc_interrupts_is_unknown_not_fine() {
 		die "report --json does not carry the note"
 	out=$("$NUMAPLACE" --root "$P" irqs 2>&1) || die "irqs failed"
 	[[ $out == *"interrupts unknown"* ]] || die "irqs says nothing: $out"
+	# A real copy without them, whose plan has warnings (nodes unknown): its
+	# heading still says so, not only stderr.
+	out=$("$NUMAPLACE" --root "$(snapshot_root hwloc-40intel64-2g2n4c-pci.tar.bz2)" advise 2>/dev/null | head -2)
+	[[ $(tr '\n' ' ' <<<"$out") == "Policy local: 0 changes recommended (interrupts unknown: there is no "* ]] ||
+		die "advise's heading on the hwloc copy: $out"
 }
 
 test_pasted_interrupts_checked_against_the_root() {
