@@ -312,4 +312,9 @@ test_history_id_and_one_form_per_value() {
 	printf '0\n' >"$root/sys/class/net/eth4/queues/tx-0/xps_cpus"
 	out=$("$NUMAPLACE" --root "$root" verify "$WORK/hist.json") || true
 	grep -q "^drift: eth4 tx-0 xps_cpus (.*) is 'off', the profile wants '1,8'$" <<<"$out" || die "verify's drift: $out"
+	# So does revert's refusal.
+	printf '4\n' >"$root/sys/class/net/eth4/queues/tx-0/xps_cpus"
+	out=$("$NUMAPLACE" --root "$root" revert "$id" 2>&1) && die "revert over a drifted value: $out"
+	[[ $out == *"(eth4 tx-0 xps_cpus) changed since transaction $id: it is '2', expected '1,8'"* ]] ||
+		die "revert's drift: $out"
 }
