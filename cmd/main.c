@@ -284,8 +284,10 @@ int main(int argc, char **argv)
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
-	if (root == unpacked)
+	if (root == unpacked) {
 		ctx.archive = archive;
+		np_say_unpacked_as(ctx.root, archive);
+	}
 	ctx.kubelet_state = g.kubelet_state;
 	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);

@@ -874,6 +874,11 @@ void np_notef(const char *fmt, ...)
 	if (n > 0 && text[n - 1] == '\n')
 		text[n - 1] = '\0';
 	np_say(NULL, text);
+	char *named = np_named_paths(text);
+	if (named) {
+		free(text);
+		text = named;
+	}
 	char **more = realloc(notes, (nnotes + 1) * sizeof(*notes));
 	if (!more) {
 		free(text);
