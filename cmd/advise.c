@@ -8,6 +8,7 @@
 #include "change/resolve.h"
 #include "judge/request.h"
 #include "base/quote.h"
+#include "base/count.h"
 #include "cmd.h"
 #include "render/output.h"
 #include "render/term.h"
@@ -61,6 +62,8 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK('o', "output", struct advise_opts, output, const char *, "FILE",
 			"deprecated: --save FILE (-o will name columns, as in the other commands)", "file",
 			deprecated_save),
+	NP_OPT_BOOL(0, "xps", struct advise_opts, req.xps,
+		    "XPS follows the IRQs of every device selected, not only of those whose IRQs move"),
 	NP_OPT_BOOL(0, "table", struct advise_opts, table, "print the changes as one table, not grouped by device"),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
@@ -151,19 +154,6 @@ static int get_reason(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, REC(row)->reason);
 }
 
-/* "48.2M" */
-static void count_text(unsigned long long n, char *buf, size_t size)
-{
-	if (n >= 10000000ULL)
-		snprintf(buf, size, "%.0fM", (double)n / 1e6);
-	else if (n >= 1000000ULL)
-		snprintf(buf, size, "%.1fM", (double)n / 1e6);
-	else if (n >= 10000ULL)
-		snprintf(buf, size, "%.0fk", (double)n / 1e3);
-	else
-		snprintf(buf, size, "%llu", n);
-}
-
 /* An advice-only kind's command to run. */
 static int get_command(const void *data, const void *row, struct np_value *v)
 {
@@ -181,13 +171,18 @@ static int get_volume(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	const struct np_rec *r = REC(row);
-	char buf[200], n[32];
+	char buf[200], n[16];
 	if (r->kind != NP_ATTR_IRQ_AFFINITY)
 		return np_val_null(v);
-	count_text(r->interrupts, n, sizeof(n));
-	/* Remote is off the device's node; the move onto or off it is said apart. */
-	int node = np_device_node(MACHINE(data), &MACHINE(data)->pci.devs[r->dev], NULL);
-	int len = snprintf(buf, sizeof(buf), "%s, %.0f%% remote", n, r->remote * 100);
+	/* A rate when what the counts cover is known; remote is off the
+	 * device's node (unsaid for an IRQ that never fired, or of no node);
+	 * the move onto or off it is said apart. */
+	const struct np_machine *m = MACHINE(data);
+	double rate = np_cpu_load_rate(&m->load, r->interrupts);
+	int node = np_device_node(m, &m->pci.devs[r->dev], NULL);
+	int len = snprintf(buf, sizeof(buf), "%s", rate >= 0 ? np_rate_text(rate, n) : np_count_text(r->interrupts, n));
+	if (r->remote >= 0 && len > 0 && (size_t)len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, ", %.0f%% remote", r->remote * 100);
 	if (r->node_move && len > 0 && (size_t)len < sizeof(buf))
 		snprintf(buf + len, sizeof(buf) - (size_t)len, ", %s node %d", r->node_move > 0 ? "onto" : "off", node);
 	char *copy = strdup(buf);
@@ -198,6 +193,13 @@ static int get_interrupts(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	return REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_val_int(v, (long long)REC(row)->interrupts) : np_val_null(v);
+}
+
+/* Interrupts at stake a second, when what the counts cover is known. */
+static int get_rate(const void *data, const void *row, struct np_value *v)
+{
+	double rate = REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_cpu_load_rate(&MACHINE(data)->load, REC(row)->interrupts) : -1;
+	return rate >= 0 ? np_val_number(v, rate) : np_val_null(v);
 }
 
 /* An empty CPU set (RPS, XPS) is "off". */
@@ -216,6 +218,8 @@ static const struct np_column rec_columns[] = {
 		  "interrupts at stake, their share off the device's node, a move onto or off it", get_volume),
 	NP_COLUMN("command", "COMMAND", 1, 0, "an advice-only kind's command to run (channels)", get_command),
 	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
+	NP_COLUMN("rate", "RATE", 6, SCOLS_FL_RIGHT, "interrupts at stake a second: over --interval, else since boot "
+		  "(null without /proc/uptime)", get_rate),
 	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
 	NP_COLUMN_END,
 };

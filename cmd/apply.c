@@ -86,7 +86,7 @@ static void irqb_warn(const struct np_command *self, const struct np_irqban *ib)
 /* What the JSON output says about irqbalance. */
 static void irqb_json(cJSON *doc, const struct np_irqban *ib, bool done)
 {
-	cJSON *o = np_irqbalance_json(ib->running), *a;
+	cJSON *o = np_irqbalance_json(ib->running, true, NULL), *a;
 	const char *action = ib->ban ? (done ? "banned" : "ban") : ib->banned ? "banned_already"
 			   : ib->warn ? "warned" : "none";
 	cJSON_AddStringToObject(o, "action", action);

@@ -422,6 +422,7 @@ complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'wei
 complete -c numaplace -n '__numaplace_option advise' -l channels -x -a '(__numaplace_values channels)' -d 'also offer one queue per node (ethtool -L), a judgement with its evidence'
 complete -c numaplace -n '__numaplace_option advise' -l save -r -F -d 'also write the plan as a profile for \'numaplace apply\''
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'deprecated: --save FILE (-o will name columns, as in the other commands)'
+complete -c numaplace -n '__numaplace_option advise' -l xps -d 'XPS follows the IRQs of every device selected, not only of those whose IRQs move'
 complete -c numaplace -n '__numaplace_option advise' -l table -d 'print the changes as one table, not grouped by device'
 complete -c numaplace -n '__numaplace_option advise' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'

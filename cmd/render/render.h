@@ -72,9 +72,9 @@ struct np_nodes_memo *np_nodes_memo_new(void);
 void np_nodes_memo_free(struct np_nodes_memo *memo);
 extern const struct np_column np_irq_columns[];
 #define NP_IRQ_DEFAULT_COLUMNS \
-	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share"
+	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share,per_cpu"
 #define NP_IRQ_RATE_COLUMNS \
-	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_sec,per_node,remote_share"
+	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_sec,per_node,remote_share,per_cpu"
 
 /* A value of a change as people read it, the same in apply, verify, revert
  * and advise: CPU masks and lists as the CPU list ("1,8"; "off" when
@@ -92,6 +92,9 @@ extern const struct np_column np_change_columns[];
 cJSON *np_changes_json(const struct np_change *changes, size_t n);
 
 /* irqbalance, the same object wherever it appears: {"running": bool, ...}. */
-cJSON *np_irqbalance_json(bool running);
+struct np_irqb_banned;
+/* {"running": true|false|null (no process information)}, with the CPUs its
+ * configuration bans when banned is given. */
+cJSON *np_irqbalance_json(bool running, bool known, const struct np_irqb_banned *banned);
 
 #endif

@@ -17,6 +17,8 @@ static const char *const rq_files[] = { "queue/rq_affinity", NULL };
 static const char *const rps_files[] = { "rps_cpus", NULL };
 static const char *const xps_files[] = { "xps_cpus", NULL };
 static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
+static const char *const flow_cnt_files[] = { "rps_flow_cnt", NULL };
+static const char *const sock_flow_files[] = { "/proc/sys/net/core/rps_sock_flow_entries", NULL };
 /* A cgroup's own files, under cgroup v2's mount or v1's cpuset hierarchy. */
 static const char *const cgroup_cpus_names[] = { "cpuset.cpus", NULL };
 static const char *const cgroup_mems_names[] = { "cpuset.mems", NULL };
@@ -90,6 +92,22 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.name = "cgroup_mems", .value = NP_VALUE_CPULIST, .empty_ok = true,
 		.path = "/sys/fs/cgroup/{file}", .files = cgroup_mems_names,
 		.subject = "cgroup {file}",
+	},
+	[NP_ATTR_RPS_FLOW_CNT] = {
+		/* The kernel rounds a count up to a power of two (and shows
+		 * that): the advisor writes powers of two, which read back as
+		 * written. */
+		.name = "rps_flow_cnt", .value = NP_VALUE_INT, .min = 0, .max = 1 << 29,
+		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_flow_cnt",
+		.subject = "{net} rx-{queue} rps_flow_cnt",
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = flow_cnt_files,
+	},
+	[NP_ATTR_RPS_SOCK_FLOW_ENTRIES] = {
+		/* net.core.rps_sock_flow_entries: rounded up to a power of two, at most 2^29. */
+		.name = "rps_sock_flow_entries", .value = NP_VALUE_INT, .min = 0, .max = 1 << 29,
+		.path = "/proc/sys/net/core/rps_sock_flow_entries",
+		.subject = "net.core.rps_sock_flow_entries",
+		.target = &np_target_machine, .dir = NP_DIR_ROOT, .snapshot = sock_flow_files,
 	},
 #ifdef NP_ATTR_MORE
 #include NP_ATTR_MORE

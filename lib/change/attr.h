@@ -33,6 +33,8 @@ enum np_attr {
 	NP_ATTR_THREAD_AFFINITY,      /* a thread's CPUs: sched_setaffinity, no file (move) */
 	NP_ATTR_CGROUP_CPUS,          /* /sys/fs/cgroup/PATH/cpuset.cpus (move --cgroup), not in profiles */
 	NP_ATTR_CGROUP_MEMS,          /* /sys/fs/cgroup/PATH/cpuset.mems (move --cgroup --memory) */
+	NP_ATTR_RPS_FLOW_CNT,         /* /sys/class/net/IF/queues/rx-N/rps_flow_cnt (RFS, per queue) */
+	NP_ATTR_RPS_SOCK_FLOW_ENTRIES,/* /proc/sys/net/core/rps_sock_flow_entries (RFS, global) */
 	/* A build with kinds more: NP_ATTR_MORE names a file of rows (make's
 	 * test build, tests/unit/newrow-rows.h), included here for their ids
 	 * and in attr.c for their rows. */

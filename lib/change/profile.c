@@ -180,7 +180,8 @@ static int parse_value(struct np_profile_reader *ps, const cJSON *v, enum np_att
 
 static int parse_setting(struct np_profile_reader *ps, const cJSON *v, struct np_setting *s)
 {
-	char kp[NP_PR_PATH_MAX], kinds[128];
+	/* Room for every kind's name (each under 32 bytes with its separator). */
+	char kp[NP_PR_PATH_MAX], kinds[32 * NP_ATTR_COUNT];
 	const char *names[NP_ATTR_COUNT + 1], *keys[MAX_SETTING_KEYS], *any_keys[MAX_SETTING_KEYS];
 	const cJSON *f[MAX_SETTING_KEYS];
 	const char *kind;
@@ -196,7 +197,7 @@ static int parse_setting(struct np_profile_reader *ps, const cJSON *v, struct np
 	if (!k)
 		return np_pr_bad(ps, s->where, "missing \"kind\", expected one of %s", kinds);
 	np_pr_subpath(kp, s->where, "kind");
-	char expected[160];
+	char expected[sizeof(kinds) + 8];
 	snprintf(expected, sizeof(expected), "one of %s", kinds);
 	if ((rc = np_pr_string(ps, k, kp, expected, &kind)))
 		return rc;

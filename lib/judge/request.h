@@ -58,6 +58,7 @@ struct np_request_opts {
 	const char *exclude;       /* --exclude-cpus LIST: kept free of IRQs */
 	double interval;           /* --interval: seconds to sample (0: counts since boot) */
 	bool channels_per_node;    /* --channels per-node */
+	bool xps;                  /* --xps: XPS follows the IRQs of devices the plan does not move too */
 };
 #define NP_REQUEST_OPTS_INIT { .policy = "local", .app_node = -1, .app_pid = -1 }
 

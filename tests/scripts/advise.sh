@@ -60,8 +60,9 @@ test_smt_one_vector_per_core_before_siblings() {
 		expect_eq 2 "$(awk -v p=$port '$1 == p {print $3 % 8}' <<<"$lines" | sort | uniq -c | awk '{print $1}' | sort -n | tail -1)" \
 			"most queues of $port on one core"
 	done
-	# The two ports start at different cores: their queue 0s differ.
-	expect_eq 2 "$(awk '$2 == "q0" {print $3 % 8}' <<<"$lines" | sort -u | wc -l)" "cores of the queue 0s"
+	# Every device's interrupts count: the NVMe's two busy managed queues (2.9M each) keep
+	# cores 0 and 2 (CPUs 0 and 2), so both ports' queue 0s go to core 1, the idle one.
+	expect_eq 1 "$(awk '$2 == "q0" {print $3 % 8}' <<<"$lines" | sort -u)" "core of the queue 0s"
 }
 
 test_r715_spread_per_device_over_distinct_cores() {
@@ -134,10 +135,12 @@ test_numa_node_minus_one() {
 	local json lines
 	json=$(adv nonode --json)
 	lines=$(planned_irqs nonode)
-	# The NIC's local CPUs are exactly node 1's: node 1 is inferred.
-	awk '$1 == "0000:17:00.0" {print $3}' <<<"$lines" | while read -r c; do
+	# The NIC's local CPUs are exactly node 1's: node 1 is inferred for its busy
+	# completion vectors; its async vector (5 a second) is idle and stays where it is.
+	awk '$1 == "0000:17:00.0" && $2 ~ /comp/ {print $3}' <<<"$lines" | while read -r c; do
 		[[ $c =~ ^[4-7](-[4-7])?$ ]] || die "NIC vector on CPU $c, not node 1"
 	done
+	expect_eq "0-7" "$(awk '$1 == "0000:17:00.0" && $2 ~ /async/ {print $3}' <<<"$lines")" "the idle async vector's CPUs"
 	# The RAID controller's local CPUs span both nodes: nothing recommended, and said so.
 	[ -z "$(awk '$1 == "0000:31:00.0"' <<<"$lines")" ] || die "a plan for a device of unknown node"
 	jq -e '.warnings[] | select(test("0000:31:00.0") and test("unknown"))' <<<"$json" >/dev/null ||
@@ -148,19 +151,28 @@ rq() { adv "$@" --json | jq -r '[.recommendations[] | select(.kind == "rq_affini
 
 test_rq_affinity_from_seed_004() {
 	local json
-	# The MegaRAID (one queue) completes on node 3; the application is pinned on node 1's
-	# CPUs, another L3: forcing completion on the submitters is what gained 12.9%.
-	json=$(adv r715 --json --app-cpus 8,10 --device megaraid_sas)
+	# The MegaRAID (one queue) completes on node 3, one L3 (a Magny-Cours die). Submitters
+	# pinned on node 3's other CPUs: today's 1 completes their requests on the IRQ's CPU,
+	# 2 on each of them, as the seed's rq_affinity=1 did (+12.9%).
+	json=$(adv r715 --json --app-cpus 1,3 --device megaraid_sas)
 	expect_eq "sda=2" "$(jq -r '[.recommendations[] | select(.kind == "rq_affinity") | "\(.block)=\(.recommended)"] | join(" ")' <<<"$json")" \
-		"pinned submitters off the IRQ's L3"
-	jq -e '.recommendations[] | select(.kind == "rq_affinity") | .reason | test("12.9%") and test("today")' <<<"$json" >/dev/null ||
-		die "the reason does not give the seed's numbers and today's meaning"
-	# The plan puts the IRQ on the submitters' CPUs: no gain measured, nothing recommended.
-	expect_eq "" "$(rq r715 --policy app --app-node 1 --device megaraid_sas)" "IRQ on the submitters"
+		"pinned submitters in the IRQ CPU's L3"
+	jq -e '.recommendations[] | select(.kind == "rq_affinity") | .reason | test("12.9%") and test("blk_mq_complete_need_ipi")' <<<"$json" >/dev/null ||
+		die "the reason does not give the seed's numbers and what the kernel does"
+	# Pinned on node 1, another L3: today's 1 already sends each completion there.
+	expect_eq "" "$(rq r715 --app-cpus 8,10 --device megaraid_sas)" "pinned submitters off the IRQ's L3"
+	# The plan puts the IRQ on the submitter's CPU: no gain measured, nothing recommended.
+	expect_eq "" "$(rq r715 --policy app --app-cpus 8 --device megaraid_sas)" "IRQ on the submitter"
+	# On the submitters' node, one CPU of them delivers it: the others share its L3.
+	expect_eq "sda=2" "$(rq r715 --policy app --app-node 1 --device megaraid_sas)" "IRQ among the submitters"
 	# No application placement: the -14% case.
 	expect_eq "" "$(rq r715)" "unpinned submitters"
 	# NVMe: a managed queue per CPU, completion already local.
 	expect_eq "" "$(rq smt-isolated --app-cpus 4-6)" "per-CPU managed queues"
+	# Forced IRQ threads (threadirqs): no IPI whatever the value: nothing, and said why.
+	expect_eq "" "$(rq rt-guest --app-cpus 5-6)" "threadirqs"
+	adv rt-guest --json --app-cpus 5-6 | jq -e '.notes[] | select(test("sda\\): rq_affinity left as it is: IRQ handlers run in threads here \\(threadirqs"))' >/dev/null ||
+		die "threadirqs not said"
 }
 
 test_irqbalance_running_is_warned_with_how_to_ban() {
@@ -185,8 +197,12 @@ test_isolated_worker() {
 	# Busy queues pinned on isolated CPUs always move, to the housekeeping CPUs 0,4,8,12.
 	expect_eq "0 12 4 8" "$(jq -r '[.recommendations[] | select(.kind == "irq_affinity" and (.vector | test("ens2f0-TxRx"))) | .recommended] | unique | join(" ")' <<<"$json")" \
 		"CPUs of ens2f0's queues"
-	jq -e '.warnings[] | select(test("managed IRQs on isolated CPUs 1-3,5-7"))' <<<"$json" >/dev/null ||
-		die "managed IRQs on isolated CPUs not reported"
+	# Its NVMe's managed queues serve isolated core pairs only (masks 2-3, 6-7...): they fire
+	# only for I/O submitted there and managed_irq cannot move them: a note, no boot advice.
+	jq -e '.notes[] | select(test("6 managed IRQs on isolated CPUs 1-3,5-7 serve only isolated CPUs"))' <<<"$json" >/dev/null ||
+		die "managed IRQs wholly on isolated CPUs not said"
+	jq -e '[.warnings[] | select(test("isolcpus=managed_irq"))] | length == 0' <<<"$json" >/dev/null ||
+		die "boot advice for masks managed_irq would not change"
 	jq -e '.warnings[] | select(test("irq 45 .*affinity not honoured"))' <<<"$json" >/dev/null ||
 		die "the IRQ running outside its affinity is not reported"
 	# The application (CCX 1's isolated CPUs) gets its devices' IRQs on CCX 1's housekeeping core.
@@ -195,6 +211,81 @@ test_isolated_worker() {
 		"CPUs of the application's NIC queues"
 	expect_eq 0 "$(jq '[.recommendations[] | select(.device == "0000:41:00.1")] | length' <<<"$json")" \
 		"recommendations for the NIC the application does not use"
+}
+
+# Every written IRQ, RPS and default affinity as "kind value" lines, for the CPU checks.
+written_cpus() {
+	jq -r '.recommendations[] | select(.kind == "irq_affinity" or .kind == "rps_cpus" or
+		.kind == "xps_cpus" or .kind == "default_irq_affinity") | .recommended'
+}
+
+# True when the CPU list $1 holds a CPU of the list $2.
+cpus_meet() {
+	local a b
+	for a in $(expand_cpus "$1"); do
+		for b in $(expand_cpus "$2"); do [ "$a" = "$b" ] && return 0; done
+	done
+	return 1
+}
+expand_cpus() {
+	local part
+	for part in ${1//,/ }; do
+		if [[ $part == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+	done
+}
+
+# irqbalance's banned CPUs (both forms) and TuneD's isolated cores are kept free
+# of every value the plan writes, named in the reasons; IRQs someone pinned on
+# CPUs only irqbalance bans stay, with a note.
+test_forbidden_sources() {
+	local json v
+	json=$(adv banned --json)
+	for v in $(written_cpus <<<"$json"); do
+		! cpus_meet "$v" 6-7 || die "banned: the plan writes $v, which holds banned CPU 6 or 7"
+	done
+	expect_eq "" "$(jq -r '.recommendations[] | select(.irq == 40 or .irq == 41) | .irq' <<<"$json")" \
+		"the completion vectors pinned on banned CPUs 6 and 7 stay"
+	jq -e '.notes[] | select(test("2 IRQs pinned on CPUs 6-7, which irqbalance.s configuration bans"))' <<<"$json" >/dev/null ||
+		die "banned: the pinned IRQs are not said"
+	jq -e '.notes[] | select(test("IRQBALANCE_BANNED_CPULIST=7 in Environment= of") and
+		test("IRQBALANCE_BANNED_CPUS=6 in /etc/sysconfig/irqbalance"))' <<<"$json" >/dev/null ||
+		die "banned: where the bans come from is not said"
+	jq -e '.recommendations[] | select(.irq == 37) | .reason | test("irqbalance-banned CPUs 6-7")' <<<"$json" >/dev/null ||
+		die "banned: the async vector's reason does not name irqbalance"
+	expect_eq "6-7" "$("$NUMAPLACE" --root "$FIXTURES/banned" report --json | jq -r .irqbalance.banned_cpus)" \
+		"report --json: irqbalance's banned CPUs"
+	json=$(adv tuned --json)
+	for v in $(written_cpus <<<"$json"); do
+		! cpus_meet "$v" 6-7 || die "tuned: the plan writes $v, which holds TuneD-isolated CPU 6 or 7"
+	done
+	expect_eq "4 5" "$(jq -r '[.recommendations[] | select(.irq == 40 or .irq == 41) | .recommended] | sort | join(" ")' <<<"$json")" \
+		"tuned: the completion vectors on TuneD's cores move to the node's others"
+	jq -e '.recommendations[] | select(.irq == 40) | .reason | test("TuneD-isolated CPU 6")' <<<"$json" >/dev/null ||
+		die "tuned: the reason does not name TuneD"
+	json=$(adv tuned-unevaluated --json)
+	expect_eq 0 "$(jq '.recommendations | length' <<<"$json")" "tuned-unevaluated: nothing kept free, nothing moved"
+	jq -e '.notes[] | select(test("isolated_cores=\\$\\{f:calc_isolated_cores:1\\} in /etc/tuned/realtime-variables.conf is evaluated by TuneD only"))' \
+		<<<"$json" >/dev/null || die "tuned-unevaluated: the value not read is not said"
+}
+
+# What the kernel does without interrupt remapping and with managed queues
+# (rt-guest: a KVM guest, 6.1): idle queues whose new mask waits for their next
+# interrupt are notes, not refusals; a managed mask mixing isolated and
+# housekeeping CPUs gets the boot option, wholly isolated ones do not.
+test_kernel_semantics() {
+	local json
+	json=$(adv rt-guest --json)
+	jq -e '.notes[] | select(test("^0000:00:03.0 \\(eth0\\): 2 IRQs move when they next fire: irq 27 virtio0-input.1 to CPU 2 \\(on CPU 0 until then\\)"))' \
+		<<<"$json" >/dev/null || die "the deferred move is not said"
+	expect_eq 0 "$(jq '[.warnings[] | select(test("not honoured"))] | length' <<<"$json")" "deferred moves called refusals"
+	jq -e '.warnings[] | select(test("1 managed IRQ on isolated CPU 1 whose mask also holds housekeeping CPUs") and
+		test("isolcpus=managed_irq,1,3,7"))' <<<"$json" >/dev/null || die "no boot advice for the mixed mask"
+	jq -e '.notes[] | select(test("2 managed IRQs on isolated CPUs 3,7 serve only isolated CPUs"))' <<<"$json" >/dev/null ||
+		die "the wholly isolated masks are not said"
+	# With interrupt remapping a mask the kernel did not follow is a refusal.
+	json=$(adv rt-ice16 --json)
+	jq -e '.warnings[] | select(test("irq 45 .*affinity not honoured"))' <<<"$json" >/dev/null ||
+		die "a remapped IRQ outside its affinity is not a warning"
 }
 
 test_app_pid_inference() {
@@ -288,4 +379,40 @@ test_advise_text_fits_80_columns_on_every_fixture() {
 	out=$("$NUMAPLACE" --root "$FIXTURES/r715" advise)
 	grep -q '^eth5 0000:23:00.1 (ixgbe, node 3): ' <<<"$out" || die "no heading line for eth5's group: $out"
 	grep -q '^  for: node 3, the device.s node$' <<<"$out" || die "the shared reason is not said once: $out"
+}
+
+# Machines already placed get nothing, whatever placed them: irqbalance with its idle
+# vectors piled anywhere (irqb112: 10 idle queues on CPU 50, others on the far node), a
+# hand-placed server (placed, e810, wide112), a VM (vm1).
+test_placed_machines_get_nothing() {
+	local f
+	for f in irqb112 placed e810 wide112 vm1; do
+		expect_eq 0 "$("$NUMAPLACE" --root "$FIXTURES/$f" advise --json | applicable)" "$f: changes"
+	done
+}
+
+# The real 32-CPU worker (OpenShift, RHEL 9.4): of its NICs only eno3 is busy, and its CPU 28
+# delivers three of its queues, a third of its interrupts: the two lighter ones move, and
+# nothing else (its ixgbe ports' 64 queues, about 1k interrupts each since boot, stay).
+test_real_worker_moves_only_what_carries_load() {
+	local out
+	out=$("$NUMAPLACE" --root "$SNAPSHOTS/cnto-worker2.tgz" advise --json)
+	expect_eq "eno3-TxRx-5 28
+eno3-TxRx-6 28" "$(jq -r '.recommendations[] | select(.kind == "irq_affinity") | "\(.vector) \(.current)"' <<<"$out" | sort)" \
+		"the IRQs moved"
+	expect_eq 2 "$(jq '.recommendations | length' <<<"$out")" "changes"
+}
+
+# Dense SMT (2 x 26 cores x 2 threads): 63 busy completion vectors, three on each of the
+# first threads of cores 0-10 and none on their siblings. Only the third of each moves, to a
+# thread holding none: no thread keeps three while another holds none.
+test_smt_no_third_vector_while_a_thread_is_empty() {
+	local out after
+	out=$("$NUMAPLACE" --root "$FIXTURES/smt104" advise --json)
+	expect_eq 11 "$(jq '[.recommendations[] | select(.kind == "irq_affinity")] | length' <<<"$out")" "IRQs moved"
+	after=$( {
+		jq -r '.recommendations[] | select(.kind == "irq_affinity") | "\(.irq) \(.recommended)"' <<<"$out"
+		jq -r '.kept[] | "\(.irq) \(.cpus)"' <<<"$out"
+	} | sort -un -k1,1 | awk '$2 ~ /^[0-9]+$/ {print $2}' | sort -n | uniq -c | awk '{print $1}' | sort -n | tail -1)
+	expect_eq 2 "$after" "most completion vectors on one thread after the plan"
 }

@@ -218,6 +218,13 @@ static void test_match(void **state)
 	assert_int_equal(t.irq, 1000);
 	assert_null(t.net);
 	assert_int_equal(np_attr_match("/sys/block/nvme0n1/queue/rq_affinity", NULL), NP_ATTR_RQ_AFFINITY);
+	/* RFS: a queue's flow table and the machine's. */
+	assert_int_equal(np_attr_match("/sys/class/net/eth0/queues/rx-3/rps_flow_cnt", &t), NP_ATTR_RPS_FLOW_CNT);
+	assert_int_equal(t.queue, 3);
+	assert_string_equal(t.net, "eth0");
+	np_target_free(&t);
+	assert_int_equal(np_attr_match("/proc/sys/net/core/rps_sock_flow_entries", NULL), NP_ATTR_RPS_SOCK_FLOW_ENTRIES);
+	assert_match("/sys/class/net/eth0/queues/tx-0/rps_flow_cnt", -1);
 
 	/* Files that are no kind's own: a revert must never write them. */
 	assert_match("/proc/sys/kernel/panic", -1);
@@ -225,7 +232,7 @@ static void test_match(void **state)
 	assert_match("/etc/passwd", -1);
 	assert_match("/proc/irq/45/smp_affinity", -1);
 	assert_match("/proc/irq/45/effective_affinity_list", -1);
-	assert_match("/sys/class/net/eth0/queues/rx-0/rps_flow_cnt", -1);
+	assert_match("/sys/class/net/eth0/queues/tx-0/tx_maxrate", -1);
 	assert_match("/sys/class/net/eth0/queues/tx-0/rps_cpus", -1);
 	assert_match("", -1);
 	assert_match(NULL, -1);

@@ -380,9 +380,9 @@ static void test_setting_errors(void **state)
 	parse_fails(SET("{\"kind\": \"rq_affinity\", \"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 1}"),
 		    "p.json: settings[1].kind: duplicate key, expected each key once");
 	parse_fails(SET("{\"device\": \"eth0\"}"),
-		    "p.json: settings[1]: missing \"kind\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, thread_affinity");
+		    "p.json: settings[1]: missing \"kind\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, thread_affinity, rps_flow_cnt, rps_sock_flow_entries");
 	parse_fails(SET("{\"kind\": \"smp_affinity\"}"),
-		    "p.json: settings[1].kind: got \"smp_affinity\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, thread_affinity");
+		    "p.json: settings[1].kind: got \"smp_affinity\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, thread_affinity, rps_flow_cnt, rps_sock_flow_entries");
 	parse_fails(SET("[1]"), "p.json: settings[1]: got an array, expected a setting object such as {\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 2}");
 
 	/* The IRQ-number fallback stands alone. */

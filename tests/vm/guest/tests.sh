@@ -356,6 +356,14 @@ test_deferred_move() {
 	# verify takes the accepted mask.
 	expect_eq "$TARGET $EFF" "$("$NP" irqs --json | jq -r --argjson n "$IRQ" '.irqs[] | select(.irq == $n) | "\(.affinity) \(.effective)"')" \
 		"numaplace irqs: affinity and effective of IRQ $IRQ while the move is pending"
+	# advise says it moves when it next fires: a note, not a refusal.
+	local advice
+	advice=$("$NP" advise --json)
+	jq -e --argjson n "$IRQ" --arg t "$TARGET" \
+		'.notes[] | select(test("next fire") and test("irq \($n) [^ ]+ to CPU \($t) \\(on CPU"))' <<<"$advice" >/dev/null ||
+		die "advise does not say that IRQ $IRQ moves to CPU $TARGET when it next fires: $(jq -c .notes <<<"$advice")"
+	expect_eq 0 "$(jq --argjson n "$IRQ" '[.warnings[] | select(startswith("irq \($n) ") and test("not honoured"))] | length' <<<"$advice")" \
+		"advise: IRQ $IRQ called not honoured while its move is pending"
 	"$NP" verify /tmp/vm-move.json || die "verify while the move is pending: exit $?"
 	local end=$(($(date +%s) + 60))
 	while [ "$(irq_count "$IRQ")" = "$COUNT" ]; do
