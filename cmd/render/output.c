@@ -773,7 +773,11 @@ static int fit_table(struct np_table *t, size_t width)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nshown; i++) {
 		const struct np_column *c = &t->cols[t->shown[i]];
+		/* libsmartcols makes a column no narrower than its header, nor than a
+		 * width hint in columns (IRQ's 4, over 3 digits: 121 at 120). */
 		size_t header = text_width(c->header, strlen(c->header));
+		if (c->whint >= 1 && (size_t)c->whint > header)
+			header = (size_t)c->whint;
 		fc[i].cl = scols_table_get_column(t->tb, i);
 		fc[i].natural = t->widest[i] > header ? t->widest[i] : header;
 		fc[i].min = fc[i].natural;
