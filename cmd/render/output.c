@@ -775,20 +775,20 @@ static int fit_table(struct np_table *t, size_t width)
 		const struct np_column *c = &t->cols[t->shown[i]];
 		/* libsmartcols makes a column no narrower than its header, nor than a
 		 * width hint in columns (IRQ's 4, over 3 digits: 121 at 120). */
-		size_t header = text_width(c->header, strlen(c->header));
-		if (c->whint >= 1 && (size_t)c->whint > header)
-			header = (size_t)c->whint;
+		size_t least = text_width(c->header, strlen(c->header));
+		if (c->whint >= 1 && (size_t)c->whint > least)
+			least = (size_t)c->whint;
 		fc[i].cl = scols_table_get_column(t->tb, i);
-		fc[i].natural = t->widest[i] > header ? t->widest[i] : header;
+		fc[i].natural = t->widest[i] > least ? t->widest[i] : least;
 		fc[i].min = fc[i].natural;
 		if (!(c->flags & NP_FL_KEY) && (c->flags & SCOLS_FL_WRAP)) {
 			/* Words stay whole down to WRAP_WORD columns; a longer one (a
 			 * file name in a reason) is broken rather than the column left out. */
-			size_t word = widest_word(t->tb, i), floor = header > WRAP_WORD ? header : WRAP_WORD;
-			fc[i].min = word > floor ? floor : word > header ? word : header;
+			size_t word = widest_word(t->tb, i), whole = least > WRAP_WORD ? least : WRAP_WORD;
+			fc[i].min = word > whole ? whole : word > least ? word : least;
 			fc[i].wrap = true;
 		} else if (!(c->flags & NP_FL_KEY) && (c->flags & SCOLS_FL_TRUNC)) {
-			fc[i].min = header > 8 ? header : fc[i].natural < 8 ? fc[i].natural : 8;
+			fc[i].min = least > 8 ? least : fc[i].natural < 8 ? fc[i].natural : 8;
 		}
 		if (fc[i].min > fc[i].natural)
 			fc[i].min = fc[i].natural;
