@@ -285,6 +285,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &p.res);
 	if (rc != EXIT_OK)
 		return rc;
+	p.prof = &prof;
 	if (boot && !json)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
 	if (np_pipeline_decide(ctx, &p, NULL, 0, m.irqbalance, mode))

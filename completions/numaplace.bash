@@ -115,7 +115,7 @@ _numaplace_fixed()
 {
 	case $1 in
 	policy) echo local app spread ;;
-	channels) echo per-node ;;
+	channels) echo per-core per-node ;;
 	irqbalance) echo ban warn ignore ;;
 	shell) echo bash zsh fish ;;
 	subcommand) echo list show validate ;;

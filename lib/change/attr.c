@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change/channels.h"
 #include "change/target.h"
 
 
@@ -67,10 +68,13 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.subject = "irqbalance",
 	},
 	[NP_ATTR_CHANNELS] = {
-		/* ethtool's netlink call, not a file: the advisor says it, the user runs it. */
-		.name = "channels", .value = NP_VALUE_INT, .min = 1, .max = 4096,
+		/* No file: ethtool's netlink calls (channels.c); the "path" names
+		 * the interface's channel counts, in the directory of its own. */
+		.name = "channels", .value = NP_VALUE_CHANNELS, .resets_queues = true,
+		.path = "/sys/class/net/{net}/channels",
 		.subject = "{net} channels",
-		.command = "ethtool -L {net} combined",
+		.command = "ethtool -L {net}",
+		.target = &np_target_netif, .access = &np_access_channels,
 	},
 	[NP_ATTR_THREAD_AFFINITY] = {
 		/* No file: the "path" names the thread, its start time kept so that
@@ -119,6 +123,7 @@ static const char *const value_kind_names[] = {
 	[NP_VALUE_CPUMASK] = "cpumask",
 	[NP_VALUE_INT] = "int",
 	[NP_VALUE_TEXT] = "text",
+	[NP_VALUE_CHANNELS] = "channels",
 };
 #define NVALUE_KINDS (sizeof(value_kind_names) / sizeof(value_kind_names[0]))
 
@@ -129,7 +134,10 @@ const char *np_attr_name(enum np_attr attr)
 
 const char *np_attr_value_key(enum np_attr attr)
 {
-	return (unsigned)attr < NP_ATTR_COUNT && np_attrs[attr].value == NP_VALUE_INT ? "value" : "cpus";
+	return (unsigned)attr < NP_ATTR_COUNT && (np_attrs[attr].value == NP_VALUE_INT ||
+						  np_attrs[attr].value == NP_VALUE_CHANNELS)
+		       ? "value"
+		       : "cpus";
 }
 
 int np_attr_by_name(const char *name, bool settable)
@@ -494,6 +502,8 @@ char *np_value_normalize(enum np_value_kind kind, const char *value)
 		return normalize_int(value);
 	case NP_VALUE_TEXT:
 		return strdup(value);
+	case NP_VALUE_CHANNELS:
+		return np_channels_normalize(value);
 	}
 	return NULL;
 }

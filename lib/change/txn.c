@@ -687,6 +687,47 @@ static void revert_plan(struct np_txn *txn, bool stale, char **before, char **re
 	txn->nchanges = n;
 }
 
+/* Whether the value at c's path is no longer what the drift check read
+ * (before) once a channel change was reverted: the driver's own reset (an
+ * IRQ it re-requested, XPS it rewrote), or the value is gone with its IRQ. */
+static bool reset_by_driver(struct np_ctx *ctx, const struct np_change *c, const char *before)
+{
+	char *now = NULL, saved[sizeof(ctx->err)];
+	memcpy(saved, ctx->err, sizeof(saved));
+	int rc = read_value(ctx, kind_of(c), c->path, &now);
+	memcpy(ctx->err, saved, sizeof(saved));
+	bool reset = rc || !txn_same_value(kind_of(c), now, before);
+	free(now);
+	return reset;
+}
+
+/* The revert's writes: the changes that reset queues first (a channel
+ * count: the queues the others name exist again only after it), then the
+ * others, last first. A value the driver rewrote when its channels were
+ * restored is left as it set it, as on any channel change. */
+static int revert_writes(struct np_ctx *ctx, struct np_txn *txn, char **before, char **restore, size_t *done,
+			 size_t *ndone)
+{
+	bool reset = false;
+	int rc = 0;
+	for (size_t i = 0; i < txn->nchanges && rc == 0; i++) {
+		if (!restore[i] || !np_attrs[txn->changes[i].attr].resets_queues)
+			continue;
+		rc = write_step(ctx, &txn->changes[i], restore[i], true, i, done, ndone);
+		reset = true;
+	}
+	for (size_t i = txn->nchanges; rc == 0 && i-- > 0;) {
+		struct np_change *c = &txn->changes[i];
+		if (!restore[i] || np_attrs[c->attr].resets_queues)
+			continue;
+		if (reset && !c->gone && before[i] && reset_by_driver(ctx, c, before[i]))
+			c->reset = true;
+		else
+			rc = write_step(ctx, c, restore[i], true, i, done, ndone);
+	}
+	return rc;
+}
+
 int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
 		  struct np_txn *txn_out)
 {
@@ -765,10 +806,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 			goto out;
 	}
 
-	for (size_t i = txn.nchanges; i-- > 0;) {
-		if (restore[i] && (rc = write_step(ctx, &txn.changes[i], restore[i], true, i, done, &ndone)))
-			break;
-	}
+	rc = revert_writes(ctx, &txn, before, restore, done, &ndone);
 
 	if (rc) {
 		snprintf(primary, sizeof(primary), "%s", ctx->err);

@@ -177,7 +177,7 @@ int plan_build_slots(struct planner *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
-		if (plan_irq_movable(p, irq))
+		if (plan_irq_movable(p, irq) && !plan_queue_dropped(p, i))
 			p->refs[n++] = i;
 	}
 	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);
@@ -275,7 +275,7 @@ int plan_size_devices(struct planner *p)
 			l->top_cpu[cpu] = s->total;
 	}
 	/* A core's share of all the work its target takes, and half an average
-	 * queue of the device more. */
+	 * queue of the device more (a tenth more, when that is more). */
 	for (size_t di = 0; di < m->pci.ndevs; di++) {
 		if (!p->nqueues[di] || !p->ncores[di])
 			continue;
@@ -283,7 +283,9 @@ int plan_size_devices(struct planner *p)
 		np_cpuset_foreach(cpu, &p->target[di])
 			if ((size_t)cpu < ncpu)
 				sum += cpu_today[cpu];
-		p->share_work[di] = sum / (unsigned)p->ncores[di] + (p->nbusy[di] ? p->busy[di] / (2 * (unsigned)p->nbusy[di]) : 0);
+		unsigned long long share = sum / (unsigned)p->ncores[di];
+		unsigned long long half = p->nbusy[di] ? p->busy[di] / (2 * (unsigned)p->nbusy[di]) : 0;
+		p->share_work[di] = share + (half > share / 10 ? half : share / 10);
 	}
 	free(cpu_today);
 	return 0;
@@ -417,8 +419,9 @@ static enum stack stacked(const struct planner *p, const struct slot *s, int cpu
 }
 
 /* What moving a stacked slot off cpu relieves: its core's (or thread's)
- * work today beyond what it may carry, or its busiest IRQ alone. */
-static unsigned long long stacked_excess(const struct planner *p, const struct slot *s, int cpu, enum stack how)
+ * work today beyond what it may carry, or its busiest IRQ alone (*keep). */
+static unsigned long long stacked_excess(const struct planner *p, const struct slot *s, int cpu, enum stack how,
+					 unsigned long long *keep_out)
 {
 	const struct dev_load *l = &p->dl[s->dev];
 	int c = core_of(p, cpu);
@@ -435,6 +438,7 @@ static unsigned long long stacked_excess(const struct planner *p, const struct s
 	}
 	if (top > keep)
 		keep = top;
+	*keep_out = keep;
 	return today > keep ? today - keep : 0;
 }
 
@@ -562,7 +566,7 @@ static int spread_node(const struct planner *p, int dev, int queue)
 static bool worth_moving(const struct planner *p, const struct slot *s, enum np_rule_id rule, char *buf, size_t size)
 {
 	char a[32], b[32];
-	unsigned long long at_stake;
+	unsigned long long at_stake, keep = 0;
 	const char *what;
 	switch (rule) {
 	case NP_RULE_REMOTE:
@@ -577,7 +581,7 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 			at_stake = p->data_volume[s->dev];
 			what = "the device's data queues' interrupts";
 		} else {
-			at_stake = stacked_excess(p, s, cpu, how);
+			at_stake = stacked_excess(p, s, cpu, how, &keep);
 			what = how == STACK_THREAD ? "what the thread carries beyond its share"
 						   : "what the core carries beyond its share";
 		}
@@ -603,8 +607,15 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 			 100 * NP_IRQ_TIME_FLOOR);
 		return false;
 	}
-	if (at_stake >= p->opts->min_interrupts)
+	/* A tenth more than a core's share is a rounding of the load, not a
+	 * pile-up: moving a queue for it would only move the excess around. */
+	if (at_stake >= p->opts->min_interrupts && at_stake * 10 >= keep)
 		return true;
+	if (at_stake >= p->opts->min_interrupts) {
+		snprintf(buf, size, "what the core carries beyond its share (%s) is under a tenth of it",
+			 np_volume_text(p->m, at_stake, a));
+		return false;
+	}
 	snprintf(buf, size, "%s (%s) are under the volume threshold (%s)", what, np_volume_text(p->m, at_stake, a),
 		 np_volume_text(p->m, p->opts->min_interrupts, b));
 	return false;

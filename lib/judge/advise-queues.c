@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The queue settings that follow the IRQs: a block device's rq_affinity
  * (what blk-mq does with it today, and Alan D. Brunelle's measurements), and
- * a network interface's XPS, RPS with RFS and, on request, channels. */
+ * a network interface's XPS, and RPS with RFS (its channels:
+ * advise-channels.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -517,32 +518,6 @@ static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int
 	return n;
 }
 
-/* One queue per node with CPUs, asked for with --channels per-node: the
- * layout Tom Herbert measured best in 2009, a judgement today (see the
- * reason). ethtool -L re-creates the vectors on some drivers, so the plan
- * is re-made afterwards. */
-static int channels_rec(struct planner *p, size_t di, const struct np_netif *nif)
-{
-	int nodes = 0;
-	for (int i = 0; i < p->m->topo.nnodes; i++)
-		nodes += np_cpuset_intersects(&p->m->topo.nodes[i].cpus, &p->usable);
-	if (nodes < 2 || p->nqueues[di] <= nodes)
-		return 0;
-	struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name,
-			    .rule = NP_RULE_CHANNELS };
-	if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
-		r.current = NULL;
-	if (asprintf(&r.recommended, "%d", nodes) < 0)
-		r.recommended = NULL;
-	if (asprintf(&r.reason, "judgement, on request (--channels per-node): one queue per node; Tom Herbert, "
-		     "netdev, 2009-11-24: 4 RX queues, one per socket, 361862 tps against 226722 with 16, one per "
-		     "CPU, measured while receive buffers were allocated on the device's node, which Linux changed "
-		     "soon after (2.6.37); the same mail measured 923422 tps with local allocation; then re-run "
-		     "advise") < 0)
-		r.reason = NULL;
-	return plan_add_rec(p->m, p->plan, &r);
-}
-
 /* perftune.py's (and the kernel's scaling.rst's) size of RFS's global flow
  * table, split evenly over an interface's receive queues. */
 #define RFS_FLOWS 32768
@@ -628,15 +603,22 @@ int plan_net_recs(struct planner *p, size_t di)
 	unsigned app_cores = count_cores(p, &rps_to, -2 - (int)di);
 
 	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
-		const struct np_netif *nif = &d->net[k];
+		/* A channel change the plan carries leaves the first queues only. */
+		struct np_netif kept = d->net[k];
+		int nkept = plan_queues_kept(p, di);
+		if (nkept >= 0 && kept.nrx > nkept)
+			kept.nrx = nkept;
+		if (nkept >= 0 && kept.ntx > nkept)
+			kept.ntx = nkept;
+		const struct np_netif *nif = &kept;
 		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
 		 * only with a choice of queues to make: for a device whose IRQs
 		 * move (kept coherent with them), or on request. XPS off is no
 		 * placement fault: the kernel picks each flow's queue by its hash. */
 		if (nif->ntx > 1 && (pol->xps_follow_irq || (pol->auto_net && irqs_move(p, di))))
 			rc = xps_recs(p, di, nif);
-		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
-			rc = channels_rec(p, di, nif);
+		if (rc == 0 && k == 0)
+			rc = plan_channels_rec(p, di, &d->net[k]);
 		enum np_rps_policy rps = pol->rps;
 		const char *why = NULL;
 		unsigned usable_here = np_cpuset_count(&p->target[di]) ? np_cpuset_count(&p->target[di])

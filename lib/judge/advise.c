@@ -213,6 +213,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = plan_choose_targets(&p);
 	}
 	if (rc == 0)
+		rc = plan_channels(&p);
+	if (rc == 0)
 		rc = plan_build_slots(&p);
 	if (rc == 0)
 		rc = plan_size_devices(&p);
@@ -262,6 +264,7 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	for (size_t i = 0; p.planned && i < m->irqs.n; i++)
 		np_cpuset_free(&p.planned[i]);
 	np_cpuset_free(&p.usable);
+	plan_channels_free(&p);
 	free(p.load);
 	free(p.core_of);
 	free(p.core_load);

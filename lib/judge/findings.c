@@ -599,11 +599,11 @@ static char *says_xps(const struct judge *j, const struct group *g)
 		    g->n > 1 ? "s" : "");
 }
 
+/* The judgement's facts, its first clause; the evidence stays with the change. */
 static char *says_channels(const struct judge *j, const struct group *g)
 {
 	(void)j;
-	return says("%s: %s queues, %s on request: %s", g->who, g->first->current ? g->first->current : "?",
-		    g->first->recommended, g->first->reason);
+	return says("%s: %.*s", g->who, (int)strcspn(g->first->reason, ";"), g->first->reason);
 }
 
 static char *says_default_affinity(const struct judge *j, const struct group *g)
@@ -858,8 +858,8 @@ static const struct rule {
 	  .from_plan = says_rps },
 	{ NP_RULE_XPS, "xps", "transmit queues against the CPUs serving their IRQs", { NP_WARNING, 0 },
 	  .from_plan = says_xps, .follows_irqs = true },
-	{ NP_RULE_CHANNELS, "channels", "queues per node (--channels per-node)", { NP_WARNING, 0 },
-	  .from_plan = says_channels },
+	{ NP_RULE_CHANNELS, "channels", "each network device's busy data queues against the cores the plan gives it "
+	  "(a judgement)", { NP_WARNING, 0 }, .from_plan = says_channels },
 	{ NP_RULE_DEFAULT_AFFINITY, "default_irq_affinity", "where new IRQs start", { NP_WARNING, 0 },
 	  .from_plan = says_default_affinity },
 };
@@ -952,6 +952,16 @@ static int follow_irqs(struct judge *j)
 	return rc;
 }
 
+/* A judgement the plan offers without carrying it (a channel count unless
+ * asked) is no problem to fix: said, as information. */
+static bool offered_only(const struct np_plan *plan, const struct np_finding *x)
+{
+	for (size_t i = 0; i < x->nfixes; i++)
+		if (!plan->v[x->fixes[i]].advice)
+			return false;
+	return x->nfixes > 0;
+}
+
 /* Warnings first, heaviest first; minor ones after the rest. */
 static int by_importance(const void *a, const void *b)
 {
@@ -1004,7 +1014,7 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 		const struct rule *row = rule_row(x->rule);
 		if (x->nfixes || (row->fix_when_warned && x->severity == NP_WARNING && !x->minor)) {
 			x->minor = false;
-			x->severity = NP_WARNING;
+			x->severity = offered_only(&out->plan, x) ? NP_INFO : NP_WARNING;
 			free(x->fix);
 			if (x->dev >= 0)
 				x->fix = fix_for(fix_hint, &m->pci.devs[x->dev]);

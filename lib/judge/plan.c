@@ -110,7 +110,7 @@ int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, cons
 	for (size_t i = 0; i < m->pci.ndevs; i++)
 		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
-							   .auto_net = true };
+							   .auto_net = true, .channels = NP_CHANNELS_OFFER };
 	return 0;
 }
 

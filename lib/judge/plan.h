@@ -27,6 +27,7 @@ struct np_device_policy {
 	enum np_rps_policy rps;     /* NP_RPS_KEEP means "decide" when auto_net is set */
 	bool xps_follow_irq;        /* XPS follows its IRQs whether they move or not (--xps, a profile's rule) */
 	bool auto_net;              /* decide RPS and XPS by the advisor's rules (XPS: when its IRQs move) */
+	enum np_channels_policy channels; /* judge its channel count, and carry it or only offer it */
 };
 #define NP_RQ_AUTO (-1)
 #define NP_RQ_KEEP (-2)
@@ -47,7 +48,6 @@ struct np_advise_opts {
 	 * balance (0: any; a profile's rules always apply). An IRQ on a CPU the
 	 * plan forbids moves whatever its volume. */
 	unsigned long long min_interrupts;
-	bool channels_per_node;      /* also offer one queue per node (ethtool -L), as judgement */
 	const struct np_app *app;    /* a process to judge too (lib/judge/app-place: NP_RULE_APP_*); NULL when none */
 	/* The application is a process (--app-pid, app): RPS steers to its CPUs
 	 * only on the NICs it uses (app_devices, per device; NULL: none known). */
@@ -91,6 +91,8 @@ struct np_rec {
 	char *recommended;
 	char *reason;
 	bool change;        /* current differs from recommended; false: kept as it is */
+	bool advice;        /* a judgement offered, not carried: in no saved profile, never
+			     * applied (a channel count unless asked: it resets the queues) */
 	unsigned long long interrupts; /* IRQ recommendations: interrupts at stake (of the queue's vectors) */
 	double remote;      /* their share handled today off the device's node (0..1), whatever the policy;
 			     * -1 when the IRQ never fired or the node is unknown */

@@ -2,8 +2,9 @@
 /* The advisor's working state, shared by its parts: advise.c (the run, its
  * warnings and machine-wide values), advise-irq.c (where each IRQ goes),
  * advise-queues.c (the block and network queue settings that follow the
- * IRQs) and advise-notes.c (what it says of the IRQs it leaves). Not part of
- * the library's interface. */
+ * IRQs), advise-notes.c (what it says of the IRQs it leaves) and
+ * advise-channels.c (network channel counts). Not part of the library's
+ * interface. */
 #ifndef NUMAPLACE_PLANNER_H
 #define NUMAPLACE_PLANNER_H
 
@@ -44,6 +45,15 @@ struct dev_load {
 	int *ncore, *ncpu;                         /* the plan's queues so far */
 };
 
+/* A network device's channel judgement (advise-channels.c). */
+struct plan_channel {
+	int queues, busy;   /* its data queues, and those that carry work */
+	int cores;          /* the physical cores of its target */
+	int want;           /* the count judged right; 0: none to offer */
+	bool per_node;      /* one per node (--channels per-node), not one per core */
+	bool carried;       /* the plan carries it: its queues from want on are gone */
+};
+
 /* Working state of one advise run. */
 struct planner {
 	const struct np_machine *m;
@@ -76,6 +86,7 @@ struct planner {
 	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */
 	struct np_vector_class *cls; /* per IRQ: what its name says (family, queue, direction, role) */
+	struct plan_channel *chan;   /* per device: its channel judgement */
 	bool *has_plan;
 	size_t *refs;
 	struct slot *slots;
@@ -138,9 +149,20 @@ int plan_pin_kept_queues(struct planner *p);
 int plan_irq_notes(struct planner *p);
 
 /* advise-queues.c: a device's rq_affinity, and its interfaces' XPS, RPS and
- * (on request) channels. */
+ * channels. */
 int plan_block_recs(struct planner *p, size_t di);
 int plan_net_recs(struct planner *p, size_t di);
 int plan_xps_off_note(struct planner *p);
+
+/* advise-channels.c: each network device's channel count, judged once the
+ * targets are chosen (before the slots: a carried change drops queues). */
+int plan_channels(struct planner *p);
+void plan_channels_free(struct planner *p);
+/* Whether IRQ i serves a queue a carried channel change removes. */
+bool plan_queue_dropped(const struct planner *p, size_t i);
+/* The queues device di keeps after a carried channel change; -1: as now. */
+int plan_queues_kept(const struct planner *p, size_t di);
+/* The channel recommendation of device di's interface nif, when judged. */
+int plan_channels_rec(struct planner *p, size_t di, const struct np_netif *nif);
 
 #endif

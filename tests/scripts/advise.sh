@@ -79,21 +79,124 @@ test_r715_spread_per_device_over_distinct_cores() {
 	expect_eq 8 "$(adv r715 --json | jq '[.kept[] | select(.vector | test("^eth4-TxRx"))] | length')" "eth4 queues kept"
 }
 
-test_channels_only_on_request_as_judgement() {
+# Issue 33's case: 8 busy ixgbe queues per port for node 3's 4 CPUs (eth4 and eth5, 16 in
+# all). Each port on its own: one queue per core, offered as a judgement with its evidence,
+# in no saved plan unless asked.
+test_channels_offered_per_device_not_carried() {
+	local json
+	json=$(adv r715 --json)
+	expect_eq "eth4 combined 8 combined 4 false
+eth5 combined 8 combined 4 false" \
+		"$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended) \(.carried)"' <<<"$json" | sort)" \
+		"one queue per core for each ixgbe port"
+	jq -e '[.recommendations[] | select(.kind == "channels")] | all(.command == "ethtool -L \(.net) combined 4" and .volume == null
+		and (.reason | startswith("judgement: 8 busy data queues for 4 cores (CPUs 1,3,5,7): one queue per core"))
+		and (.reason | test("cutting combined cuts its transmit queues too"))
+		and (.reason | test("node tuning operator .*net.userLevelNetworking"))
+		and (.reason | test("perftune.py .*2022-07-28")) and (.reason | test("offered, not in the plan")))' <<<"$json" >/dev/null ||
+		die "channels: not a judgement with its command, its caveat and its peers: $(jq -c '[.recommendations[] | select(.kind == "channels")]' <<<"$json")"
+	expect_eq true "$(jq '[.recommendations[] | select(.kind != "channels")] | all(.carried)' <<<"$json")" "other changes carried"
+	adv r715 --save "$WORK/r715-offered.json" >/dev/null
+	expect_eq 0 "$(jq '[.settings[] | select(.kind == "channels")] | length' "$WORK/r715-offered.json")" \
+		"an offered judgement in the saved plan"
+	# The report lists it too, as information.
+	"$NUMAPLACE" --root "$FIXTURES/r715" report --json | jq -e '[.findings[] | select(.kind == "channels" and
+		.severity == "info")] | length == 2' >/dev/null || die "report: the channel judgements are not info findings"
+}
+
+# Carried on request: the plan places the IRQs, XPS and RPS of the queues that stay only.
+test_channels_per_core_carried_with_the_queues_that_stay() {
+	local json
+	json=$(adv r715 --channels per-core --json)
+	expect_eq "eth4 true
+eth5 true" "$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.carried)"' <<<"$json" | sort)" \
+		"channels carried"
+	jq -e '.recommendations[] | select(.kind == "channels") | .reason | test("carried on request")' <<<"$json" >/dev/null ||
+		die "the reason does not say it is carried"
+	adv r715 --channels per-core --save "$WORK/r715-cores.json" >/dev/null
+	expect_eq "eth4 combined 4
+eth5 combined 4" "$(jq -r '.settings[] | select(.kind == "channels") | "\(.net) \(.value)"' "$WORK/r715-cores.json" | sort)" \
+		"channels in the saved plan"
+	expect_eq "0 1 2 3" "$(jq -r '[.settings[] | select(.kind == "irq_affinity" and .device == "0000:23:00.1" and .queue != null)
+		| .queue] | sort | map(tostring) | join(" ")' "$WORK/r715-cores.json")" "eth5's IRQs planned: the 4 queues that stay"
+	expect_eq "0 1 2 3" "$(jq -r '[.settings[] | select(.kind == "xps_cpus" and .net == "eth5") | .queue] | sort
+		| map(tostring) | join(" ")' "$WORK/r715-cores.json")" "eth5's XPS: the 4 queues that stay"
+	expect_eq 4 "$(jq '[.settings[] | select(.kind == "rps_cpus" and .net == "eth4")] | length' "$WORK/r715-cores.json")" \
+		"eth4's RPS: the 4 queues that stay"
+}
+
+# A busy queue is one that carries work: with half of eth4's queues idle (RSS over few
+# flows), its 4 busy ones fit node 3's 4 cores and nothing is judged for it.
+# with_counts FIXTURE COPY AWK: a copy of FIXTURE in $WORK/COPY whose /proc/interrupts AWK
+# rewrote (fields 2-17: the 16 CPUs' counts); prints its root.
+with_counts() {
+	local root=$WORK/$2
+	rm -rf "$root" && cp -a "$FIXTURES/$1" "$root"
+	awk "$3"' { print }' "$FIXTURES/$1/proc/interrupts" >"$root/proc/interrupts"
+	echo "$root"
+}
+
+test_channels_count_busy_queues() {
+	local root
+	root=$(with_counts r715 r715-idle '/ eth4-TxRx-[4-7]$/ { for (i = 2; i <= 17; i++) $i = 0 }')
+	expect_eq "eth5" "$("$NUMAPLACE" --root "$root" advise --json | jq -r '.recommendations[] | select(.kind == "channels") | .net')" \
+		"channels judged with eth4's queues 4-7 idle"
+}
+
+# RDMA completion vectors (irdma's CEQs), the ctrl VSI's and flow director's are no channels:
+# e810's port has 8 ice queues on node 0's 8 cores, and 8 irdma vectors beside them (made as
+# busy as the queues here, so that counting them would count 16).
+test_channels_count_data_queues_only() {
+	local root
+	root=$(with_counts e810 e810-rdma '/ irdma-/ { for (i = 2; i <= 17; i++) $i *= 20 }')
+	expect_eq 8 "$(grep -c ' irdma-0000:4b:00.0-' "$root/proc/interrupts")" "the fixture's irdma vectors"
+	expect_eq 0 "$("$NUMAPLACE" --root "$root" advise --channels per-core --json |
+		jq '[.recommendations[] | select(.kind == "channels")] | length')" "channels judged for e810's ice port"
+}
+
+# The real-time worker: 80 i40e queues per port, 6 housekeeping CPUs (3 cores). The busy
+# ports get one queue per housekeeping core, the idle ones nothing: an idle queue costs
+# a vector, not a core's time.
+test_channels_real_time_worker() {
+	local json
+	json=$(adv rt-x710 --json)
+	expect_eq "ens1f0 combined 80 combined 3
+ens5f0 combined 80 combined 3" \
+		"$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended)"' <<<"$json" | sort)" \
+		"the busy ports' channels"
+	expect_eq 0 "$(jq '[.recommendations[] | select(.carried)] | length' <<<"$json")" "changes on a placed worker"
+}
+
+# One queue per node (Tom Herbert's 2009 layout) is spread's, on request only.
+test_channels_per_node_with_spread_only() {
 	local json
 	expect_eq 0 "$(adv amd16 --policy spread --json | jq '[.recommendations[] | select(.kind == "channels")] | length')" \
-		"channels without --channels"
+		"channels for 16 queues on 16 cores"
 	json=$(adv amd16 --policy spread --channels per-node --json)
-	expect_eq "eth0 16 4" "$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended)"' <<<"$json")" \
+	expect_eq "eth0 combined 16 combined 4 true" \
+		"$(jq -r '.recommendations[] | select(.kind == "channels") | "\(.net) \(.current) \(.recommended) \(.carried)"' <<<"$json")" \
 		"one queue per node for eth0 (16 queues, 4 nodes)"
-	jq -e '.recommendations[] | select(.kind == "channels") | .command == "ethtool -L eth0 combined 4" and .volume == null
-		and (.reason | test("^judgement")) and (.reason | test("Tom Herbert, netdev, 2009-11-24"))
-		and (.reason | test("2.6.37")) and (.reason | test("then re-run advise$"))' <<<"$json" >/dev/null ||
+	jq -e '.recommendations[] | select(.kind == "channels") | .command == "ethtool -L eth0 combined 4"
+		and (.reason | test("^judgement")) and (.reason | test("Tom Herbert measured best \\(netdev, 2009-11-24\\)"))
+		and (.reason | test("2.6.37"))' <<<"$json" >/dev/null ||
 		die "channels: no command field, or not labelled judgement with the citation and its caveat"
-	adv amd16 --policy spread --channels per-node -o "$WORK/amd16.json" >/dev/null
-	expect_eq 0 "$(jq '[.settings[] | select(.kind == "channels")] | length' "$WORK/amd16.json")" "channels in the profile"
 	adv amd16 --channels per-node >/dev/null 2>&1 && die "--channels per-node accepted without --policy spread"
+	adv amd16 --channels 4 >/dev/null 2>&1 && die "--channels 4 accepted"
 	true
+}
+
+# Channels are the kernel's answer (ethtool netlink), which a copy of a machine cannot give:
+# a profile that sets them says so instead of reading a file.
+test_channels_profile_needs_the_machine() {
+	local out
+	cat >"$WORK/ch-rule.json" <<-EOF
+	{"format": "numaplace-profile/1", "name": "ch", "rules": [
+	 {"match": {"driver": "ixgbe"}, "irqs": "local", "channels": "per-core"}]}
+	EOF
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" apply --dry-run "$WORK/ch-rule.json" 2>&1) &&
+		die "a channels rule resolved on a copy of a machine: $out"
+	grep -q "eth4 channels: asked of this machine's kernel (ethtool netlink), which --root '.*r715' is not" <<<"$out" ||
+		die "unclear error: $out"
 }
 
 # "0-2,5" -> "0 1 2 5"
@@ -323,8 +426,8 @@ test_vector_budget() {
 	jq -e '.warnings[] | select(test("CPU 4 already holds 200 vectors"))' <<<"$json" >/dev/null || die "the budget is not said"
 }
 
-# Applicable recommendations (channels are advice only: ethtool, never applied).
-applicable() { jq '[.recommendations[] | select(.kind != "channels")] | length'; }
+# Applicable recommendations: those the plan carries (a channel count is offered only).
+applicable() { jq '[.recommendations[] | select(.carried)] | length'; }
 
 test_advise_is_idempotent_after_apply_on_every_fixture() {
 	local f np

@@ -80,7 +80,7 @@ static void test_the_row_is_a_kind(void **state)
 	assert_string_equal(f->ctx.err, "p.json: settings[0].value: got 2000000, expected a number from 0 to 1048576");
 	/* The kinds a profile may set, in every message, include it. */
 	assert_int_equal(np_profile_parse(&f->ctx, "p.json", PROFILE("{\"kind\": \"tx_max\"}"), &p), -EINVAL);
-	if (!strstr(f->ctx.err, "thread_affinity, rps_flow_cnt, rps_sock_flow_entries, tx_maxrate"))
+	if (!strstr(f->ctx.err, "default_irq_affinity, channels, thread_affinity, rps_flow_cnt, rps_sock_flow_entries, tx_maxrate"))
 		fail_msg("%s", f->ctx.err);
 }
 
