@@ -221,11 +221,11 @@ static const struct np_column rec_columns[] = {
 	NP_COLUMN("target", "TARGET", 1, NP_FL_KEY, "what the recommendation sets", get_target),
 	NP_COLUMN_TEXT("current", "CURRENT", 1, 0, "its value now (a CPU list, or a number)", get_current, "?", "off"),
 	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 1, 0, "the value recommended", get_recommended, NULL, "off"),
-	NP_COLUMN("volume", "VOLUME", 1, NP_FL_GIVE(1),
+	NP_COLUMN("volume", "VOLUME", 1, NP_FL_GIVE(3),
 		  "interrupts at stake, their share off the device's node, a move onto or off it", get_volume),
-	NP_COLUMN("command", "COMMAND", 1, 0, "the command that does the same by hand (channels: ethtool -L)",
+	NP_COLUMN("command", "COMMAND", 1, NP_FL_GIVE(1), "the command that does the same by hand (channels: ethtool -L)",
 		  get_command),
-	NP_COLUMN("carried", "CARRIED", 3, 0, "in the plan (false: a judgement offered, such as a channel "
+	NP_COLUMN("carried", "CARRIED", 3, NP_FL_GIVE(2), "in the plan (false: a judgement offered, such as a channel "
 		  "count without --channels)", get_carried),
 	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
 	NP_COLUMN("rate", "RATE", 6, SCOLS_FL_RIGHT, "interrupts at stake a second: over --interval, else since boot "
