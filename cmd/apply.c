@@ -163,8 +163,8 @@ static int get_change(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column plan_columns[] = {
-	NP_COLUMN("path", "FILE", 1, 0, "the file", get_path),
-	NP_COLUMN("subject", "SUBJECT", 1, 0, "what the value is for", get_subject),
+	NP_COLUMN("path", "FILE", 1, NP_FL_GIVE(1), "the file", get_path),
+	NP_COLUMN("subject", "SUBJECT", 1, NP_FL_KEY, "what the value is for", get_subject),
 	NP_COLUMN("current", "CURRENT", 1, 0, "its value now", get_current),
 	NP_COLUMN("new", "NEW", 1, 0, "the profile's value", get_new),
 	NP_COLUMN("change", "CHANGE", 3, 0, "whether the apply would write it", get_change),

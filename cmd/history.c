@@ -171,7 +171,9 @@ static const struct np_column history_columns[] = {
 };
 
 /* history ID: the transaction's line (every column) and its values, before
- * and after; in JSON the row's keys and "changes". */
+ * and after; in JSON the row's keys, "changes" the values instead of their
+ * number: a name twice in one object is read differently by each reader
+ * (RFC 8259, 4). */
 static int show_one(struct np_table *t, const struct listed *all, const char *id, const struct history_opts *o)
 {
 	const struct np_txn *txn = NULL;
@@ -185,6 +187,8 @@ static int show_one(struct np_table *t, const struct listed *all, const char *id
 		cJSON *doc = np_json_doc(), *rows = np_table_take_json(t);
 		cJSON *row = rows ? cJSON_DetachItemFromArray(rows, 0) : NULL;
 		cJSON_Delete(rows);
+		if (row)
+			cJSON_DeleteItemFromObjectCaseSensitive(row, "changes");
 		np_json_put(row, "changes", np_changes_json(txn->changes, txn->nchanges));
 		np_json_put(doc, "transaction", row);
 		return np_print_json(doc, o->pretty);

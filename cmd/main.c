@@ -94,8 +94,7 @@ const struct np_command np_commands[] = {
 	  .summary = "Stop applying a profile at boot, held or not (remove " NP_BOOT_PROFILE ").",
 	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
 	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options, .usage = "[ID]",
-	  .summary = "List the transactions: id, time, profile, state, number of changes, session (the hold each "
-			     "belongs to), cause (hold's event); with ID, that one and its values before and after." },
+	  .summary = "List the transactions; with ID, one and its values before and after." },
 	{ .name = "profile", .fn = cmd_profile, .operands = "profile...", .options = profile_options, .usage = "list | show NAME | validate FILE...",
 	  .summary = "List, show and validate tuning profiles.",
 	  .epilog = "Exit status: 0 success, 1 failure, 2 an invalid profile or unknown name." },
@@ -286,8 +285,10 @@ int main(int argc, char **argv)
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
-	if (root == unpacked)
+	if (root == unpacked) {
 		ctx.archive = archive;
+		np_say_unpacked_as(ctx.root, archive);
+	}
 	ctx.kubelet_state = g.kubelet_state;
 	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);

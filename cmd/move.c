@@ -24,7 +24,7 @@ const struct np_option move_options[] = {
 			np_opt_int),
 	NP_OPT_STRING(0, "near", struct move_opts, near, "DEVICE",
 		      "to the CPUs and memory near this device, as run --near binds\n"
-		      "(address, interface, block device, driver)", "device"),
+		      "(" NP_FILTER_KINDS ")", "device"),
 	NP_OPT_BOOL(0, "memory", struct move_opts, memory,
 		    "migrate its pages too (numa_migrate_pages);\na revert does not move them back"),
 	NP_OPT_BOOL(0, "cgroup", struct move_opts, cgroup,

@@ -160,7 +160,7 @@ function __numaplace_commands
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
         disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
-        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event); with ID, that one and its values before and after.' \
+        history 'List the transactions; with ID, one and its values before and after.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
         move 'Move a running process\'s threads (and its memory) to a node, as one transaction.' \
@@ -546,7 +546,7 @@ complete -c numaplace -n '__numaplace_option profile' -s h -l help -d 'show this
 complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_values profile)'
 
 # run
-complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (an address, interface, block device, driver, matrix label, RDMA device or IRQ name)'
 complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
 complete -c numaplace -n '__numaplace_option run' -s J -l json -d 'with --print, print JSON: {"device": ADDR, "cpus": LIST, "memory_nodes": LIST}'
 complete -c numaplace -n '__numaplace_option run' -l pretty -d 'indent the JSON (the default on a terminal)'
@@ -555,7 +555,7 @@ complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values 
 
 # move
 complete -c numaplace -n '__numaplace_option move' -l node -x -d 'to node N\'s online CPUs (and memory)'
-complete -c numaplace -n '__numaplace_option move' -l near -x -a '(__numaplace_values device)' -d 'to the CPUs and memory near this device, as run --near binds (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option move' -l near -x -a '(__numaplace_values device)' -d 'to the CPUs and memory near this device, as run --near binds (an address, interface, block device, driver, matrix label, RDMA device or IRQ name)'
 complete -c numaplace -n '__numaplace_option move' -l memory -d 'migrate its pages too (numa_migrate_pages); a revert does not move them back'
 complete -c numaplace -n '__numaplace_option move' -l cgroup -d 'when a cgroup\'s cpuset owns its placement, change that cgroup\'s cpuset.cpus (and with --memory cpuset.mems) instead of refusing'
 complete -c numaplace -n '__numaplace_option move' -l dry-run -d 'print the plan and write nothing'

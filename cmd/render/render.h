@@ -20,7 +20,7 @@ struct np_topology;
 int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *topo);
 int np_topo_print(const struct np_command *self, const struct np_topology *topo, FILE *out, bool per_cpu);
 /* What the topology could not read, one "numaplace: note:" line each. */
-void np_topo_print_notes(const struct np_topology *topo, FILE *out);
+void np_topo_print_notes(const struct np_topology *topo);
 
 /* Pods' exclusive CPUs: a paragraph after the topology (nothing without
  * any), and the "kubelet" key (null without a state file). */

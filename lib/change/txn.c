@@ -64,6 +64,18 @@ static const char *show(const char *value, char *buf, size_t size)
 	return np_excerpt_n(value, len, buf, size);
 }
 
+/* A value of c quoted in a drift message: a CPU mask as its list ("off"
+ * when empty), as verify and revert --dry-run show it, not the file's hex. */
+static const char *shown(const struct np_change *c, const char *value, char *buf, size_t size)
+{
+	char *list = kind_of(c) == NP_VALUE_CPUMASK ? np_value_normalize(NP_VALUE_CPUMASK, value) : NULL;
+	if (!list)
+		return show(value, buf, size);
+	np_excerpt(*list ? list : "off", buf, size);
+	free(list);
+	return buf;
+}
+
 /* Reads the value at path; 1 when it equals value once both are normalized,
  * 0 when not, -errno when unreadable or malformed. *current gets the raw
  * text when asked for, and is NULL on error. */
@@ -639,16 +651,16 @@ static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool 
 	char expected[200];
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
-			 np_excerpt(c->new_value, exn, sizeof(exn)),
-			 show(c->old_value, exo, sizeof(exo)));
+			 shown(c, c->new_value, exn, sizeof(exn)),
+			 shown(c, c->old_value, exo, sizeof(exo)));
 	else
 		snprintf(expected, sizeof(expected), "'%s'",
-			 np_excerpt(c->new_value, exn, sizeof(exn)));
+			 shown(c, c->new_value, exn, sizeof(exn)));
 	return np_fail(ctx, -EBUSY,
 		       "'%s' (%s) changed since transaction %s: it is '%s', expected %s%s; "
 		       "use --force to revert anyway",
 		       full_path(ctx, c->path, fp), display_name(c), txn->id,
-		       show(before[first], ex, sizeof(ex)), expected, more);
+		       shown(c, before[first], ex, sizeof(ex)), expected, more);
 }
 
 /* What a revert would write: the changes whose current value (before[i],

@@ -131,6 +131,8 @@ bad_profile() {
 	printf '%s\n' "$body" >"$WORK/$name.json"
 	err=$(np apply "$WORK/$name.json" 2>&1) || status=$?
 	expect_eq 2 "$status" "exit status for $name"
+	# The copy's notes (no /sys/class/net, no /sys/block) come before it.
+	err=$(grep -v '^numaplace: note: ' <<<"$err")
 	expect_eq 1 "$(wc -l <<<"$err")" "one line of error for $name: $err"
 	[[ $err == *"$name.json"* && $err == *"$want"* ]] || die "error for $name lacks the file or '$want': $err"
 }
@@ -309,6 +311,8 @@ test_history_id_and_one_form_per_value() {
 	expect_eq "$id 17 0002 0108" "$("$NUMAPLACE" --root "$root" history "$id" -J |
 		jq -r '.transaction | "\(.id) \(.changes | length) \(.changes[] | select(.subject == "eth5 tx-0 xps_cpus") | "\(.old) \(.new)")"')" \
 		"history ID --json"
+	# "changes" once: the values, not also their number.
+	expect_eq 1 "$("$NUMAPLACE" --root "$root" history "$id" -J | grep -o '"changes":' | wc -l)" "history ID's keys"
 	local status=0
 	"$NUMAPLACE" --root "$root" history 20990101-000000-1 >/dev/null 2>&1 || status=$?
 	expect_eq 1 "$status" "history of an unknown ID"
@@ -316,4 +320,9 @@ test_history_id_and_one_form_per_value() {
 	printf '0\n' >"$root/sys/class/net/eth5/queues/tx-0/xps_cpus"
 	out=$("$NUMAPLACE" --root "$root" verify "$WORK/hist.json") || true
 	grep -q "^drift: eth5 tx-0 xps_cpus (.*) is 'off', the profile wants '3,8'$" <<<"$out" || die "verify's drift: $out"
+	# So does revert's refusal.
+	printf '4\n' >"$root/sys/class/net/eth5/queues/tx-0/xps_cpus"
+	out=$("$NUMAPLACE" --root "$root" revert "$id" 2>&1) && die "revert over a drifted value: $out"
+	[[ $out == *"(eth5 tx-0 xps_cpus) changed since transaction $id: it is '2', expected '3,8'"* ]] ||
+		die "revert's drift: $out"
 }
