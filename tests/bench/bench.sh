@@ -19,7 +19,8 @@
 # faster than lstopo + lsirq, peak memory under 64 MB; report --json within
 # 1.25x of the floor in CPU time and under 32 MB; a top refresh under 250 ms.
 # A second root with half the CPUs (512, 8 nodes, same devices and IRQs)
-# shows how report time grows.
+# shows how report time grows. Then hold's re-apply of a 64-queue NIC
+# (tests/bench/hold.sh) and an apply of 4,096 values (tests/bench/apply.sh).
 #
 # Wall time comes from bash's EPOCHREALTIME around /usr/bin/time (whose own
 # %e has only 10 ms resolution); peak RSS from /usr/bin/time -f %M; CPU time
@@ -217,6 +218,8 @@ printf '%-26s %12s %12s %10s\n' "floor, CPU ms" "$(ms "${MEDCPU[floor-512]}")" "
 
 # hold's re-apply of one 64-queue NIC after its event (its own small root).
 bash tests/bench/hold.sh || failed=1
+# apply and revert of 4,096 values on the 1024-CPU root.
+bash tests/bench/apply.sh || failed=1
 
 if [ "$failed" != 0 ]; then
 	echo "bench: some runs failed (see above)" >&2
