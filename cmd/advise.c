@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -354,6 +353,13 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
+	/* JSON is written as it is made: a plan of 10,000 IRQs is never a tree. */
+	struct np_jw jw;
+	if (json) {
+		np_json_begin(&jw, pretty);
+		np_jw_str(&jw, "policy", policy);
+		np_table_stream(&t, &jw, "recommendations");
+	}
 	/* What a saved plan holds besides the changes: every value it keeps as
 	 * it is (apply and verify check those too), counted per kind, so that
 	 * this count and the profile's settings add up. */
@@ -368,30 +374,34 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		}
 	}
 	if (rc == EXIT_OK && json) {
-		cJSON *doc = np_json_doc(), *warnings = cJSON_CreateArray();
-		cJSON_AddStringToObject(doc, "policy", policy);
-		np_json_put(doc, "recommendations", np_table_take_json(&t));
-		cJSON *keptj = cJSON_CreateArray(), *notes = cJSON_CreateArray();
+		np_table_stream_end(&t);
+		np_jw_array(&jw, "kept");
 		for (size_t i = 0; i < plan->n; i++) {
 			const struct np_rec *r = &plan->v[i];
 			if (r->change || r->kind != NP_ATTR_IRQ_AFFINITY)
 				continue;
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "device", m->pci.devs[r->dev].addr);
-			cJSON_AddNumberToObject(o, "irq", r->irq);
-			cJSON_AddStringToObject(o, "vector", r->vector);
-			cJSON_AddStringToObject(o, "cpus", r->recommended);
-			cJSON_AddStringToObject(o, "reason", r->reason);
-			np_json_put(keptj, NULL, o);
+			np_jw_object(&jw, NULL);
+			np_jw_str(&jw, "device", m->pci.devs[r->dev].addr);
+			np_jw_int(&jw, "irq", r->irq);
+			/* (a text that could not be made is left out, as it was of the tree) */
+			if (r->vector)
+				np_jw_str(&jw, "vector", r->vector);
+			if (r->recommended)
+				np_jw_str(&jw, "cpus", r->recommended);
+			if (r->reason)
+				np_jw_str(&jw, "reason", r->reason);
+			np_jw_close(&jw);
 		}
-		np_json_put(doc, "kept", keptj);
+		np_jw_close(&jw);
+		np_jw_array(&jw, "notes");
 		for (size_t i = 0; i < plan->nnotes; i++)
-			np_json_put(notes, NULL, cJSON_CreateString(plan->notes[i]));
-		np_json_put(doc, "notes", notes);
+			np_jw_str(&jw, NULL, plan->notes[i]);
+		np_jw_close(&jw);
+		np_jw_array(&jw, "warnings");
 		for (size_t i = 0; i < plan->nwarnings; i++)
-			np_json_put(warnings, NULL, cJSON_CreateString(plan->warnings[i]));
-		np_json_put(doc, "warnings", warnings);
-		rc = np_print_json(doc, pretty);
+			np_jw_str(&jw, NULL, plan->warnings[i]);
+		np_jw_close(&jw);
+		rc = np_json_end(&jw);
 	} else if (rc == EXIT_OK) {
 		int width = table ? 0 : np_term_width() > 0 ? np_term_width() : 80;
 		char kept_text[256] = "", *head;

@@ -126,6 +126,9 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			return np_error("%s", ctx->err);
 		}
 		np_irqs_tie(&m.irqs, &m.pci);
+		/* Its counts cover an uptime the paste does not tell, nor this root's CPU time. */
+		np_cpu_load_free(&m.load);
+		m.load = (struct np_cpu_load){ 0 };
 		rc = check_columns(&m, o.interrupts);
 		if (rc != EXIT_OK) {
 			np_table_free(&t);
@@ -162,15 +165,20 @@ int cmd_irqs(int argc, char **argv, struct np_ctx *ctx)
 			rows[nrows++] = &m.irqs.v[i];
 	if (rc == EXIT_OK)
 		rc = np_table_sort(&t, rows, nrows);
+	/* JSON rows are written as they are made: 4000 IRQs are never a tree. */
+	struct np_jw jw;
+	if (rc == EXIT_OK && o.json) {
+		np_json_begin(&jw, o.pretty);
+		np_table_stream(&t, &jw, "irqs");
+	}
 	for (size_t i = 0; rc == EXIT_OK && i < nrows; i++)
 		rc = np_table_add(&t, rows[i]);
 	free(rows);
 	if (rc == EXIT_OK && o.json) {
-		cJSON *doc = np_json_doc();
-		cJSON_AddItemToObject(doc, "irqs", np_table_take_json(&t));
+		np_table_stream_end(&t);
 		if (o.interval > 0)
-			cJSON_AddNumberToObject(doc, "interval", o.interval);
-		rc = np_print_json(doc, o.pretty);
+			np_jw_number(&jw, "interval", o.interval);
+		rc = np_json_end(&jw);
 	} else if (rc == EXIT_OK) {
 		if (o.interval > 0)
 			printf("Interrupts during %g s:\n", o.interval);

@@ -39,6 +39,10 @@ int np_sample_interval(struct np_ctx *ctx, struct np_machine *m, double seconds)
 		return rc;
 	rc = np_irqs_delta(&m->irqs, &after, &m->topo);
 	np_irqs_free(&after);
+	struct np_cpu_load later = { 0 };
+	if (rc == 0 && (rc = np_cpu_load_read(ctx, &m->topo, &later)) == 0)
+		np_cpu_load_delta(&m->load, &later, seconds);
+	np_cpu_load_free(&later);
 	/* Interrupts on exclusive CPUs are counted apart: over the same seconds. */
 	return rc ? rc : np_kubelet_split_delta(ctx, &m->topo, &m->kube);
 }

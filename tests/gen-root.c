@@ -3,14 +3,15 @@
  * DIR/proc) for tests and benchmarks. Standalone: plain libc, no numaplace code.
  *
  *   gen-root OUTDIR --cpus N --nodes M --devices D --irqs I [--smt] [--seed S]
- *                   [--legacy-format] [--hardlink] [--jobs J]
+ *                   [--legacy-format] [--hardlink] [--jobs J] [--nic-queues Q]
  *
  * The machine: an x86 server, N CPUs in M NUMA nodes (contiguous CPU ranges;
  * with --smt the sibling of CPU c is c + N/2, Intel numbering), two nodes per
  * package, distances 10 / 12 (same package) / 32. D PCI functions spread
  * round-robin over the nodes (one root bus per node), half Intel 82599 NICs
  * (ixgbe, ethK) and half NVMe controllers (nvme, nvmeKn1), with about I/D
- * MSI-X vectors each numbered from 100 up, their /proc/irq/N directories, and
+ * MSI-X vectors each numbered from 100 up (with --nic-queues, each NIC has Q
+ * queues and Q + 1 vectors instead, the NVMe controllers keeping theirs), their /proc/irq/N directories, and
  * /proc/interrupts as the kernel prints it for N online CPUs. Everything
  * random (counts, affinity policies, block settings) is drawn from --seed, so
  * the same arguments always give the same tree.
@@ -539,6 +540,7 @@ static void put_mask(struct buf *b, const word *s, int nbits)
 /* ---------------------------------------------------------------- machine */
 
 static int nnodes, npackages, ncores, ndevs, nirqs_wanted;
+static int nic_queues; /* --nic-queues: each NIC's queues, whatever --irqs gives the others; 0: from --irqs */
 static bool smt, legacy_format;
 static unsigned long long seed = 1;
 
@@ -1048,6 +1050,8 @@ static void plan(void)
 		snprintf(d->addr, sizeof(d->addr), "0000:%02x:%02x.%u", (unsigned)d->bus & 0xff, (unsigned)d->slot & 0x1f,
 			 (unsigned)d->fn & 7);
 		int want = base + (i < extra);
+		if (d->nic && nic_queues)
+			want = nic_queues + 1;
 		d->nq = want - 1 > ncpus ? ncpus : want - 1; /* queues never outnumber CPUs */
 		d->nvec = d->nq + 1;
 		d->first_irq = next_irq;
@@ -1697,11 +1701,12 @@ static unsigned long long run_jobs(void)
 static void usage(FILE *f)
 {
 	fputs("usage: gen-root OUTDIR --cpus N --nodes M --devices D --irqs I [--smt] [--seed S] [--legacy-format]\n"
-	      "                [--hardlink] [--jobs J]\n"
+	      "                [--hardlink] [--jobs J] [--nic-queues Q]\n"
 	      "Writes a synthetic x86 machine under OUTDIR/sys and OUTDIR/proc (OUTDIR must be new or empty).\n"
 	      "--hardlink: read-only files with the same contents share one inode (faster; never edit\n"
 	      "            such a tree's files in place). --jobs: processes writing in parallel (default:\n"
-	      "            online CPUs, at most 16); the tree is the same whatever the number.\n",
+	      "            online CPUs, at most 16); the tree is the same whatever the number.\n"
+	      "--nic-queues: each NIC has Q queues (Q + 1 vectors), whatever --irqs gives the NVMe ones.\n",
 	      f);
 }
 
@@ -1772,6 +1777,8 @@ int main(int argc, char **argv)
 			seed = (unsigned long long)number(opt, v, 0, LLONG_MAX);
 		else if (!strcmp(opt, "--jobs"))
 			jobs = (int)number(opt, v, 1, 64);
+		else if (!strcmp(opt, "--nic-queues"))
+			nic_queues = (int)number(opt, v, 1, 65536);
 		else {
 			fprintf(stderr, "gen-root: unknown option '%s'\n", a);
 			usage(stderr);
@@ -1831,9 +1838,12 @@ int main(int argc, char **argv)
 
 	/* written last: its presence says the tree is complete */
 	at(".");
-	putf(".gen-root", "gen-root --cpus %d --nodes %d --devices %d --irqs %d%s --seed %llu%s%s\n", ncpus, nnodes,
+	char nicq[32] = "";
+	if (nic_queues)
+		snprintf(nicq, sizeof(nicq), " --nic-queues %d", nic_queues);
+	putf(".gen-root", "gen-root --cpus %d --nodes %d --devices %d --irqs %d%s --seed %llu%s%s%s\n", ncpus, nnodes,
 	     ndevs, nirqs_wanted, smt ? " --smt" : "", seed, legacy_format ? " --legacy-format" : "",
-	     hardlink ? " --hardlink" : "");
+	     hardlink ? " --hardlink" : "", nicq);
 	if (cur_fd >= 0 && close(cur_fd) != 0)
 		die("cannot close '%s': %s", outdir, strerror(errno));
 

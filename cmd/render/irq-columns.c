@@ -67,6 +67,9 @@ struct np_nodes_memo {
 		bool valid;
 		struct np_cpuset cpus, nodes;
 	} v[2];
+	/* per_node's counts, each row's in turn: no allocation a row. */
+	struct np_count *counts;
+	size_t ncounts;
 };
 
 struct np_nodes_memo *np_nodes_memo_new(void)
@@ -80,6 +83,8 @@ void np_nodes_memo_free(struct np_nodes_memo *memo)
 		np_cpuset_free(&memo->v[i].cpus);
 		np_cpuset_free(&memo->v[i].nodes);
 	}
+	if (memo)
+		free(memo->counts);
 	free(memo);
 }
 
@@ -151,14 +156,19 @@ static int get_total(const void *data, const void *row, struct np_value *v)
 static int get_per_node(const void *data, const void *row, struct np_value *v)
 {
 	const struct np_machine *m = MACHINE(data);
+	struct np_nodes_memo *memo = ((const struct np_irq_view *)data)->memo;
 	const struct np_irq *irq = IRQ(row);
 	size_t n = (size_t)m->topo.nnodes;
-	struct np_count *counts = malloc((n ? n : 1) * sizeof(*counts));
+	struct np_count *counts = memo && memo->ncounts >= n ? memo->counts : malloc((n ? n : 1) * sizeof(*counts));
 	if (!counts)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		counts[i] = (struct np_count){ m->topo.nodes[i].id, irq->per_node[i] };
-	return np_val_counts(v, counts, n);
+	if (memo && !memo->counts) {
+		memo->counts = counts; /* kept for the rows to come */
+		memo->ncounts = n;
+	}
+	return memo && memo->counts == counts ? np_val_counts_ref(v, counts, n) : np_val_counts(v, counts, n);
 }
 
 /* Null when the device's node is unknown or the IRQ never fired: no share. */

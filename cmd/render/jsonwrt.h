@@ -38,6 +38,8 @@ void np_jw_str(struct np_jw *jw, const char *key, const char *s); /* NULL: null 
 void np_jw_int(struct np_jw *jw, const char *key, long long i);
 void np_jw_uint(struct np_jw *jw, const char *key, unsigned long long u);
 void np_jw_number(struct np_jw *jw, const char *key, double d);
+/* A count under a numeric key ("3": 120), as np_jw_uint with that key. */
+void np_jw_count(struct np_jw *jw, long long key, unsigned long long n);
 void np_jw_bool(struct np_jw *jw, const char *key, bool b);
 void np_jw_null(struct np_jw *jw, const char *key);
 /* A value built as a cJSON tree (NULL: the writer fails). */

@@ -67,6 +67,9 @@ int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null
 {
 	if (empty_null && np_cpuset_empty(set))
 		return np_val_null(v);
+	np_val_str(v, v->room);
+	if (np_cpuset_print_list(set, v->room, sizeof(v->room)) < sizeof(v->room))
+		return 0;
 	char *text = np_cpuset_format_list(set);
 	return text ? np_val_take(v, text) : -ENOMEM;
 }
@@ -93,14 +96,35 @@ int np_val_time(struct np_value *v, long long seconds)
 
 int np_val_counts(struct np_value *v, struct np_count *counts, size_t n)
 {
+	*v = (struct np_value){ .type = NP_VAL_COUNTS, .counts = counts, .counts_owned = counts, .ncounts = n };
+	return 0;
+}
+
+int np_val_counts_ref(struct np_value *v, const struct np_count *counts, size_t n)
+{
 	*v = (struct np_value){ .type = NP_VAL_COUNTS, .counts = counts, .ncounts = n };
+	return 0;
+}
+
+/* A value that may be moved and kept beside others (a sort key): its text
+ * and counts its own, not in its room or another's. */
+static int value_detach(struct np_value *v)
+{
+	if (v->s && v->s == v->room && !(v->s = v->owned = strdup(v->room)))
+		return -ENOMEM;
+	if (v->counts && !v->counts_owned) {
+		if (!(v->counts_owned = malloc((v->ncounts ? v->ncounts : 1) * sizeof(*v->counts_owned))))
+			return -ENOMEM;
+		memcpy(v->counts_owned, v->counts, v->ncounts * sizeof(*v->counts));
+		v->counts = v->counts_owned;
+	}
 	return 0;
 }
 
 static void value_free(struct np_value *v)
 {
 	free(v->owned);
-	free(v->counts);
+	free(v->counts_owned);
 	cJSON_Delete(v->json);
 	np_val_null(v);
 }
@@ -239,10 +263,8 @@ static void value_write(struct np_jw *jw, const char *key, const struct np_value
 		return np_jw_cjson(jw, key, v->json);
 	case NP_VAL_COUNTS:
 		np_jw_object(jw, key);
-		for (size_t k = 0; k < v->ncounts; k++) {
-			char ck[24];
-			np_jw_uint(jw, count_key(&v->counts[k], ck, sizeof(ck)), v->counts[k].n);
-		}
+		for (size_t k = 0; k < v->ncounts; k++)
+			np_jw_count(jw, v->counts[k].key, v->counts[k].n);
 		return np_jw_close(jw);
 	}
 }
@@ -385,6 +407,8 @@ int np_table_sort(const struct np_table *t, const void **rows, size_t n)
 		keys[i].order = i;
 		if (!err)
 			err = t->sort->get(t->data, rows[i], &keys[i].v);
+		if (!err)
+			err = value_detach(&keys[i].v);
 	}
 	bool descending = t->sort->flags & NP_FL_DESCENDING;
 	if (!err) {
@@ -909,6 +933,9 @@ void np_jw_cpus(struct np_jw *jw, const char *key, const struct np_cpuset *set, 
 {
 	if (empty_null && np_cpuset_empty(set))
 		return np_jw_null(jw, key);
+	char small[128];
+	if (np_cpuset_print_list(set, small, sizeof(small)) < sizeof(small))
+		return np_jw_str(jw, key, small);
 	char *text = np_cpuset_format_list(set);
 	if (!text)
 		jw->failed = true;

@@ -49,8 +49,12 @@ struct np_value {
 	double d;
 	bool b;
 	cJSON *json; /* owned */
-	struct np_count *counts; /* owned, ncounts of them */
+	const struct np_count *counts; /* ncounts of them */
+	struct np_count *counts_owned; /* counts, when the value owns them */
 	size_t ncounts;
+	/* A short text needs no allocation (4000 IRQs, five CPU lists each): s
+	 * then points here, and the value must stay where it is. */
+	char room[48];
 };
 
 /* The value setters. np_val_str refers to s, which must outlive the row
@@ -66,6 +70,8 @@ int np_val_kb(struct np_value *v, unsigned long long kb);
 int np_val_time(struct np_value *v, long long seconds);
 /* Takes counts (malloc'd, n of them). */
 int np_val_counts(struct np_value *v, struct np_count *counts, size_t n);
+/* Refers to counts, which must stay as they are until the value is used. */
+int np_val_counts_ref(struct np_value *v, const struct np_count *counts, size_t n);
 /* A CPU set in list form ("0-3,8"); an empty set is "" unless empty_null. */
 struct np_cpuset;
 int np_val_cpus(struct np_value *v, const struct np_cpuset *set, bool empty_null);

@@ -348,28 +348,44 @@ static size_t put_int(char *out, int n)
 
 /* Runs found a word at a time and numbers written without printf: every
  * IRQ's affinity of a 1024-CPU machine is "0-1023", in each report. */
-char *np_cpuset_format_list(const struct np_cpuset *set)
+size_t np_cpuset_print_list(const struct np_cpuset *set, char *buf, size_t size)
 {
-	/* Sized by its runs (each at most "a-b," of two 5-digit CPUs): room for
-	 * every CPU would be 9 KB for "0-1023", a malloc too large for its cache. */
-	size_t runs = 0, len = 0;
-	for (int cpu = np_cpuset_next(set, 0); cpu >= 0; cpu = np_cpuset_next(set, next_clear(set, cpu)))
-		runs++;
-	char *out = malloc(runs * 12 + 1);
-	if (!out)
-		return NULL;
+	size_t len = 0;
+	bool fits = size > 0;
 	for (int cpu = np_cpuset_next(set, 0); cpu >= 0;) {
 		int last = next_clear(set, cpu) - 1;
+		char run[24];
+		size_t n = 0;
 		if (len)
-			out[len++] = ',';
-		len += put_int(out + len, cpu);
+			run[n++] = ',';
+		n += put_int(run + n, cpu);
 		if (last != cpu) {
-			out[len++] = '-';
-			len += put_int(out + len, last);
+			run[n++] = '-';
+			n += put_int(run + n, last);
 		}
+		fits = fits && len + n < size;
+		if (fits)
+			memcpy(buf + len, run, n);
+		len += n;
 		cpu = np_cpuset_next(set, last + 1);
 	}
-	out[len] = '\0';
+	if (fits)
+		buf[len] = '\0';
+	else if (size)
+		buf[0] = '\0';
+	return len;
+}
+
+char *np_cpuset_format_list(const struct np_cpuset *set)
+{
+	/* Measured on the stack first: most lists are short ("0-1023"). */
+	char small[128];
+	size_t len = np_cpuset_print_list(set, small, sizeof(small));
+	char *out = malloc(len + 1);
+	if (out && len < sizeof(small))
+		memcpy(out, small, len + 1);
+	else if (out)
+		np_cpuset_print_list(set, out, len + 1);
 	return out;
 }
 

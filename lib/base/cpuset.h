@@ -53,6 +53,9 @@ int np_cpuset_parse_user_list(struct np_cpuset *set, const char *text);
 int np_cpuset_parse_mask(struct np_cpuset *set, const char *text);
 /* Newly allocated list text ("" when empty), or NULL on ENOMEM. */
 char *np_cpuset_format_list(const struct np_cpuset *set);
+/* The same into buf, as snprintf: returns the list's length; buf holds it
+ * (NUL-terminated) when that is below size, else "" (when size > 0). */
+size_t np_cpuset_print_list(const struct np_cpuset *set, char *buf, size_t size);
 /* List text for people, where interleaved sets get long: the list form, with
  * each run of at least 3 CPUs at an equal step of 2 or more written "first-
  * last:step" (0,2,...,62 -> "0-62:2"; node 1 of 4 -> "1-61:4") when that is

@@ -193,20 +193,50 @@ static bool safe_file(const char *s, size_t len, const char *const *names)
 	return false;
 }
 
+/* Text grown by appending (open_memstream's set-up cost more than the rest
+ * of an expansion: one a row of advise's table). */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void append(struct text *x, const char *s, size_t len)
+{
+	if (x->failed)
+		return;
+	if (x->len + len + 1 > x->cap) {
+		size_t cap = x->cap ? x->cap : 64;
+		while (cap < x->len + len + 1)
+			cap *= 2;
+		char *bigger = realloc(x->s, cap);
+		if (!bigger) {
+			x->failed = true;
+			return;
+		}
+		x->s = bigger;
+		x->cap = cap;
+	}
+	memcpy(x->s + x->len, s, len);
+	x->len += len;
+	x->s[x->len] = '\0';
+}
+
 /* Expands pattern with t's fields into *out. path: every field must be
  * there and safe (-EINVAL); otherwise a missing one reads "?". */
 static int expand(const char *pattern, const char *const *files, const struct np_target *t, bool path, char **out)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-	int rc = f ? 0 : -ENOMEM;
+	struct text x = { NULL, 0, 0, false };
+	int rc = 0;
 	*out = NULL;
+	append(&x, "", 0);
 	for (const char *p = pattern; rc == 0 && *p;) {
 		size_t len;
 		enum field fd = *p == '{' ? field_at(p, &len) : F_BAD;
 		if (fd == F_BAD) {
-			fputc(*p++, f);
+			len = strcspn(p + 1, "{") + 1;
+			append(&x, p, len);
+			p += len;
 			continue;
 		}
 		p += len;
@@ -217,23 +247,24 @@ static int expand(const char *pattern, const char *const *files, const struct np
 			      : fd == F_DEVICE ? t->device : fd == F_VECTOR ? t->vector : fd == F_FILE ? t->file : NULL;
 		bool numeric = fd == F_IRQ || fd == F_QUEUE || fd == F_PID || fd == F_TID || fd == F_START;
 		bool safe = s && (fd == F_FILE ? safe_file(s, strlen(s), files) : safe_name(s, strlen(s)));
+		char n[24];
 		if (fd == F_START && t->tid > 0)
-			fprintf(f, "%llu", t->start);
+			append(&x, n, (size_t)snprintf(n, sizeof(n), "%llu", t->start));
 		else if (numeric && fd != F_START && num >= 0)
-			fprintf(f, "%d", num);
+			append(&x, n, (size_t)snprintf(n, sizeof(n), "%d", num));
 		else if (!numeric && s && (!path || safe))
-			fputs(s, f);
+			append(&x, s, strlen(s));
 		else if (path)
 			rc = -EINVAL;
 		else
-			fputc('?', f);
+			append(&x, "?", 1);
 	}
-	if (f && fclose(f) && rc == 0)
+	if (x.failed && rc == 0)
 		rc = -ENOMEM;
 	if (rc)
-		free(buf);
+		free(x.s);
 	else
-		*out = buf;
+		*out = x.s;
 	return rc;
 }
 

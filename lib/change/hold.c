@@ -408,7 +408,7 @@ int np_hold_pass(struct np_ctx *ctx, struct np_hold *h, const struct np_profile 
 	 * culprit needs to know whether irqbalance runs (record_devices). A
 	 * device event leaves CPUs and nodes as they were; the check of every
 	 * device (each --interval) reads them again. */
-	const unsigned skip = NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES;
+	const unsigned skip = NP_LOAD_NO_NAMES | NP_LOAD_NO_PROCESSES | NP_LOAD_NO_CPU_TIME;
 	if (device && h->loaded) {
 		rc = np_machine_reload_devices(ctx, &h->machine, skip);
 	} else {

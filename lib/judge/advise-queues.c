@@ -193,7 +193,7 @@ static int serving_cpu(const struct planner *p, int ii)
  * queues' own CPUs; the others hash over the queues): with nothing moving,
  * a working map is not churned. */
 static bool xps_agrees(const struct planner *p, const struct np_netif *nif, const int *serve,
-		       const struct near_key *served_by)
+		       const struct near_key *served_by, const int *first_of)
 {
 	struct np_cpuset seen = NP_CPUSET_INIT;
 	bool agrees = true;
@@ -202,10 +202,7 @@ static bool xps_agrees(const struct planner *p, const struct np_netif *nif, cons
 			continue;
 		/* The CPU serving a queue's interrupt sends on that queue (the first
 		 * such queue, when it serves several). */
-		int first = 0;
-		while (serve[q] >= 0 && first < q && serve[first] != serve[q])
-			first++;
-		if (serve[q] >= 0 && first == q && np_cpuset_test(&p->usable, (unsigned)serve[q]) &&
+		if (serve[q] >= 0 && first_of[q] == q && np_cpuset_test(&p->usable, (unsigned)serve[q]) &&
 		    !np_cpuset_test(&nif->xps[q], (unsigned)serve[q]))
 			agrees = false;
 		np_cpuset_foreach(cpu, &nif->xps[q]) {
@@ -225,6 +222,57 @@ static bool xps_agrees(const struct planner *p, const struct np_netif *nif, cons
 	return agrees;
 }
 
+/* Each queue's first queue served by the same CPU (itself when none before
+ * it is; -1 when it has no serving CPU): sorted once, not searched a queue. */
+static int by_serve_then_queue(const void *a, const void *b, void *arg)
+{
+	const int *serve = arg, x = *(const int *)a, y = *(const int *)b;
+	if (serve[x] != serve[y])
+		return serve[x] < serve[y] ? -1 : 1;
+	return x - y;
+}
+
+static int first_queues(const int *serve, int n, int *first_of)
+{
+	int *order = calloc((size_t)n + 1, sizeof(int));
+	if (!order)
+		return -ENOMEM;
+	for (int q = 0; q < n; q++)
+		order[q] = q;
+	qsort_r(order, (size_t)n, sizeof(int), by_serve_then_queue, (void *)serve);
+	for (int k = 0; k < n; k++) {
+		int q = order[k];
+		first_of[q] = serve[q] < 0 ? -1 : k > 0 && serve[order[k - 1]] == serve[q] ? first_of[order[k - 1]] : q;
+	}
+	free(order);
+	return 0;
+}
+
+/* The queues served on each core, in queue order within a core: a CPU on a
+ * serving core looks at its core's queues only, not at every queue. */
+static int by_core_then_queue(const void *a, const void *b, void *arg)
+{
+	const struct near_key *served_by = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (served_by[x].core != served_by[y].core)
+		return served_by[x].core < served_by[y].core ? -1 : 1;
+	return x - y;
+}
+
+/* The first of the n queues in by_core (sorted so) served on core, or n. */
+static int core_queues_start(const int *by_core, int n, const struct near_key *served_by, int core)
+{
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (served_by[by_core[mid]].core < core)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* XPS as the kernel's scaling.rst suggests it: each housekeeping CPU maps
  * onto exactly one transmit queue, the queue whose interrupt is served on
  * that CPU or on its nearest core (a shared cache first), so transmit
@@ -237,7 +285,9 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 	struct np_cpuset *want = calloc((size_t)nif->ntx + 1, sizeof(*want));
 	struct near_key *served_by = calloc((size_t)nif->ntx + 1, sizeof(*served_by));
 	int *irq_of = calloc((size_t)nif->ntx + 1, sizeof(int));
-	int rc = serve && nassigned && want && served_by && irq_of ? 0 : -ENOMEM, ncand = 0;
+	int *first_of = calloc((size_t)nif->ntx + 1, sizeof(int)), *by_core = calloc((size_t)nif->ntx + 1, sizeof(int));
+	int rc = serve && nassigned && want && served_by && irq_of && first_of && by_core ? 0 : -ENOMEM, ncand = 0;
+	int nserved = 0; /* queues with a serving CPU, in by_core */
 	bool followed = true; /* every queue with an interrupt has one CPU serving it */
 	bool moved = false;   /* some queue's interrupt moves */
 	if (rc == 0)
@@ -248,10 +298,16 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		followed &= ii < 0 || !nif->xps_known[q] || serve[q] >= 0;
 		moved |= serve[q] >= 0 && serve[q] != home_cpu(&p->m->irqs.v[ii]);
 		ncand += serve[q] >= 0;
-		if (serve[q] >= 0)
+		if (serve[q] >= 0) {
 			served_by[q] = near_key(p, serve[q]);
+			by_core[nserved++] = q;
+		}
 	}
-	if (!followed || (!moved && xps_agrees(p, nif, serve, served_by)))
+	if (rc == 0)
+		rc = first_queues(serve, nif->ntx, first_of);
+	if (rc == 0)
+		qsort_r(by_core, (size_t)nserved, sizeof(int), by_core_then_queue, served_by);
+	if (rc || !followed || (!moved && xps_agrees(p, nif, serve, served_by, first_of)))
 		ncand = 0;
 	/* The serving CPUs first (each to its queue, the first queue when two
 	 * share one), so that the ties below count them. */
@@ -270,7 +326,9 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 	 * level. A CPU on no serving CPU's core picks among those alone; one
 	 * on such a core compares every queue, as before. */
 	int *off_core = calloc((size_t)nif->ntx + 1, sizeof(int)), *nearest = calloc((size_t)nif->ntx + 1, sizeof(int));
-	int nnearest = 0;
+	/* nearest[cursor...] holds the first of them with level (the fewest)
+	 * CPUs: those before it have more (counts only grow). */
+	int nnearest = 0, cursor = 0, level = 0;
 	struct near_key off_core_of = { .l3 = -2 }; /* no CPU's */
 	struct np_cpuset serving_cores = NP_CPUSET_INIT;
 	if ((!off_core || !nearest) && rc == 0)
@@ -285,7 +343,7 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		struct near_key at = near_key(p, cpu);
 		if (at.l3 != off_core_of.l3 || at.node != off_core_of.node) {
 			off_core_of = at;
-			nnearest = 0;
+			nnearest = cursor = level = 0;
 			for (int q = 0, least = 0; q < nif->ntx; q++) {
 				off_core[q] = serve[q] < 0 ? 0 : nearness_off_core(p, &at, &served_by[q]);
 				if (serve[q] < 0)
@@ -299,14 +357,28 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 			}
 		}
 		if (!np_cpuset_test(&serving_cores, (unsigned)at.core)) {
-			for (int k = 0; k < nnearest; k++)
-				if (best < 0 || nassigned[nearest[k]] < nassigned[best])
-					best = nearest[k];
-		} else {
-			for (int q = 0; q < nif->ntx; q++) {
-				if (serve[q] < 0)
+			/* The first of the nearest with the fewest CPUs, found by a
+			 * cursor, not a pass over them a CPU: all the CPUs of a node
+			 * choose among all the queues served there. */
+			while (best < 0 && nnearest > 0) {
+				while (cursor < nnearest && nassigned[nearest[cursor]] != level)
+					cursor++;
+				if (cursor < nnearest) {
+					best = nearest[cursor++];
 					continue;
-				int near = served_by[q].cpu == at.cpu ? 0 : served_by[q].core == at.core ? 1 : off_core[q];
+				}
+				level = nassigned[nearest[0]];
+				for (int k = 1; k < nnearest; k++)
+					if (nassigned[nearest[k]] < level)
+						level = nassigned[nearest[k]];
+				cursor = 0;
+			}
+		} else {
+			/* Its core serves some queue: the nearest are there (the same
+			 * CPU, else the core), off-core ones never win. */
+			for (int k = core_queues_start(by_core, nserved, served_by, at.core);
+			     k < nserved && served_by[by_core[k]].core == at.core; k++) {
+				int q = by_core[k], near = served_by[q].cpu == at.cpu ? 0 : 1;
 				if (best < 0 || near < bestnear || (near == bestnear && nassigned[q] < nassigned[best])) {
 					best = q;
 					bestnear = near;
@@ -324,9 +396,7 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		if (!nif->xps_known[q])
 			continue;
 		char *why = NULL;
-		int first = 0;
-		while (serve[q] >= 0 && first < q && serve[first] != serve[q])
-			first++;
+		int first = first_of[q];
 		if (serve[q] < 0)
 			why = strdup("no interrupt of its own to follow: no CPU transmits on it by XPS");
 		else if (np_cpuset_empty(&want[q]) && asprintf(&why, "its interrupt's CPU %d transmits on queue %d, "
@@ -343,6 +413,8 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 	free(want);
 	free(served_by);
 	free(irq_of);
+	free(first_of);
+	free(by_core);
 	free(serve);
 	free(nassigned);
 	return rc;

@@ -72,6 +72,11 @@ static int load_devices(struct np_ctx *ctx, struct np_machine *m, unsigned skip)
 		ctx->err[0] = '\0';
 		rc = 0;
 	}
+	/* Read right after /proc/interrupts: the uptime its counts cover. */
+	if (rc == 0 && !(skip & NP_LOAD_NO_CPU_TIME)) {
+		np_cpu_load_free(&m->load);
+		rc = np_cpu_load_read(ctx, &m->topo, &m->load);
+	}
 	if (rc == 0 && !(skip & NP_LOAD_NO_PROCESSES))
 		rc = irqbalance_running(ctx, &m->irqbalance, &m->irqbalance_known);
 	if (rc == 0)
@@ -120,6 +125,7 @@ int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m)
 
 void np_machine_free(struct np_machine *m)
 {
+	np_cpu_load_free(&m->load);
 	np_kubelet_free(&m->kube);
 	np_l3_free(&m->l3);
 	np_irqs_free(&m->irqs);

@@ -8,6 +8,7 @@
 
 #include "read/cache.h"
 #include "read/irq.h"
+#include "read/cpu-load.h"
 #include "read/kubelet.h"
 #include "read/pci.h"
 #include "read/topology.h"
@@ -21,6 +22,7 @@ struct np_machine {
 	bool irqbalance_known; /* false: no process information (a snapshot without /proc/PID) */
 	bool managed_irq_isolation; /* isolcpus= has the managed_irq flag */
 	struct np_kubelet kube;     /* pods' exclusive CPUs (ctx->kubelet_state, or the root's) */
+	struct np_cpu_load load;    /* what the counts cover (uptime, interval) and CPU time in interrupts */
 };
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
@@ -32,6 +34,7 @@ enum np_load_skip {
 	 * (np_kubelet_split, which is then a no-op), for a caller that needs it
 	 * (report --json's interrupts_where): one read of the file, not two. */
 	NP_LOAD_KUBE_SPLIT = 1 << 2,
+	NP_LOAD_NO_CPU_TIME = 1 << 3,  /* /proc/uptime, /proc/stat and /proc/softirqs: m->load unknown */
 };
 int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip);
 /* Reads again what a device coming or going changes (PCI functions with

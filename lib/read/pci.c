@@ -4,34 +4,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <pci/pci.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "read/sysfs.h"
-
-/* libpci reports fatal errors through a callback that must not return:
- * jump back to np_pci_lookup_names and turn it into an error return. */
-static jmp_buf *pci_escape;
-static char pci_message[256];
-
-static void __attribute__((noreturn)) pci_fatal(char *msg, ...)
-{
-	va_list ap;
-	va_start(ap, msg);
-	vsnprintf(pci_message, sizeof(pci_message), msg, ap);
-	va_end(ap);
-	longjmp(*pci_escape, 1);
-}
-
-/* A missing or odd ID database is only warned about: the names stay unknown. */
-static void pci_quiet(char *msg, ...)
-{
-	(void)msg;
-}
 
 bool np_pci_parse_addr(const char *text, char out[NP_PCI_ADDR_LEN])
 {
@@ -291,51 +268,6 @@ static int scan_functions(struct np_ctx *ctx, struct np_pci *out)
 	if (rc == 0)
 		qsort(out->devs, out->ndevs, sizeof(*out->devs), dev_compare);
 	return rc;
-}
-
-static char *lookup(struct pci_access *pacc, int flags, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, flags);
-	int first = va_arg(ap, int), second = va_arg(ap, int);
-	va_end(ap);
-	/* Only the ID database: answers must not depend on this machine's udev. */
-	const char *name = pci_lookup_name(pacc, buf, sizeof(buf),
-					   flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, first, second);
-	return name ? strdup(name) : NULL;
-}
-
-int np_pci_lookup_names(struct np_ctx *ctx, struct np_pci *pci)
-{
-	/* Only the ID database is asked: no access method is set up, so
-	 * libpci opens nothing under the root. */
-	struct pci_access *pacc = pci_alloc();
-	if (!pacc)
-		return np_fail(ctx, -ENOMEM, "looking up PCI names: %s", strerror(ENOMEM));
-	jmp_buf escape;
-	pacc->error = pci_fatal;
-	pacc->warning = pci_quiet;
-	pacc->debug = pci_quiet;
-	pci_escape = &escape;
-	if (setjmp(escape)) {
-		pci_escape = NULL;
-		pci_cleanup(pacc);
-		return np_fail(ctx, -EIO, "looking up PCI names: %s", pci_message);
-	}
-	for (size_t i = 0; i < pci->ndevs; i++) {
-		struct np_pci_dev *d = &pci->devs[i];
-		/* An unknown ID has no name ("Illegal Vendor ID" is the database's for ffff). */
-		if (d->vendor_id != NP_PCI_ID_UNKNOWN)
-			d->vendor = lookup(pacc, PCI_LOOKUP_VENDOR, d->vendor_id, 0);
-		if (d->vendor_id != NP_PCI_ID_UNKNOWN && d->device_id != NP_PCI_ID_UNKNOWN)
-			d->device = lookup(pacc, PCI_LOOKUP_DEVICE, d->vendor_id, d->device_id);
-		if (d->class_id != NP_PCI_CLASS_UNKNOWN)
-			d->class_name = lookup(pacc, PCI_LOOKUP_CLASS, d->class_id, 0);
-	}
-	pci_cleanup(pacc);
-	pci_escape = NULL;
-	return 0;
 }
 
 /* Ties each entry of /sys/class/net or /sys/block to the PCI function its

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* PCI functions (read through the root-aware layer; names from libpci's ID
+/* PCI functions (read through the root-aware layer; names from the PCI ID
  * database) and what hangs below them: network interfaces, block devices,
  * virtio and NVMe controller names. */
 #ifndef NUMAPLACE_PCI_H

@@ -207,13 +207,25 @@ static int write_file(struct snap *s, const char *mp, const char *data, size_t l
 }
 
 /* Some boards (Raspberry Pi) print the SoC's serial number in /proc/cpuinfo. */
-static size_t drop_serial_lines(char *buf, size_t len)
+static bool not_serial(const char *line, size_t n)
+{
+	return n < 6 || memcmp(line, "Serial", 6);
+}
+
+/* Of /proc/stat, the CPU times only: not btime, which dates this boot. */
+static bool cpu_time(const char *line, size_t n)
+{
+	return n >= 3 && !memcmp(line, "cpu", 3);
+}
+
+/* Keeps the lines keep accepts; returns the new length. */
+static size_t keep_lines(char *buf, size_t len, bool (*keep)(const char *line, size_t n))
 {
 	size_t in = 0, out = 0;
 	while (in < len) {
 		const char *nl = memchr(buf + in, '\n', len - in);
 		size_t end = nl ? (size_t)(nl - buf) + 1 : len;
-		if (end - in < 6 || memcmp(buf + in, "Serial", 6)) {
+		if (keep(buf + in, end - in)) {
 			memmove(buf + out, buf + in, end - in);
 			out += end - in;
 		}
@@ -284,7 +296,9 @@ int snap_copy_file(struct snap *s, const char *mp, size_t limit)
 		return snap_skip_or_fail(s, err == ENOENT || err == ENOTDIR ? EIO : err, src);
 	}
 	if (!strcmp(mp, "/proc/cpuinfo"))
-		len = drop_serial_lines(buf, len);
+		len = keep_lines(buf, len, not_serial);
+	else if (!strcmp(mp, "/proc/stat"))
+		len = keep_lines(buf, len, cpu_time);
 	rc = write_file(s, mp, buf, len);
 	free(buf);
 	return rc < 0 ? rc : COPY_DONE;

@@ -51,7 +51,8 @@ static const char *const block_files[] = {
 /* The kernel release is copied; the hostname and boot id, which identify the
  * machine and this boot, are not (report shows null for them). */
 static const char *const proc_files[] = {
-	"/proc/interrupts", "/proc/cmdline", "/proc/cpuinfo", "/proc/meminfo", "/proc/sys/kernel/osrelease", NULL,
+	"/proc/interrupts", "/proc/uptime", "/proc/stat", "/proc/softirqs", "/proc/cmdline", "/proc/cpuinfo",
+	"/proc/meminfo", "/proc/sys/kernel/osrelease", NULL,
 };
 static const char *const irq_files[] = {
 	"effective_affinity", "effective_affinity_list", "node", NULL,

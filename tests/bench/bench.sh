@@ -16,10 +16,20 @@
 # and `report --json` and one `top` refresh, and prints the medians of the
 # wall time and of the CPU time (user + system), the peak RSS (largest over
 # the runs), the ratios and the targets: report within 3x of the floor,
-# faster than lstopo + lsirq, peak memory under 64 MB; report --json within
-# 1.25x of the floor in CPU time and under 32 MB; a top refresh under 250 ms.
+# faster than lstopo + lsirq, peak memory under 64 MB; report --json under
+# 32 MB; a top refresh under 250 ms. Then `report --json` and the floor in
+# BENCH_PAIRS (default 11) pairs, A B A B ...: the median of the pairs' CPU
+# time ratios, target 1.25x (a pair shares the machine's state of the moment:
+# other users' load moves both).
 # A second root with half the CPUs (512, 8 nodes, same devices and IRQs)
-# shows how report time grows. Then hold's re-apply of a 64-queue NIC
+# shows how report time grows. Three more roots of 1024 CPUs with 16, 64 and
+# 256 queues per NIC (gen-root --nic-queues; the 32 NVMe controllers keep 64)
+# show how advise grows with the IRQs it plans: its user time (median of
+# RUNS, the three in turn), the cost of one more IRQ from 16 to 64 and from
+# 64 to 256 queues (start-up work cancels out), whose ratio should be within
+# 1.3x (linear); and the peak memory of irqs --json and advise --json at 16
+# and 256 queues, next to the size of what they print: written as they are
+# made, the output is never held. Then hold's re-apply of a 64-queue NIC
 # (tests/bench/hold.sh) and an apply of 4,096 values (tests/bench/apply.sh).
 #
 # Wall time comes from bash's EPOCHREALTIME around /usr/bin/time (whose own
@@ -84,13 +94,17 @@ gen_root() {
 
 gen_root "$ROOT" "${BIG_ARGS[@]}"
 gen_root "$HALF" "${HALF_ARGS[@]}"
+QUEUES=(16 64 256)
+for q in "${QUEUES[@]}"; do
+	gen_root "$TOP/build/bench-q$q" --cpus 1024 --nodes 16 --devices 64 --irqs 4160 --smt --seed 1 --hardlink --nic-queues "$q"
+done
 
 isize=$(stat -c %s "$ROOT/proc/interrupts") || die "no $ROOT/proc/interrupts"
 nirq=$(grep -c '^ *[0-9][0-9]*:' "$ROOT/proc/interrupts")
 awk -v s="$isize" -v n="$nirq" 'BEGIN { printf "/proc/interrupts: %.1f MB (%d bytes), %d IRQ rows, 1024 CPU columns\n", s / 1e6, s, n }'
 
 failed=0
-declare -A WALL CPU MEM # "case" -> space-separated microseconds / microseconds / KB of each run
+declare -A WALL CPU USR MEM # "case" -> space-separated microseconds / microseconds / user microseconds / KB of each run
 
 # run CASE CMD...: one timed run, appended to WALL[CASE], CPU[CASE] and MEM[CASE]
 run() {
@@ -105,11 +119,13 @@ run() {
 		return 1
 	fi
 	local t1=$EPOCHREALTIME
-	local kb cpu
+	local kb cpu usr
 	kb=$(tail -n 1 "$TMP/time" | awk '{ print $2 }')
 	cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f", t * 1e6 }' "$TMP/times")
+	usr=$(awk 'NR == 2 { split($1, a, /[ms]/); printf "%.0f", (a[1] * 60 + a[2]) * 1e6 }' "$TMP/times")
 	WALL[$name]+="$((${t1/./} - ${t0/./})) "
 	CPU[$name]+="$cpu "
+	USR[$name]+="$usr "
 	MEM[$name]+="$kb "
 }
 
@@ -189,7 +205,19 @@ verdict() { [ "$1" = n/a ] && printf 'n/a' || awk -v v="$1" -v t="$2" -v op="$3"
 r_floor=$(ratio "${MED[report]}" "${MED[floor]}")
 r_floor_cpu=$(ratio "${MEDCPU[report]}" "${MEDCPU[floor]}")
 r_json=$(ratio "${MED[json]}" "${MED[floor]}")
-r_json_cpu=$(ratio "${MEDCPU[json]}" "${MEDCPU[floor]}")
+# report --json and the floor in pairs, one right after the other: the
+# median of the pairs' ratios
+PAIRS=${BENCH_PAIRS:-11}
+[[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "BENCH_PAIRS must be a positive number"
+pair_ratios=""
+for ((i = 0; i < PAIRS; i++)); do
+	CPU[pair-json]="" CPU[pair-floor]=""
+	run pair-json ./numaplace --root "$ROOT" report --json || continue
+	run pair-floor build/bench-floor "$ROOT" || continue
+	pair_ratios+="$(ratio "${CPU[pair-json]% }" "${CPU[pair-floor]% }") "
+done
+r_json_cpu=$(median <<<"$pair_ratios")
+[ -n "$r_json_cpu" ] || r_json_cpu=n/a
 json_mb=$(mb "${PEAK[json]}")
 # one refresh: (6 refreshes - 1) / 5
 refresh() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (a - b) / 5000 }' || printf 'n/a'; }
@@ -203,6 +231,7 @@ printf '%-34s %10s\n' "report / floor, wall time" "${r_floor}x"
 printf '%-34s %10s   %-16s %s\n' "report / (lstopo + lsirq), wall" "${r_tools}x" "target < 1x" "$(verdict "$r_tools" 1 '<')"
 printf '%-34s %10s   %-16s %s\n' "report peak memory" "$peak_mb MB" "target < 64 MB" "$(verdict "$peak_mb" 64 '<')"
 printf '%-34s %10s   %-16s %s\n' "report --json / floor, CPU time" "${r_json_cpu}x" "target <= 1.25x" "$(verdict "$r_json_cpu" 1.25 '<=')"
+printf '%-34s %s\n' "  ($PAIRS pairs in turn, each's ratio)" "$(tr ' ' '\n' <<<"$pair_ratios" | grep . | sort -n | tr '\n' ' ')"
 printf '%-34s %10s\n' "report --json / floor, wall time" "${r_json}x"
 printf '%-34s %10s   %-16s %s\n' "report --json peak memory" "$json_mb MB" "target < 32 MB" "$(verdict "$json_mb" 32 '<')"
 printf '%-34s %10s   %-16s %s\n' "one top refresh, CPU time" "$top_cpu_ms ms" "target < 250 ms" "$(verdict "$top_cpu_ms" 250 '<')"
@@ -215,6 +244,57 @@ printf '%-26s %12s %12s %10s\n' "numaplace report, CPU ms" "$(ms "${MEDCPU[repor
 	"$(ratio "${MEDCPU[report]}" "${MEDCPU[report-512]}")x"
 printf '%-26s %12s %12s %10s\n' "floor, CPU ms" "$(ms "${MEDCPU[floor-512]}")" "$(ms "${MEDCPU[floor]}")" \
 	"$(ratio "${MEDCPU[floor]}" "${MEDCPU[floor-512]}")x"
+
+# advise as the queues per NIC grow: the three roots in turn, RUNS times
+echo
+echo "advise --json as the IRQs grow (1024 CPUs, 32 NICs of 16 / 64 / 256 queues, 32 NVMe of 64):"
+declare -A NIRQ
+for q in "${QUEUES[@]}"; do
+	NIRQ[$q]=$(grep -c '^ *[0-9][0-9]*:' "$TOP/build/bench-q$q/proc/interrupts")
+	run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true # warm-up
+	USR[adv$q]="" CPU[adv$q]=""
+done
+for ((i = 0; i < RUNS; i++)); do
+	for q in "${QUEUES[@]}"; do
+		run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true
+	done
+done
+printf '%-34s %10s %10s %10s\n' "queues per NIC" "${QUEUES[@]}"
+printf '%-34s %10s %10s %10s\n' "IRQs" "${NIRQ[16]}" "${NIRQ[64]}" "${NIRQ[256]}"
+declare -A ADVU ADVC
+for q in "${QUEUES[@]}"; do
+	ADVU[$q]=$(median <<<"${USR[adv$q]:-}")
+	ADVC[$q]=$(median <<<"${CPU[adv$q]:-}")
+done
+printf '%-34s %10s %10s %10s\n' "advise --json, user time, ms" "$(ms "${ADVU[16]}")" "$(ms "${ADVU[64]}")" "$(ms "${ADVU[256]}")"
+printf '%-34s %10s %10s %10s\n' "advise --json, CPU time, ms" "$(ms "${ADVC[16]}")" "$(ms "${ADVC[64]}")" "$(ms "${ADVC[256]}")"
+# per_irq A B: the user microseconds one more IRQ cost from root A to root B
+per_irq() { [ -n "${ADVU[$1]}" ] && [ -n "${ADVU[$2]}" ] && awk -v a="${ADVU[$1]}" -v b="${ADVU[$2]}" -v na="${NIRQ[$1]}" -v nb="${NIRQ[$2]}" 'BEGIN { printf "%.2f", (b - a) / (nb - na) }' || printf 'n/a'; }
+m1=$(per_irq 16 64) m2=$(per_irq 64 256)
+r_marg=$( [ "$m1" != n/a ] && [ "$m2" != n/a ] && awk -v a="$m1" -v b="$m2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }' || printf 'n/a')
+printf '%-34s %10s\n' "user us per IRQ, 16 -> 64 queues" "$m1"
+printf '%-34s %10s\n' "user us per IRQ, 64 -> 256 queues" "$m2"
+printf '%-34s %10s   %-16s %s\n' "advise, per IRQ, 64-256 / 16-64" "${r_marg}x" "target <= 1.3x" "$(verdict "$r_marg" 1.3 '<=')"
+run advise-big ./numaplace --root "$ROOT" advise --json || true
+CPU[advise-big]="" MEM[advise-big]=""
+for ((i = 0; i < RUNS; i++)); do
+	run advise-big ./numaplace --root "$ROOT" advise --json || true
+done
+adv_ms=$(ms "$(median <<<"${CPU[advise-big]:-}")")
+printf '%-34s %10s   %-16s %s\n' "advise --json (4013 IRQs), CPU time" "$adv_ms ms" "target < 300 ms" "$(verdict "$adv_ms" 300 '<')"
+
+# Peak memory against what is printed: the JSON written as it is made.
+echo
+printf '%-34s %22s %22s\n' "peak memory (JSON printed)" "16 queues per NIC" "256 queues per NIC"
+for c in irqs advise; do
+	cells=()
+	for q in 16 256; do
+		MEM[peak-$c$q]=""
+		run peak-$c$q sh -c 'exec "$@" >"$0"' "$TMP/out" ./numaplace --root "$TOP/build/bench-q$q" $c --json || true
+		cells+=("$(mb "$(largest <<<"${MEM[peak-$c$q]:-}")") MB ($(awk -v b="$(stat -c %s "$TMP/out")" 'BEGIN { printf "%.1f", b / 1048576 }') MB)")
+	done
+	printf '%-34s %22s %22s\n' "$c --json" "${cells[@]}"
+done
 
 # hold's re-apply of one 64-queue NIC after its event (its own small root).
 bash tests/bench/hold.sh || failed=1

@@ -50,7 +50,7 @@ only_allowed_files() {
 	while IFS= read -r re; do kinds+=(-e "$re"); done < <("$TOP/build/san/tests/attr-files")
 	[ ${#kinds[@]} -gt 0 ] || die "no kind's snapshot files from build/san/tests/attr-files"
 	bad=$(cd "$snap" && find . -type f | sed 's|^\./||' | grep -Ev "${kinds[@]}" \
-		-e '^proc/(interrupts|cmdline|cpuinfo|meminfo|sys/kernel/osrelease)$' \
+		-e '^proc/(interrupts|uptime|stat|softirqs|cmdline|cpuinfo|meminfo|sys/kernel/osrelease)$' \
 		-e '^proc/irq/[0-9]+/(effective_affinity|effective_affinity_list|node)$' \
 		-e '^proc/[0-9]+/comm$' \
 		-e '^sys/devices/system/cpu/(online|offline|possible|present|isolated|nohz_full|kernel_max)$' \
