@@ -33,7 +33,7 @@ TMPFS=${BENCH_HOLD_TMPFS:-/dev/shm}
 if [ "$(stat -f -c %T "$TMPFS" 2>/dev/null)" = tmpfs ] && R=$(mktemp -d "$TMPFS/numaplace-bench-hold.XXXXXX"); then
 	where="root on tmpfs"
 else
-	R=$W where="root on disk (no tmpfs at $TMPFS): each write is synced"
+	R=$W where="root on disk (no tmpfs at $TMPFS)"
 fi
 PID=
 trap '[ -z "$PID" ] || kill $PID 2>/dev/null; rm -rf "$W" "$R"' EXIT
