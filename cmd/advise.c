@@ -8,6 +8,7 @@
 #include "change/resolve.h"
 #include "judge/request.h"
 #include "base/quote.h"
+#include "base/count.h"
 #include "cmd.h"
 #include "render/output.h"
 #include "render/term.h"
@@ -54,13 +55,16 @@ const struct np_option advise_options[] = {
 	NP_OPT_CALLBACK('i', "interval", struct advise_opts, req.interval, double, "SEC",
 			"weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot", NULL,
 			np_opt_interval),
-	NP_OPT_STRING(0, "channels", struct advise_opts, channels, "per-node",
-		      "also offer one queue per node (ethtool -L), a judgement with its evidence", "channels"),
+	NP_OPT_STRING(0, "channels", struct advise_opts, channels, "HOW",
+		      "per-core: the plan carries the channel count judged right; per-node: one queue per node (spread)",
+		      "channels"),
 	NP_OPT_STRING(0, "save", struct advise_opts, output, "FILE",
 		      "also write the plan as a profile for 'numaplace apply'", "file"),
 	NP_OPT_CALLBACK('o', "output", struct advise_opts, output, const char *, "FILE",
 			"deprecated: --save FILE (-o will name columns, as in the other commands)", "file",
 			deprecated_save),
+	NP_OPT_BOOL(0, "xps", struct advise_opts, req.xps,
+		    "XPS follows the IRQs of every device selected, not only of those whose IRQs move"),
 	NP_OPT_BOOL(0, "table", struct advise_opts, table, "print the changes as one table, not grouped by device"),
 	NP_OPT_JSON(struct advise_opts, json, "print JSON instead of text"),
 	NP_OPT_PRETTY(struct advise_opts, pretty),
@@ -151,20 +155,7 @@ static int get_reason(const void *data, const void *row, struct np_value *v)
 	return np_val_str(v, REC(row)->reason);
 }
 
-/* "48.2M" */
-static void count_text(unsigned long long n, char *buf, size_t size)
-{
-	if (n >= 10000000ULL)
-		snprintf(buf, size, "%.0fM", (double)n / 1e6);
-	else if (n >= 1000000ULL)
-		snprintf(buf, size, "%.1fM", (double)n / 1e6);
-	else if (n >= 10000ULL)
-		snprintf(buf, size, "%.0fk", (double)n / 1e3);
-	else
-		snprintf(buf, size, "%llu", n);
-}
-
-/* An advice-only kind's command to run. */
+/* The command that does the same by hand (ethtool -L). */
 static int get_command(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
@@ -181,23 +172,41 @@ static int get_volume(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	const struct np_rec *r = REC(row);
-	char buf[200], n[32];
+	char buf[200], n[16];
 	if (r->kind != NP_ATTR_IRQ_AFFINITY)
 		return np_val_null(v);
-	count_text(r->interrupts, n, sizeof(n));
-	/* Remote is off the device's node; the move onto or off it is said apart. */
-	int node = np_device_node(MACHINE(data), &MACHINE(data)->pci.devs[r->dev], NULL);
-	int len = snprintf(buf, sizeof(buf), "%s, %.0f%% remote", n, r->remote * 100);
+	/* A rate when what the counts cover is known; remote is off the
+	 * device's node (unsaid for an IRQ that never fired, or of no node);
+	 * the move onto or off it is said apart. */
+	const struct np_machine *m = MACHINE(data);
+	double rate = np_cpu_load_rate(&m->load, r->interrupts);
+	int node = np_device_node(m, &m->pci.devs[r->dev], NULL);
+	int len = snprintf(buf, sizeof(buf), "%s", rate >= 0 ? np_rate_text(rate, n) : np_count_text(r->interrupts, n));
+	if (r->remote >= 0 && len > 0 && (size_t)len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, ", %.0f%% remote", r->remote * 100);
 	if (r->node_move && len > 0 && (size_t)len < sizeof(buf))
 		snprintf(buf + len, sizeof(buf) - (size_t)len, ", %s node %d", r->node_move > 0 ? "onto" : "off", node);
 	char *copy = strdup(buf);
 	return copy ? np_val_take(v, copy) : -ENOMEM;
 }
 
+static int get_carried(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_bool(v, !REC(row)->advice);
+}
+
 static int get_interrupts(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
 	return REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_val_int(v, (long long)REC(row)->interrupts) : np_val_null(v);
+}
+
+/* Interrupts at stake a second, when what the counts cover is known. */
+static int get_rate(const void *data, const void *row, struct np_value *v)
+{
+	double rate = REC(row)->kind == NP_ATTR_IRQ_AFFINITY ? np_cpu_load_rate(&MACHINE(data)->load, REC(row)->interrupts) : -1;
+	return rate >= 0 ? np_val_number(v, rate) : np_val_null(v);
 }
 
 /* An empty CPU set (RPS, XPS) is "off". */
@@ -214,8 +223,13 @@ static const struct np_column rec_columns[] = {
 	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 1, 0, "the value recommended", get_recommended, NULL, "off"),
 	NP_COLUMN("volume", "VOLUME", 1, 0, "interrupts at stake, their share off the device's node, a move onto or off it",
 		  get_volume),
-	NP_COLUMN("command", "COMMAND", 1, 0, "an advice-only kind's command to run (channels)", get_command),
+	NP_COLUMN("command", "COMMAND", 1, 0, "the command that does the same by hand (channels: ethtool -L)",
+		  get_command),
+	NP_COLUMN("carried", "CARRIED", 3, 0, "in the plan (false: a judgement offered, such as a channel count "
+		  "without --channels)", get_carried),
 	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
+	NP_COLUMN("rate", "RATE", 6, SCOLS_FL_RIGHT, "interrupts at stake a second: over --interval, else since boot "
+		  "(null without /proc/uptime)", get_rate),
 	NP_COLUMN("reason", "REASON", 0.4, SCOLS_FL_WRAP, "why", get_reason),
 	NP_COLUMN_END,
 };
@@ -236,9 +250,12 @@ static char *change_line(const struct np_machine *m, const struct np_rec *r)
 	const char *rec = *r->recommended ? r->recommended : "off";
 	if (np_attrs[r->kind].command)
 		cmd = np_attr_command(r->kind, &r->target, r->recommended);
+	/* A judgement offered says how to act on it; one carried, what it does. */
+	const char *how = r->advice ? " (offered, not in the plan: " : " (as ";
+	const char *then = r->advice ? ", or --channels per-core)" : ")";
 	if (get_volume(m, r, &v) == 0 && subject &&
-	    asprintf(&out, "%s: %s -> %s%s%s%s%s%s", subject, cur, rec, v.s ? " (" : "", v.s ? v.s : "",
-		     v.s ? ")" : "", cmd ? ": " : "", cmd ? cmd : "") < 0)
+	    asprintf(&out, "%s: %s -> %s%s%s%s%s%s%s", subject, cur, rec, v.s ? " (" : "", v.s ? v.s : "",
+		     v.s ? ")" : "", cmd ? how : "", cmd ? cmd : "", cmd ? then : "") < 0)
 		out = NULL;
 	free(v.owned);
 	free(subject);
@@ -254,9 +271,76 @@ static size_t specific_len(const char *reason, size_t shared)
 	return cut < len ? cut : len;
 }
 
-/* The changes grouped by the problem they fix: the problem's line (device,
- * node, what is wrong and the volume), what the group's reasons share, then
- * a line per change; fitted to the terminal, 80 columns when there is none. */
+/* One group: the problem's line (device, node, what is wrong and the
+ * volume), what its IRQ reasons share, then a line per change (fixes[],
+ * indexes into the plan), wrapped to width. */
+static void print_group(const struct np_machine *m, const struct np_plan *plan, const char *text,
+			const size_t *fixes, size_t nfixes, int width)
+{
+	putchar('\n');
+	char *message = np_escape_dup(text); /* names are the kernel's bytes */
+	np_print_wrapped(stdout, message ? message : "?", width, 0, 4);
+	free(message);
+	/* The IRQ reasons' shared tail (the policy's target), said once. */
+	const char *first = NULL, *tail = NULL;
+	size_t shared = 0, nirq = 0;
+	for (size_t i = 0; i < nfixes; i++) {
+		const char *r = plan->v[fixes[i]].reason;
+		if (plan->v[fixes[i]].kind != NP_ATTR_IRQ_AFFINITY)
+			continue;
+		if (nirq++ == 0) {
+			first = r;
+			shared = strlen(r);
+			continue;
+		}
+		size_t a = strlen(first), b = strlen(r), n = 0;
+		while (n < shared && n < b && first[a - 1 - n] == r[b - 1 - n])
+			n++;
+		shared = n;
+	}
+	if (nirq > 1 && shared && (tail = strstr(first + strlen(first) - shared, ": ")))
+		shared = strlen(tail);
+	else
+		shared = 0;
+	if (shared) {
+		char *why;
+		if (asprintf(&why, "  for: %s", tail + 2) >= 0) {
+			np_print_wrapped(stdout, why, width, 0, 6);
+			free(why);
+		}
+	}
+	const char *said = NULL;
+	size_t said_len = 0;
+	for (size_t i = 0; i < nfixes; i++) {
+		const struct np_rec *r = &plan->v[fixes[i]];
+		char *line = change_line(m, r), *full = NULL;
+		const char *why = r->reason;
+		size_t len = specific_len(why, r->kind == NP_ATTR_IRQ_AFFINITY ? shared : 0);
+		/* What the heading says already, the next part of the reason says
+		 * instead (a judgement's facts lead its group, its why follows). */
+		while (len && why[len] == ';' && memmem(text, strlen(text), why, len)) {
+			why += len + 1 + (why[len + 1] == ' ');
+			len = strcspn(why, ";");
+		}
+		/* Said already: by the change before, or by the heading. */
+		bool again = (said && len == said_len && !strncmp(said, why, len)) ||
+			     (len && memmem(text, strlen(text), why, len));
+		if (!line)
+			continue;
+		int n = again || !len ? asprintf(&full, "  %s", line) : asprintf(&full, "  %s: %.*s", line, (int)len, why);
+		char *shown = n < 0 ? NULL : np_escape_dup(full);
+		np_print_wrapped(stdout, shown ? shown : "?", width, 0, 6);
+		free(shown);
+		said = why;
+		said_len = len;
+		free(full);
+		free(line);
+	}
+}
+
+/* The changes grouped by the problem they fix, as the summary's lines are;
+ * then the judgements offered without being carried (a channel count): fitted
+ * to the terminal, 80 columns when there is none. */
 static int print_grouped(const struct np_machine *m, const struct np_findings *problems, const struct np_plan *plan)
 {
 	int width = np_term_width();
@@ -280,76 +364,33 @@ static int print_grouped(const struct np_machine *m, const struct np_findings *p
 			for (size_t i = 0; i < y->nfixes; i++)
 				fixes[nfixes++] = y->fixes[i];
 		}
-		putchar('\n');
-		char *message = np_escape_dup(x->text); /* names are the kernel's bytes */
-		np_print_wrapped(stdout, message ? message : "?", width, 0, 4);
-		free(message);
-		/* The IRQ reasons' shared tail (the policy's target), said once. */
-		const char *first = NULL, *tail = NULL;
-		size_t shared = 0, nirq = 0;
-		for (size_t i = 0; i < nfixes; i++) {
-			const char *r = plan->v[fixes[i]].reason;
-			if (plan->v[fixes[i]].kind != NP_ATTR_IRQ_AFFINITY)
-				continue;
-			if (nirq++ == 0) {
-				first = r;
-				shared = strlen(r);
-				continue;
-			}
-			size_t a = strlen(first), b = strlen(r), n = 0;
-			while (n < shared && n < b && first[a - 1 - n] == r[b - 1 - n])
-				n++;
-			shared = n;
-		}
-		if (nirq > 1 && shared && (tail = strstr(first + strlen(first) - shared, ": ")))
-			shared = strlen(tail);
-		else
-			shared = 0;
-		if (shared) {
-			char *why;
-			if (asprintf(&why, "  for: %s", tail + 2) >= 0) {
-				np_print_wrapped(stdout, why, width, 0, 6);
-				free(why);
-			}
-		}
-		const char *said = NULL;
-		size_t said_len = 0;
-		for (size_t i = 0; i < nfixes; i++) {
-			const struct np_rec *r = &plan->v[fixes[i]];
-			char *line = change_line(m, r), *full;
-			size_t len = specific_len(r->reason, r->kind == NP_ATTR_IRQ_AFFINITY ? shared : 0);
-			/* Said already: by the change before, or by the heading. */
-			bool again = (said && len == said_len && !strncmp(said, r->reason, len)) ||
-				     (len == strlen(r->reason) && strstr(x->text, r->reason));
-			if (!line)
-				continue;
-			if (again || !len || asprintf(&full, "  %s: %.*s", line, (int)len, r->reason) < 0)
-				full = NULL;
-			char *shown = np_escape_dup(full ? full : line);
-			if (full)
-				np_print_wrapped(stdout, shown ? shown : "?", width, 0, 6);
-			else
-				printf("  %s\n", shown ? shown : "?");
-			free(shown);
-			said = r->reason;
-			said_len = len;
-			free(full);
-			free(line);
-		}
+		print_group(m, plan, x->text, fixes, nfixes, width);
 		free(fixes);
 	}
 	np_summary_lines_free(lines, nlines);
+	for (size_t k = 0; k < problems->n; k++) {
+		const struct np_finding *x = &problems->v[k];
+		if (x->nfixes && plan->v[x->fixes[0]].advice)
+			print_group(m, plan, x->message, x->fixes, x->nfixes, width);
+	}
 	return EXIT_OK;
 }
 
 static int plan_output(const struct np_command *self, const struct np_machine *m, const struct np_plan *plan,
-		       const struct np_findings *problems, const char *policy, bool channels, bool table, bool json,
-		       bool pretty)
+		       const struct np_findings *problems, const char *policy, bool table, bool json, bool pretty)
 {
 	struct np_table t;
+	/* The command and whether it is carried, once the plan holds a change that has them. */
+	bool commands = false, offered = false;
+	for (size_t i = 0; i < plan->n; i++) {
+		commands |= plan->v[i].change && np_attrs[plan->v[i].kind].command;
+		offered |= plan->v[i].change && plan->v[i].advice;
+	}
 	int rc = np_table_init(&t, self, rec_columns,
-			       channels ? "target,current,recommended,volume,command,reason"
-					: "target,current,recommended,volume,reason", NULL, json, m);
+			       offered    ? "target,current,recommended,volume,command,carried,reason"
+			       : commands ? "target,current,recommended,volume,command,reason"
+					  : "target,current,recommended,volume,reason",
+			       NULL, json, m);
 	if (rc != NP_CONTINUE)
 		return rc;
 	rc = EXIT_OK;
@@ -363,14 +404,15 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 	/* What a saved plan holds besides the changes: every value it keeps as
 	 * it is (apply and verify check those too), counted per kind, so that
 	 * this count and the profile's settings add up. */
-	size_t n = 0, kept = 0, kept_kind[NP_ATTR_COUNT] = { 0 };
+	size_t n = 0, noffered = 0, kept = 0, kept_kind[NP_ATTR_COUNT] = { 0 };
 	for (size_t i = 0; rc == EXIT_OK && i < plan->n; i++) {
-		bool keeps = !plan->v[i].change && !np_attrs[plan->v[i].kind].command;
+		bool keeps = !plan->v[i].change && !plan->v[i].advice;
 		kept += keeps;
 		kept_kind[plan->v[i].kind] += keeps;
 		if (plan->v[i].change) {
 			rc = np_table_add(&t, &plan->v[i]);
-			n++;
+			n += !plan->v[i].advice;
+			noffered += plan->v[i].advice;
 		}
 	}
 	if (rc == EXIT_OK && json) {
@@ -415,11 +457,15 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 					first = 0;
 				}
 		}
-		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s", policy, n, n == 1 ? "" : "s",
+		char offered_text[96] = "";
+		if (noffered)
+			snprintf(offered_text, sizeof(offered_text), "; %zu judgement%s offered, not in the plan", noffered,
+				 noffered == 1 ? "" : "s");
+		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s%s", policy, n, n == 1 ? "" : "s",
 			     n > 0 || plan->nwarnings > 0 ? ""
 			     : m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
 					      : " (the machine already follows this plan)",
-			     kept_text) < 0)
+			     kept_text, offered_text) < 0)
 			head = NULL;
 		if (head)
 			np_print_wrapped(stdout, head, width, 0, 4);
@@ -428,10 +474,10 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 			fputs("note: ", stdout);
 			np_print_wrapped(stdout, plan->notes[i], width, 6, 4);
 		}
-		if (n && table) {
+		if ((n || noffered) && table) {
 			putchar('\n');
 			rc = np_table_print(&t, stdout);
-		} else if (n) {
+		} else if (n || noffered) {
 			rc = print_grouped(m, problems, plan);
 		}
 		for (size_t i = 0; i < plan->nwarnings; i++) {
@@ -480,13 +526,16 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	const struct np_command *self = np_command_find("advise");
 	struct advise_opts ao = { .req = NP_REQUEST_OPTS_INIT };
 	int first, rc = np_parse_options(self, argc, argv, &ao, &first);
-	ao.req.channels_per_node = ao.channels != NULL;
-	if (rc == NP_CONTINUE && np_request_check(ctx, &ao.req))
+	if (ao.channels)
+		ao.req.channels = !strcmp(ao.channels, "per-core")   ? NP_CHANNELS_PER_CORE
+				  : !strcmp(ao.channels, "per-node") ? NP_CHANNELS_PER_NODE
+								     : NP_CHANNELS_KEEP;
+	if (rc == NP_CONTINUE && ao.req.channels == NP_CHANNELS_KEEP)
+		rc = np_usage_error(self, "--channels: '%s' is not per-core or per-node", ao.channels);
+	else if (rc == NP_CONTINUE && np_request_check(ctx, &ao.req))
 		rc = np_usage_error(self, "%s", ctx->err);
 	else if (rc == NP_CONTINUE && first < argc)
 		rc = np_usage_error(self, "unexpected argument '%s' (devices are chosen with --device)", argv[first]);
-	else if (rc == NP_CONTINUE && ao.channels && strcmp(ao.channels, "per-node"))
-		rc = np_usage_error(self, "--channels: '%s' is not per-node", ao.channels);
 	if (rc != NP_CONTINUE) {
 		np_filters_free(&ao.req.devices);
 		return rc;
@@ -507,8 +556,7 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 	if (rc == EXIT_OK && ao.output)
 		rc = save_plan(ctx, &m, &req.findings.plan, ao.req.policy, ao.output);
 	if (rc == EXIT_OK)
-		rc = plan_output(self, &m, &req.findings.plan, &req.findings, ao.req.policy, ao.channels != NULL,
-				 ao.table, ao.json, ao.pretty);
+		rc = plan_output(self, &m, &req.findings.plan, &req.findings, ao.req.policy, ao.table, ao.json, ao.pretty);
 	np_request_free(&req);
 	np_filters_free(&ao.req.devices);
 	np_machine_free(&m);

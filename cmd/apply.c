@@ -86,7 +86,7 @@ static void irqb_warn(const struct np_command *self, const struct np_irqban *ib)
 /* What the JSON output says about irqbalance. */
 static void irqb_json(cJSON *doc, const struct np_irqban *ib, bool done)
 {
-	cJSON *o = np_irqbalance_json(ib->running), *a;
+	cJSON *o = np_irqbalance_json(ib->running, true, NULL), *a;
 	const char *action = ib->ban ? (done ? "banned" : "ban") : ib->banned ? "banned_already"
 			   : ib->warn ? "warned" : "none";
 	cJSON_AddStringToObject(o, "action", action);
@@ -305,6 +305,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	rc = np_load_resolved(ctx, self, &dirs, name, &m, &prof, &p.res);
 	if (rc != EXIT_OK)
 		return rc;
+	p.prof = &prof;
 	if (boot && !json)
 		printf("boot profile %s (%s)\n", prof.name, bootpath);
 	if (np_pipeline_decide(ctx, &p, NULL, 0, m.irqbalance, mode))

@@ -44,7 +44,7 @@ static const struct {
 	const char *words;
 } word_kinds[] = {
 	{ "policy", "local app spread" },
-	{ "channels", "per-node" },
+	{ "channels", "per-core per-node" },
 	{ "irqbalance", "ban warn ignore" },
 	{ "shell", "bash zsh fish" },
 	{ "subcommand", "list show validate" },

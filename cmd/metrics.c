@@ -85,22 +85,23 @@ static void device_labels(FILE *out, const struct np_pci_dev *d)
 /* By where the request judges interrupts: its forbidden CPUs. */
 static void device_metrics(FILE *out, const struct np_request *req)
 {
-	static const char *const where[] = { "local", "remote", "isolated", "exclusive" };
+	static const char *const where[] = { "local", "remote", "isolated", "exclusive", "per_cpu" };
 	const struct np_machine *m = req->m;
 	const struct np_cpuset *quiet = &req->policy.forbidden.quiet, *excl = &req->policy.forbidden.exclusive;
 	header(out, "numaplace_device_interrupts_total", "counter",
 	       "Interrupts of a PCI device since boot by where they ran, each counted once: on isolated or nohz_full "
-	       "CPUs, else on CPUs a Kubernetes container holds exclusively, else off the device's node, else local.");
+	       "CPUs, else on CPUs a Kubernetes container holds exclusively, else on its managed per-CPU queues "
+	       "(per CPU by design, never remote), else off the device's node, else local.");
 	for (size_t di = 0; di < m->pci.ndevs; di++) {
 		const struct np_pci_dev *d = &m->pci.devs[di];
 		struct np_where w;
 		int node;
 		if (!np_device_where(m, di, &w, &node))
 			continue;
-		const unsigned long long v[] = { w.local, w.remote, w.isolated, w.exclusive };
+		const unsigned long long v[] = { w.local, w.remote, w.isolated, w.exclusive, w.per_cpu };
 		char nodebuf[16];
 		snprintf(nodebuf, sizeof(nodebuf), "%d", node);
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			fputs("numaplace_device_interrupts_total{", out);
 			device_labels(out, d);
 			label(out, "node", node >= 0 ? nodebuf : "unknown", false);

@@ -72,8 +72,11 @@ static void findings_write(struct np_jw *jw, const struct np_machine *m, const s
 
 /* The answer first: one line per problem, most important first, each with
  * the command that fixes it. */
-static int print_summary(const struct np_findings *f, bool interrupts_known, double seconds, int width, bool color)
+static int print_summary(const struct np_machine *m, const struct np_findings *f, bool interrupts_known, double seconds,
+			 int width, bool color)
 {
+	char floor[32];
+	np_volume_text(m, f->min_interrupts, floor);
 	size_t n, minor = 0;
 	struct np_summary_line *lines;
 	if (np_findings_lines(f, &lines, &n))
@@ -88,8 +91,8 @@ static int print_summary(const struct np_findings *f, bool interrupts_known, dou
 	if (!interrupts_known)
 		puts("Interrupts unknown: there is no /proc/interrupts here, so where they run cannot be judged.");
 	else if (n == 0)
-		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%llu or more each).\n",
-		       f->min_interrupts);
+		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%s or more each).\n",
+		       floor);
 	for (size_t i = 0; i < n; i++) {
 		const struct np_summary_line *x = &lines[i];
 		char *message = np_escape_dup(x->text); /* names are the kernel's bytes */
@@ -116,7 +119,7 @@ static int print_summary(const struct np_findings *f, bool interrupts_known, dou
 		free(message);
 	}
 	if (minor)
-		printf("(%zu more under %llu interrupts per device: 'report --all' lists them)\n", minor, f->min_interrupts);
+		printf("(%zu more under %s a device: 'report --all' lists them)\n", minor, floor);
 	np_summary_lines_free(lines, n);
 	return EXIT_OK;
 }
@@ -238,12 +241,18 @@ static int get_per_sec(const void *data, const void *row, struct np_value *v)
 	return np_val_int(v, (long long)((double)summary(data, row).total / seconds + 0.5));
 }
 
+/* Of the interrupts not per CPU by design (those are the next column's). */
 static int get_remote_share(const void *data, const void *row, struct np_value *v)
 {
 	struct np_irq_summary s = summary(data, row);
-	if (s.total > 0 && s.node_known)
-		return np_val_share(v, (double)s.remote / (double)s.total);
-	return np_val_null(v);
+	double share = np_irq_summary_remote_share(&s);
+	return share >= 0 ? np_val_share(v, share) : np_val_null(v);
+}
+
+static int get_per_cpu_share(const void *data, const void *row, struct np_value *v)
+{
+	struct np_irq_summary s = summary(data, row);
+	return s.nper_cpu && s.total ? np_val_share(v, (double)s.per_cpu / (double)s.total) : np_val_null(v);
 }
 
 static const struct np_column placement_columns[] = {
@@ -255,11 +264,15 @@ static const struct np_column placement_columns[] = {
 	NP_COLUMN("ran_on_nodes", "RAN ON NODES", 1, 0, "the nodes that handled them", get_ran_on_nodes),
 	NP_COLUMN("interrupts", "INTERRUPTS", 8, SCOLS_FL_RIGHT, "interrupts handled", get_interrupts),
 	NP_COLUMN("per_sec", "PER SEC", 8, SCOLS_FL_RIGHT, "interrupts a second (with --interval)", get_per_sec),
-	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT, "the share handled off its node", get_remote_share),
+	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT,
+		  "the share handled off its node, of those not per CPU by design", get_remote_share),
+	NP_COLUMN("per_cpu_share", "PER CPU", 4, SCOLS_FL_RIGHT,
+		  "the share on its managed per-CPU queues, which complete where the I/O was submitted (never remote)",
+		  get_per_cpu_share),
 	NP_COLUMN_END,
 };
-#define PLACEMENT_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,interrupts,remote_share"
-#define PLACEMENT_RATE_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,per_sec,remote_share"
+#define PLACEMENT_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,interrupts,remote_share,per_cpu_share"
+#define PLACEMENT_RATE_COLUMNS "device,driver,node,irqs,managed,ran_on_nodes,per_sec,remote_share,per_cpu_share"
 
 /* One line per device that has IRQs: where they are allowed, where they ran. */
 static int print_placement(const struct np_command *self, const struct np_machine *m, const bool *selected,
@@ -327,7 +340,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	np_nodes_memo_free(view.memo);
 	if (rc != EXIT_OK)
 		return rc;
-	cJSON *irqbalance = np_irqbalance_json(m->irqbalance);
+	cJSON *irqbalance = np_irqbalance_json(m->irqbalance, m->irqbalance_known, &m->irqb_banned);
 	np_jw_cjson(&jw, "irqbalance", irqbalance);
 	cJSON_Delete(irqbalance);
 	findings_write(&jw, m, f);
@@ -381,7 +394,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = report_json(ctx, &m, req.selected, f, &o);
 	} else if (rc == EXIT_OK) {
 		int width = np_term_width();
-		rc = print_summary(f, !m.irqs.absent, o.interval, width, color);
+		rc = print_summary(&m, f, !m.irqs.absent, o.interval, width, color);
 		puts("\n== Topology");
 		if (rc == EXIT_OK)
 			rc = np_topo_print(self, &m.topo, stdout, false);

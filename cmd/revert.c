@@ -49,9 +49,19 @@ static bool moved_threads(const struct np_txn *txn)
 	return false;
 }
 
+static size_t count_reset(const struct np_txn *txn)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < txn->nchanges; i++)
+		n += txn->changes[i].reset;
+	return n;
+}
+
 static void print_change(const struct np_change *c, bool dry_run)
 {
-	if (c->gone)
+	if (c->reset)
+		printf("  %s: reset by its driver when the channels were restored: left as it set it\n", c->subject);
+	else if (c->gone)
 		printf("  %s: gone (exited, or its TID is another thread's now): skipped\n", c->subject);
 	else if (is_text(c))
 		printf("  %s removed: %s %s\n", c->subject, c->path, dry_run ? "would be restored" : "restored");
@@ -61,7 +71,7 @@ static void print_change(const struct np_change *c, bool dry_run)
 
 static void print_summary(const struct np_txn *txn, bool dry_run)
 {
-	size_t gone = count_gone(txn), n = txn->nchanges - gone;
+	size_t gone = count_gone(txn), reset = count_reset(txn), n = txn->nchanges - gone - reset;
 	if (dry_run)
 		printf("would revert transaction %s (%s): %zu value%s to restore", txn->id, txn->profile, n,
 		       n == 1 ? "" : "s");
@@ -69,6 +79,8 @@ static void print_summary(const struct np_txn *txn, bool dry_run)
 		printf("reverted transaction %s (%s): %zu value%s restored", txn->id, txn->profile, n, n == 1 ? "" : "s");
 	if (gone)
 		printf(", %zu thread%s gone skipped", gone, gone == 1 ? "" : "s");
+	if (reset)
+		printf(", %zu reset by the driver with the channels", reset);
 	puts(dry_run ? "; nothing written" : "");
 	if (moved_threads(txn) && strstr(txn->profile, " --memory"))
 		puts("the memory that the move migrated (--memory) is not moved back");
@@ -128,6 +140,7 @@ static int revert_session(struct np_ctx *ctx, const struct revert_opts *o, const
 			cJSON_AddStringToObject(t, "profile", txn.profile);
 			np_json_put(t, "changes", np_changes_json(txn.changes, txn.nchanges));
 			cJSON_AddNumberToObject(t, "gone", (double)count_gone(&txn));
+			cJSON_AddNumberToObject(t, "reset_by_driver", (double)count_reset(&txn));
 			cJSON_AddItemToArray(list, t);
 		} else {
 			print_summary(&txn, false);
@@ -187,6 +200,7 @@ static int revert_one(struct np_ctx *ctx, const struct revert_opts *o, const str
 		cJSON_AddStringToObject(doc, "profile", txn.profile);
 		np_json_put(doc, "changes", o->dry_run ? plan_json(&txn) : np_changes_json(txn.changes, txn.nchanges));
 		cJSON_AddNumberToObject(doc, "gone", (double)count_gone(&txn));
+		cJSON_AddNumberToObject(doc, "reset_by_driver", (double)count_reset(&txn));
 		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
 		np_txn_free(&txn);
 		return np_print_json(doc, o->pretty);

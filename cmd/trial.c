@@ -656,6 +656,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 			regfree(&t.re);
 		return rc;
 	}
+	p.prof = &prof;
 	if (np_pipeline_decide(ctx, &p, NULL, 0, m.irqbalance, o.irqbalance)) {
 		rc = np_error("%s", ctx->err);
 	} else {

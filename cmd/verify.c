@@ -48,16 +48,19 @@ int cmd_verify(int argc, char **argv, struct np_ctx *ctx)
 	size_t ndrift = 0;
 	for (size_t i = 0; i < res.n && rc == EXIT_OK; i++) {
 		const struct np_change *c = &res.changes[i];
-		int match = np_value_matches(ctx, c->path, np_attrs[c->attr].value, c->new_value);
+		/* One read, its kind's own (a channel count is no file). */
+		char *cur = NULL;
+		int match = np_value_matches_current(ctx, c->path, np_attrs[c->attr].value, c->new_value, &cur);
 		if (match < 0) {
 			np_error("%s", ctx->err);
 			rc = EXIT_VERIFY_ERROR;
 			break;
 		}
-		if (match)
+		if (match) {
+			free(cur);
 			continue;
-		char *cur = NULL;
-		np_read_text(ctx, &cur, "%s", c->path);
+		}
+		cur[strcspn(cur, "\n")] = '\0';
 		ndrift++;
 		if (json) {
 			cJSON *o = cJSON_CreateObject();

@@ -18,7 +18,7 @@ _numaplace_options()
 	devices) echo '--all -a --matrix -m --near --class --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
 	irqs) echo '--json -J --pretty --interval -i --interrupts --output -o --noheadings -n --raw -r --pairs -P --sort -s --help -h' ;;
 	top) echo '--delay -d --batch -b --iterations -n --filter -f --help -h' ;;
-	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --channels --save --output -o --table --json -J --pretty --help -h' ;;
+	advise) echo '--policy -p --app-cpus --app-node --app-pid --pod --device -d --exclude-cpus -x --interval -i --channels --save --output -o --xps --table --json -J --pretty --help -h' ;;
 	app) echo '--interval -i --json -J --pretty --help -h' ;;
 	apply) echo '--dry-run --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
@@ -115,7 +115,7 @@ _numaplace_fixed()
 {
 	case $1 in
 	policy) echo local app spread ;;
-	channels) echo per-node ;;
+	channels) echo per-core per-node ;;
 	irqbalance) echo ban warn ignore ;;
 	shell) echo bash zsh fish ;;
 	subcommand) echo list show validate ;;

@@ -173,7 +173,7 @@ function __numaplace_fixed --argument-names kind
         case policy
             printf '%s\n' local app spread
         case channels
-            printf '%s\n' per-node
+            printf '%s\n' per-core per-node
         case irqbalance
             printf '%s\n' ban warn ignore
         case shell
@@ -419,9 +419,10 @@ complete -c numaplace -n '__numaplace_option advise' -l pod -x -d 'the applicati
 complete -c numaplace -n '__numaplace_option advise' -s d -l device -x -a '(__numaplace_values device)' -d 'plan only for matching devices (repeatable); with --policy app, the application\'s devices'
 complete -c numaplace -n '__numaplace_option advise' -s x -l exclude-cpus -x -d 'keep these CPUs free of IRQs'
 complete -c numaplace -n '__numaplace_option advise' -s i -l interval -x -d 'weigh IRQs by what they ran during SEC seconds (0 < SEC <= 3600), not since boot'
-complete -c numaplace -n '__numaplace_option advise' -l channels -x -a '(__numaplace_values channels)' -d 'also offer one queue per node (ethtool -L), a judgement with its evidence'
+complete -c numaplace -n '__numaplace_option advise' -l channels -x -a '(__numaplace_values channels)' -d 'per-core: the plan carries the channel count judged right; per-node: one queue per node (spread)'
 complete -c numaplace -n '__numaplace_option advise' -l save -r -F -d 'also write the plan as a profile for \'numaplace apply\''
 complete -c numaplace -n '__numaplace_option advise' -s o -l output -r -F -d 'deprecated: --save FILE (-o will name columns, as in the other commands)'
+complete -c numaplace -n '__numaplace_option advise' -l xps -d 'XPS follows the IRQs of every device selected, not only of those whose IRQs move'
 complete -c numaplace -n '__numaplace_option advise' -l table -d 'print the changes as one table, not grouped by device'
 complete -c numaplace -n '__numaplace_option advise' -s J -l json -d 'print JSON instead of text'
 complete -c numaplace -n '__numaplace_option advise' -l pretty -d 'indent the JSON (the default on a terminal)'

@@ -103,10 +103,13 @@ static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di
 	struct np_irq_summary s;
 	np_device_irq_summary(m, di, &s);
 	np_jw_int(jw, "irqs_remote", s.nremote);
-	if (s.total > 0 && s.node_known)
-		np_jw_number(jw, "remote_share", (double)s.remote / (double)s.total);
+	double share = np_irq_summary_remote_share(&s);
+	if (share >= 0)
+		np_jw_number(jw, "remote_share", share);
 	else
 		np_jw_null(jw, "remote_share");
+	np_jw_int(jw, "irqs_per_cpu", s.nper_cpu);
+	np_jw_uint(jw, "interrupts_per_cpu", s.per_cpu);
 	np_jw_close(jw);
 }
 
@@ -154,15 +157,23 @@ static const struct np_irq *queue_irq(const struct queue_map *map, int q)
 	return q >= 0 && q < map->n ? map->v[q] : NULL;
 }
 
-/* " on CPU 1, node 3": where a queue's IRQ is set to run ("" when unknown). */
+/* " on CPU 1, node 3": where a queue's IRQ is set to run ("" when unknown);
+ * " on CPU 0, node 0 (moves to CPU 2, node 0 when it next fires)" while a new mask waits for
+ * the next interrupt (a chip without interrupt remapping). */
 static char *irq_where(const struct np_machine *m, const struct np_irq *irq)
 {
 	if (!irq || !irq->has_effective)
 		return strdup("");
-	char *where = np_cpus_where(&m->topo, &irq->effective), *out;
-	if (!where || asprintf(&out, " on %s", where) < 0)
+	bool pending = (irq->move_pending || irq->move_deferred) && irq->has_affinity &&
+		       !np_cpuset_empty(&irq->effective) && !np_cpuset_subset(&irq->effective, &irq->affinity);
+	char *where = np_cpus_where(&m->topo, &irq->effective), *then = pending ? np_cpus_where(&m->topo, &irq->affinity) : NULL;
+	char *out;
+	if (!where || (pending && !then) ||
+	    asprintf(&out, " on %s%s%s%s", where, pending ? " (moves to " : "", pending ? then : "",
+		     pending ? " when it next fires)" : "") < 0)
 		out = NULL;
 	free(where);
+	free(then);
 	return out;
 }
 
@@ -261,11 +272,19 @@ static void print_device(const struct np_machine *m, size_t di, FILE *out)
 	}
 	put_line(out, f, &line, width, 4);
 	if (s.nirqs > 0) {
-		fprintf(f, "  IRQs: %d (%d mostly on other nodes)", s.nirqs, s.nremote);
-		if (s.total > 0 && s.node_known)
-			fprintf(f, ": %.0f%% of %llu interrupts remote", 100.0 * (double)s.remote / (double)s.total, s.total);
-		else if (s.total > 0)
-			fprintf(f, ": %llu interrupts, node unknown", s.total);
+		/* Per-CPU queues complete where the I/O was submitted: said apart, never remote. */
+		unsigned long long others = s.total - s.per_cpu;
+		double share = np_irq_summary_remote_share(&s);
+		fprintf(f, "  IRQs: %d (%d mostly on other nodes", s.nirqs, s.nremote);
+		if (s.nper_cpu)
+			fprintf(f, ", %d managed per CPU by design", s.nper_cpu);
+		fputc(')', f);
+		if (share >= 0)
+			fprintf(f, ": %.0f%% of %llu interrupts remote", 100.0 * share, others);
+		else if (others > 0)
+			fprintf(f, ": %llu interrupts, node unknown", others);
+		if (s.per_cpu > 0)
+			fprintf(f, "%s%llu per CPU by design", others > 0 ? "; " : ": ", s.per_cpu);
 		put_line(out, f, &line, width, 4);
 	}
 	fclose(f);

@@ -171,12 +171,19 @@ static int get_per_node(const void *data, const void *row, struct np_value *v)
 	return memo && memo->counts == counts ? np_val_counts_ref(v, counts, n) : np_val_counts(v, counts, n);
 }
 
-/* Null when the device's node is unknown or the IRQ never fired: no share. */
+/* Null when the device's node is unknown, the IRQ never fired, or it is a
+ * managed per-CPU queue (the per_cpu column): no share. */
 static int get_remote_share(const void *data, const void *row, struct np_value *v)
 {
 	const struct np_machine *m = MACHINE(data);
-	double share = np_irq_remote_share(m, IRQ(row), irq_node(m, IRQ(row)));
+	double share = np_irq_per_cpu(IRQ(row)) ? -1 : np_irq_remote_share(m, IRQ(row), irq_node(m, IRQ(row)));
 	return share >= 0 ? np_val_share(v, share) : np_val_null(v);
+}
+
+static int get_per_cpu(const void *data, const void *row, struct np_value *v)
+{
+	(void)data;
+	return np_val_bool(v, np_irq_per_cpu(IRQ(row)));
 }
 
 /* Null unless sampled over --interval. */
@@ -209,12 +216,28 @@ const struct np_column np_irq_columns[] = {
 	NP_COLUMN("per_sec", "PER SEC", 6, SCOLS_FL_RIGHT | NP_FL_DESCENDING | NP_FL_GIVE(7), "interrupts a second (with --interval)", get_per_sec),
 	NP_COLUMN("per_node", "PER NODE", 0.1, SCOLS_FL_WRAP | NP_FL_DESCENDING | NP_FL_GIVE(3), "interrupts handled on each node", get_per_node),
 	NP_COLUMN("remote_share", "REMOTE", 4, SCOLS_FL_RIGHT | NP_FL_DESCENDING | NP_FL_GIVE(7), "the share handled off its device's node", get_remote_share),
+	NP_COLUMN("per_cpu", "PER CPU", 3, NP_FL_GIVE(2),
+		  "a managed per-CPU queue: it completes where the I/O was submitted, by design, never remote", get_per_cpu),
 	NP_COLUMN_END,
 };
 
-cJSON *np_irqbalance_json(bool running)
+cJSON *np_irqbalance_json(bool running, bool known, const struct np_irqb_banned *banned)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddBoolToObject(o, "running", running);
+	/* Unknown without process information (a snapshot): null, as advise says "state unknown". */
+	if (known)
+		cJSON_AddBoolToObject(o, "running", running);
+	else
+		cJSON_AddNullToObject(o, "running");
+	if (banned) {
+		char *cpus = banned->source ? np_cpuset_format_list(&banned->cpus) : NULL;
+		if (cpus)
+			cJSON_AddStringToObject(o, "banned_cpus", cpus);
+		else
+			cJSON_AddNullToObject(o, "banned_cpus");
+		if (banned->source)
+			cJSON_AddStringToObject(o, "banned_from", banned->source);
+		free(cpus);
+	}
 	return o;
 }

@@ -80,6 +80,7 @@ void np_where_write(struct np_jw *jw, const struct np_machine *m)
 		np_jw_uint(jw, "remote", w.remote);
 		np_jw_uint(jw, "isolated", w.isolated);
 		np_jw_uint(jw, "exclusive", w.exclusive);
+		np_jw_uint(jw, "per_cpu", w.per_cpu);
 		np_jw_close(jw);
 	}
 	np_jw_close(jw);

@@ -72,9 +72,9 @@ struct np_nodes_memo *np_nodes_memo_new(void);
 void np_nodes_memo_free(struct np_nodes_memo *memo);
 extern const struct np_column np_irq_columns[];
 #define NP_IRQ_DEFAULT_COLUMNS \
-	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share"
+	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_node,remote_share,per_cpu"
 #define NP_IRQ_RATE_COLUMNS \
-	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_sec,per_node,remote_share"
+	"irq,name,device,queue,affinity,effective,effective_nodes,node,managed,total,per_sec,per_node,remote_share,per_cpu"
 
 /* A value of a change as people read it, the same in apply, verify, revert
  * and advise: CPU masks and lists as the CPU list ("1,8"; "off" when
@@ -99,6 +99,9 @@ struct np_txn;
 const char *np_recovered_line(const struct np_txn *t, bool dry_run, char *buf, size_t size);
 
 /* irqbalance, the same object wherever it appears: {"running": bool, ...}. */
-cJSON *np_irqbalance_json(bool running);
+struct np_irqb_banned;
+/* {"running": true|false|null (no process information)}, with the CPUs its
+ * configuration bans when banned is given. */
+cJSON *np_irqbalance_json(bool running, bool known, const struct np_irqb_banned *banned);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change/channels.h"
 #include "change/target.h"
 
 
@@ -17,6 +18,8 @@ static const char *const rq_files[] = { "queue/rq_affinity", NULL };
 static const char *const rps_files[] = { "rps_cpus", NULL };
 static const char *const xps_files[] = { "xps_cpus", NULL };
 static const char *const default_files[] = { "/proc/irq/default_smp_affinity", NULL };
+static const char *const flow_cnt_files[] = { "rps_flow_cnt", NULL };
+static const char *const sock_flow_files[] = { "/proc/sys/net/core/rps_sock_flow_entries", NULL };
 /* A cgroup's own files, under cgroup v2's mount or v1's cpuset hierarchy. */
 static const char *const cgroup_cpus_names[] = { "cpuset.cpus", NULL };
 static const char *const cgroup_mems_names[] = { "cpuset.mems", NULL };
@@ -65,10 +68,13 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.subject = "irqbalance",
 	},
 	[NP_ATTR_CHANNELS] = {
-		/* ethtool's netlink call, not a file: the advisor says it, the user runs it. */
-		.name = "channels", .value = NP_VALUE_INT, .min = 1, .max = 4096,
+		/* No file: ethtool's netlink calls (channels.c); the "path" names
+		 * the interface's channel counts, in the directory of its own. */
+		.name = "channels", .value = NP_VALUE_CHANNELS, .resets_queues = true,
+		.path = "/sys/class/net/{net}/channels",
 		.subject = "{net} channels",
-		.command = "ethtool -L {net} combined",
+		.command = "ethtool -L {net}",
+		.target = &np_target_netif, .access = &np_access_channels,
 	},
 	[NP_ATTR_THREAD_AFFINITY] = {
 		/* No file: the "path" names the thread, its start time kept so that
@@ -91,6 +97,22 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.path = "/sys/fs/cgroup/{file}", .files = cgroup_mems_names,
 		.subject = "cgroup {file}",
 	},
+	[NP_ATTR_RPS_FLOW_CNT] = {
+		/* The kernel rounds a count up to a power of two (and shows
+		 * that): the advisor writes powers of two, which read back as
+		 * written. */
+		.name = "rps_flow_cnt", .value = NP_VALUE_INT, .min = 0, .max = 1 << 29,
+		.path = "/sys/class/net/{net}/queues/rx-{queue}/rps_flow_cnt",
+		.subject = "{net} rx-{queue} rps_flow_cnt",
+		.target = &np_target_net_queue, .dir = NP_DIR_NET_QUEUE, .snapshot = flow_cnt_files,
+	},
+	[NP_ATTR_RPS_SOCK_FLOW_ENTRIES] = {
+		/* net.core.rps_sock_flow_entries: rounded up to a power of two, at most 2^29. */
+		.name = "rps_sock_flow_entries", .value = NP_VALUE_INT, .min = 0, .max = 1 << 29,
+		.path = "/proc/sys/net/core/rps_sock_flow_entries",
+		.subject = "net.core.rps_sock_flow_entries",
+		.target = &np_target_machine, .dir = NP_DIR_ROOT, .snapshot = sock_flow_files,
+	},
 #ifdef NP_ATTR_MORE
 #include NP_ATTR_MORE
 #endif
@@ -101,6 +123,7 @@ static const char *const value_kind_names[] = {
 	[NP_VALUE_CPUMASK] = "cpumask",
 	[NP_VALUE_INT] = "int",
 	[NP_VALUE_TEXT] = "text",
+	[NP_VALUE_CHANNELS] = "channels",
 };
 #define NVALUE_KINDS (sizeof(value_kind_names) / sizeof(value_kind_names[0]))
 
@@ -111,7 +134,10 @@ const char *np_attr_name(enum np_attr attr)
 
 const char *np_attr_value_key(enum np_attr attr)
 {
-	return (unsigned)attr < NP_ATTR_COUNT && np_attrs[attr].value == NP_VALUE_INT ? "value" : "cpus";
+	return (unsigned)attr < NP_ATTR_COUNT && (np_attrs[attr].value == NP_VALUE_INT ||
+						  np_attrs[attr].value == NP_VALUE_CHANNELS)
+		       ? "value"
+		       : "cpus";
 }
 
 int np_attr_by_name(const char *name, bool settable)
@@ -476,6 +502,8 @@ char *np_value_normalize(enum np_value_kind kind, const char *value)
 		return normalize_int(value);
 	case NP_VALUE_TEXT:
 		return strdup(value);
+	case NP_VALUE_CHANNELS:
+		return np_channels_normalize(value);
 	}
 	return NULL;
 }

@@ -29,10 +29,12 @@ enum np_attr {
 	NP_ATTR_XPS_CPUS,             /* /sys/class/net/IF/queues/tx-N/xps_cpus */
 	NP_ATTR_DEFAULT_IRQ_AFFINITY, /* /proc/irq/default_smp_affinity */
 	NP_ATTR_IRQBALANCE_CONFIG,    /* irqbalance's file under /etc (the bans), not in profiles */
-	NP_ATTR_CHANNELS,             /* a NIC's queue count: advice only (ethtool -L), never written */
+	NP_ATTR_CHANNELS,             /* a NIC's channel counts: ethtool netlink, no file */
 	NP_ATTR_THREAD_AFFINITY,      /* a thread's CPUs: sched_setaffinity, no file (move) */
 	NP_ATTR_CGROUP_CPUS,          /* /sys/fs/cgroup/PATH/cpuset.cpus (move --cgroup), not in profiles */
 	NP_ATTR_CGROUP_MEMS,          /* /sys/fs/cgroup/PATH/cpuset.mems (move --cgroup --memory) */
+	NP_ATTR_RPS_FLOW_CNT,         /* /sys/class/net/IF/queues/rx-N/rps_flow_cnt (RFS, per queue) */
+	NP_ATTR_RPS_SOCK_FLOW_ENTRIES,/* /proc/sys/net/core/rps_sock_flow_entries (RFS, global) */
 	/* A build with kinds more: NP_ATTR_MORE names a file of rows (make's
 	 * test build, tests/unit/newrow-rows.h), included here for their ids
 	 * and in attr.c for their rows. */
@@ -51,6 +53,7 @@ enum np_value_kind {
 	NP_VALUE_CPUMASK, /* "00000003" == "3"; profiles still say CPU lists */
 	NP_VALUE_INT,     /* a number in [min, max] */
 	NP_VALUE_TEXT,    /* a whole configuration file, byte for byte, replaced atomically */
+	NP_VALUE_CHANNELS, /* ethtool -L's words: "rx 2 tx 2" == "rx 2 tx 2 combined 0" (change/channels.h) */
 };
 
 /* What one value belongs to. The path is built from irq, queue, net,
@@ -85,8 +88,13 @@ struct np_attr_access {
 	int (*read)(struct np_ctx *ctx, const char *path, char **out);
 	/* Writes value; -ESRCH when the target is gone. */
 	int (*write)(struct np_ctx *ctx, const char *path, const char *value);
+	/* A profile's value made whole from the current one (out malloc'd):
+	 * channels a setting does not name keep their counts, as ethtool -L
+	 * leaves them. NULL: a value is always whole. */
+	int (*complete)(struct np_ctx *ctx, const char *path, const char *value, char **out);
 };
-extern const struct np_attr_access np_access_thread_affinity; /* threadaff.c */
+extern const struct np_attr_access np_access_thread_affinity; /* thread-affinity.c */
+extern const struct np_attr_access np_access_channels;        /* channels.c */
 
 /* Where snapshot finds a kind's files: relative to which directory. */
 enum np_attr_dir {
@@ -103,8 +111,13 @@ struct np_attr_desc {
 	int min, max;                 /* NP_VALUE_INT: the values the kernel honours */
 	bool empty_ok;                /* CPU sets: "" is a value (turns the feature off) */
 	bool survives_reboot;         /* a file on disk, not a kernel value */
-	/* A recommendation the user carries out (its command in the subject's
-	 * place): no path, never in a profile, a change or a journal. */
+	/* A change of it re-creates the interface's queues (their IRQs, XPS
+	 * and RPS, which the driver may reset): it is written before every
+	 * other value of its transaction, which are resolved again after it
+	 * (IRQ numbers change), and reverted before them. */
+	bool resets_queues;
+	/* The command that sets it by hand, its value appended ("ethtool -L
+	 * eth0" + " combined 4"), shown beside a recommendation. */
 	const char *command;
 	/* Machine path and subject, with fields from the target: {irq} and
 	 * {queue} are numbers, {net} and {block} names; the subject may also
@@ -133,8 +146,8 @@ int np_attr_by_name(const char *name, bool settable);
 /* The machine path of attr for t (malloc'd); NULL when a field the path
  * needs is missing or unsafe (a name with '/' or "..") or out of memory. */
 char *np_attr_path(enum np_attr attr, const struct np_target *t);
-/* An advice-only kind's command for t and value ("ethtool -L eth0 combined
- * 4"), malloc'd; NULL for a kind that is written, or on ENOMEM. */
+/* The command that sets attr by hand for t and value ("ethtool -L eth0
+ * combined 4"), malloc'd; NULL for a kind without one, or on ENOMEM. */
 char *np_attr_command(enum np_attr attr, const struct np_target *t, const char *value);
 /* The human subject ("eth0 rx-0 rps_cpus"); NULL on ENOMEM. */
 char *np_attr_subject(enum np_attr attr, const struct np_target *t);
@@ -173,6 +186,9 @@ struct np_change {
 	bool gone;         /* its target no longer exists (a thread that exited): an apply
 			    * skipped it, a revert restored nothing there (-ESRCH from its
 			    * access method) */
+	bool reset;        /* a revert restored its interface's channels first and the
+			    * driver then rewrote it (or re-created its IRQ): left as the
+			    * driver set it, nothing written there */
 };
 
 /* Fills c (path, subject, the target its path says, new_value copied).

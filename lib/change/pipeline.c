@@ -7,6 +7,7 @@
 int np_pipeline_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_profile *prof,
 			struct np_pipeline *p)
 {
+	p->prof = prof;
 	return np_profile_resolve(ctx, m, prof, &p->res);
 }
 
@@ -22,6 +23,8 @@ int np_pipeline_decide(struct np_ctx *ctx, struct np_pipeline *p, const struct n
 		       bool running, enum np_irqb_mode mode)
 {
 	np_irqban_free(&p->ban);
+	p->running = running;
+	p->mode = mode;
 	if (!scope) {
 		scope = p->res.changes;
 		nscope = p->joined ? p->nplaced : p->res.n;
@@ -44,13 +47,15 @@ int np_pipeline_join(struct np_pipeline *p)
 int np_pipeline_write(struct np_ctx *ctx, struct np_pipeline *p, const struct np_txn_opts *opts, const char *name,
 		      size_t n)
 {
-	struct np_txn_opts o = *opts;
+	struct np_txn_opts o = opts ? *opts : (struct np_txn_opts){ 0 };
 	np_txn_free(&p->txn);
 	np_txn_free(&p->recovered);
 	if (np_pipeline_join(p))
 		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	o.recovered = &p->recovered;
-	return np_txn_apply(ctx, &o, name, p->res.changes, n < p->res.n ? n : p->res.n, &p->txn);
+	size_t count = n < p->res.n ? n : p->res.n;
+	int rc = pipeline_write_reset(ctx, p, &o, name, count);
+	return rc <= 0 ? rc : np_txn_apply(ctx, &o, name, p->res.changes, count, &p->txn);
 }
 
 void np_pipeline_free(struct np_pipeline *p)

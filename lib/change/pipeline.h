@@ -6,6 +6,13 @@
  * in it -> its result. Each step is a call, so that a command says what it
  * does between them its own way (apply's dry run stops after the decision).
  *
+ * A change that resets an interface's queues (its channels: attr.h's
+ * resets_queues) is written first, alone; the machine is then read again
+ * and the profile resolved again, so that its IRQ, XPS and RPS values are
+ * found by queue where the driver re-created them (IRQ numbers change), with
+ * the irqbalance decision made again for them: one transaction still, the
+ * others' old values read after the reset (the driver's own).
+ *
  *	struct np_pipeline p = { 0 };
  *	np_pipeline_resolve(ctx, m, prof, &p);       // p.res
  *	np_pipeline_decide(ctx, &p, NULL, 0, running, mode); // p.ban
@@ -31,6 +38,13 @@ struct np_pipeline {
 	struct np_txn txn;      /* the last transaction written (nchanges 0: nothing was) */
 	struct np_txn recovered; /* what that write rolled back first (opts->recover): an
 				  * unfinished transaction of its profile; id NULL: none */
+	/* What res was resolved from (borrowed), resolved again after a change
+	 * that resets queues; NULL: only such changes are written then, the
+	 * others left to a later pass (hold's, which resolves the profile
+	 * again). np_pipeline_resolve sets it. */
+	const struct np_profile *prof;
+	bool running;           /* the irqbalance decision's, made again then */
+	enum np_irqb_mode mode;
 };
 #define NP_PIPELINE_ALL SIZE_MAX
 
@@ -56,9 +70,18 @@ int np_pipeline_join(struct np_pipeline *p);
  * with them) as one transaction into p->txn (np_txn_apply; an earlier
  * one freed first), and what it recovered first into p->recovered.
  * 0 or -errno, ctx->err saying what was left; -EINTR when a terminating
- * signal (opts->stop, change/stop.h) stopped it: nothing changed. */
+ * signal (opts->stop, change/stop.h) stopped it: nothing changed. After a
+ * change that resets queues, p->res and p->ban hold what was resolved and
+ * decided again (the first changes those that reset). */
 int np_pipeline_write(struct np_ctx *ctx, struct np_pipeline *p, const struct np_txn_opts *opts, const char *name,
 		      size_t n);
 void np_pipeline_free(struct np_pipeline *p);
+
+/* For np_pipeline_write only (pipeline-reset.c): when the first count
+ * changes hold one that resets queues and differs from the machine's, the
+ * write in two steps as said above: 0 or -errno; 1 when there is none (the
+ * caller writes them as they are). */
+int pipeline_write_reset(struct np_ctx *ctx, struct np_pipeline *p, const struct np_txn_opts *opts, const char *name,
+			 size_t count);
 
 #endif

@@ -72,6 +72,8 @@ static cJSON *rule_json(const struct np_rule *r)
 		ok = ok && add_str(o, "rps", r->rps == NP_RPS_OFF ? "off" : "app");
 	if (r->xps_follow_irq)
 		ok = ok && add_str(o, "xps", "follow-irq");
+	if (r->channels == NP_CHANNELS_PER_CORE || r->channels == NP_CHANNELS_PER_NODE)
+		ok = ok && add_str(o, "channels", r->channels == NP_CHANNELS_PER_CORE ? "per-core" : "per-node");
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;

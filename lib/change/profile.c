@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cpuset.h"
+#include "change/channels.h"
 #include "read/pci.h"
 #include "change/profile-reader.h"
 #include "change/target.h"
@@ -28,7 +29,7 @@
 
 static const char *const top_keys[] = { "format", "name", "description", "app", "settings", "rules", NULL };
 static const char *const app_keys[] = { "cpus", "node", NULL };
-static const char *const rule_keys[] = { "match", "irqs", "rq_affinity", "rps", "xps", NULL };
+static const char *const rule_keys[] = { "match", "irqs", "rq_affinity", "rps", "xps", "channels", NULL };
 static const char *const match_keys[] = { "class", "driver", "ids", "net", "pci", NULL };
 
 static const char *const class_names[] = { "network", "storage", "display", "accelerator", NULL };
@@ -170,6 +171,22 @@ static int parse_value(struct np_profile_reader *ps, const cJSON *v, enum np_att
 			return rc;
 		return asprintf(&s->value, "%d", value) < 0 ? (s->value = NULL, np_pr_no_memory(ps)) : 0;
 	}
+	if (d->value == NP_VALUE_CHANNELS) {
+		static const char channels_expected[] = "channel counts as ethtool -L takes them, such as \"combined 4\" "
+							"or \"rx 2 tx 2\"";
+		struct np_channels c;
+		const char *text;
+		if (!v)
+			return np_pr_missing(ps, s->where, key, channels_expected);
+		np_pr_subpath(path, s->where, key);
+		int rc = np_pr_string(ps, v, path, channels_expected, &text);
+		if (rc == 0 && (np_channels_parse(text, &c) || !np_attr_value_ok(attr, text)))
+			rc = np_pr_wrong(ps, path, v, channels_expected);
+		/* Its zeros are kept: "rx 0" is asked for, an unnamed kind is left as it is. */
+		if (rc == 0 && !(s->value = np_channels_format(&c, true)))
+			rc = np_pr_no_memory(ps);
+		return rc;
+	}
 	if (!v)
 		return np_pr_missing(ps, s->where, key,
 			       d->empty_ok ? "a CPU list such as \"0-3,8\", or \"\" for none" : "a CPU list such as \"0-3,8\"");
@@ -180,7 +197,8 @@ static int parse_value(struct np_profile_reader *ps, const cJSON *v, enum np_att
 
 static int parse_setting(struct np_profile_reader *ps, const cJSON *v, struct np_setting *s)
 {
-	char kp[NP_PR_PATH_MAX], kinds[128];
+	/* Room for every kind's name (each under 32 bytes with its separator). */
+	char kp[NP_PR_PATH_MAX], kinds[32 * NP_ATTR_COUNT];
 	const char *names[NP_ATTR_COUNT + 1], *keys[MAX_SETTING_KEYS], *any_keys[MAX_SETTING_KEYS];
 	const cJSON *f[MAX_SETTING_KEYS];
 	const char *kind;
@@ -196,7 +214,7 @@ static int parse_setting(struct np_profile_reader *ps, const cJSON *v, struct np
 	if (!k)
 		return np_pr_bad(ps, s->where, "missing \"kind\", expected one of %s", kinds);
 	np_pr_subpath(kp, s->where, "kind");
-	char expected[160];
+	char expected[sizeof(kinds) + 8];
 	snprintf(expected, sizeof(expected), "one of %s", kinds);
 	if ((rc = np_pr_string(ps, k, kp, expected, &kind)))
 		return rc;
@@ -302,7 +320,7 @@ static int parse_match(struct np_profile_reader *ps, const cJSON *v, const char 
 static int parse_rule(struct np_profile_reader *ps, const cJSON *v, struct np_rule *r)
 {
 	static const char irqs_expected[] = "local, app, spread or a CPU list such as \"0-3\"";
-	const cJSON *f[5];
+	const cJSON *f[6];
 	char p[NP_PR_PATH_MAX];
 	const char *s;
 	int rc;
@@ -316,8 +334,8 @@ static int parse_rule(struct np_profile_reader *ps, const cJSON *v, struct np_ru
 	np_pr_subpath(p, r->where, "match");
 	if ((rc = parse_match(ps, f[0], p, r)))
 		return rc;
-	if (!f[1] && !f[2] && !f[3] && !f[4])
-		return np_pr_bad(ps, r->where, "no action, expected at least one of irqs, rq_affinity, rps, xps");
+	if (!f[1] && !f[2] && !f[3] && !f[4] && !f[5])
+		return np_pr_bad(ps, r->where, "no action, expected at least one of irqs, rq_affinity, rps, xps, channels");
 	if (f[1]) {
 		np_pr_subpath(p, r->where, "irqs");
 		if ((rc = np_pr_string(ps, f[1], p, irqs_expected, &s)))
@@ -360,6 +378,23 @@ static int parse_rule(struct np_profile_reader *ps, const cJSON *v, struct np_ru
 		if (strcmp(s, "follow-irq"))
 			return np_pr_wrong(ps, p, f[4], "follow-irq");
 		r->xps_follow_irq = true;
+	}
+	if (f[5]) {
+		np_pr_subpath(p, r->where, "channels");
+		if ((rc = np_pr_string(ps, f[5], p, "per-core or per-node", &s)))
+			return rc;
+		if (!strcmp(s, "per-core"))
+			r->channels = NP_CHANNELS_PER_CORE;
+		else if (!strcmp(s, "per-node"))
+			r->channels = NP_CHANNELS_PER_NODE;
+		else
+			return np_pr_wrong(ps, p, f[5], "per-core or per-node");
+		/* The cores (or nodes) its IRQs are given decide the count. */
+		if (r->irqs == NP_IRQS_KEEP)
+			return np_pr_bad(ps, p, "needs \"irqs\": the cores it gives the device's IRQs decide the count");
+		/* Queue i goes onto node i mod N under spread only. */
+		if (r->channels == NP_CHANNELS_PER_NODE && r->irqs != NP_IRQS_SPREAD)
+			return np_pr_bad(ps, p, "per-node goes with \"irqs\": \"spread\" (one queue on each node)");
 	}
 	return 0;
 }

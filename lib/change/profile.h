@@ -39,7 +39,8 @@ struct np_setting {
 /* A portable intent. JSON: {"match": {"class": "network", "driver": "ixgbe",
  * "ids": "8086:10fb", "net": "eth*", "pci": "0000:2?:*"}, "irqs": "local" |
  * "app" | "spread" | "0-3", "rq_affinity": 2, "rps": "off" | "app", "xps":
- * "follow-irq"}. Every match field given must match (globs for net and pci). */
+ * "follow-irq", "channels": "per-core" | "per-node"}. Every match field given
+ * must match (globs for net and pci). */
 struct np_rule {
 	char *match_class;  /* "network", "storage", "display", "accelerator", or hex "0x0200" */
 	char *match_driver;
@@ -51,6 +52,7 @@ struct np_rule {
 	int rq_affinity;    /* -1 when not given */
 	enum np_rps_policy rps;
 	bool xps_follow_irq;
+	enum np_channels_policy channels; /* NP_CHANNELS_KEEP when not given */
 	char *where;        /* "rules[2]" */
 };
 

@@ -37,6 +37,20 @@ static int add_change(struct np_ctx *ctx, const struct np_profile *p, struct np_
 			       np_attr_name(attr), np_attrs[attr].path);
 	if (rc)
 		return rc;
+	/* A value the profile names in part (channels) is made whole from the
+	 * machine's, so that it compares and reverts as one. */
+	const struct np_attr_access *access = np_attrs[attr].access;
+	char *whole = NULL;
+	if (access && access->complete && (rc = access->complete(ctx, c.path, c.new_value, &whole))) {
+		char detail[sizeof(ctx->err)];
+		snprintf(detail, sizeof(detail), "%s", ctx->err);
+		np_change_free(&c);
+		return np_fail(ctx, rc, "%s: %s", p->file, detail);
+	}
+	if (whole) {
+		free(c.new_value);
+		c.new_value = whole;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		if (strcmp(r->changes[i].path, c.path))
 			continue;
@@ -108,6 +122,13 @@ static int setting_value(struct np_ctx *ctx, const struct np_machine *m, const s
 			return np_fail(ctx, -EINVAL, "%s: %s.value: %s, expected %d to %d", p->file, s->where,
 				       s->value ? s->value : "none", d->min, d->max);
 		*out = np_value_normalize(d->value, s->value);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (d->value == NP_VALUE_CHANNELS) {
+		if (!np_attr_value_ok(s->kind, s->value))
+			return np_fail(ctx, -EINVAL, "%s: %s.value: '%s', expected channel counts such as \"combined 4\"",
+				       p->file, s->where, s->value ? s->value : "");
+		*out = strdup(s->value);
 		return *out ? 0 : -ENOMEM;
 	}
 	struct np_cpuset cpus = NP_CPUSET_INIT;
@@ -214,6 +235,8 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 			if (r->rps != NP_RPS_KEEP)
 				pol->rps = r->rps;
 			pol->xps_follow_irq |= r->xps_follow_irq;
+			if (r->channels != NP_CHANNELS_KEEP)
+				pol->channels = r->channels;
 		}
 	}
 	if (rc == 0)
@@ -225,9 +248,9 @@ static int resolve_rules(struct np_ctx *ctx, const struct np_machine *m, const s
 		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
 				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
 		struct np_cpuset set = NP_CPUSET_INIT;
-		if (np_attrs[r->kind].command)
-			continue; /* advice only: never applied */
-		if (np_attrs[r->kind].value == NP_VALUE_INT)
+		if (r->advice)
+			continue; /* a judgement offered, not carried */
+		if (np_attrs[r->kind].value == NP_VALUE_INT || np_attrs[r->kind].value == NP_VALUE_CHANNELS)
 			rc = add_change(ctx, p, out, r->kind, &t, strdup(r->recommended));
 		else if (!(rc = np_cpuset_parse_list(&set, r->recommended)))
 			rc = add_change(ctx, p, out, r->kind, &t, cpus_value(m, r->kind, &set));
@@ -283,8 +306,8 @@ int np_plan_to_profile(const struct np_machine *m, const struct np_plan *plan, c
 	bool oom = false;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct np_rec *r = &plan->v[i];
-		if (np_attrs[r->kind].command)
-			continue; /* advice only: ethtool, not a profile setting */
+		if (r->advice)
+			continue; /* a judgement offered, not carried (channels unless asked) */
 		/* The setting's target class names the target stably (target.h). */
 		struct np_target t = { .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
 				       .device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The target classes (target.h): how a profile names an IRQ, a network
- * queue, a block device or the machine, how that name is found on a machine,
- * and how a target found there is named again for a profile. */
+ * queue, an interface, a block device or the machine, how that name is
+ * found on a machine, and how a target found there is named again for a
+ * profile. */
 #include "change/target.h"
 
 #include <errno.h>
@@ -273,6 +274,55 @@ const struct np_target_class np_target_net_queue = {
 	.name = "net queue", .keys = queue_keys,
 	.parse = queue_parse, .to_json = queue_to_json, .resolve = queue_resolve,
 	.describe = queue_describe, .identify = queue_identify,
+};
+
+/* ---- interface: a network interface as a whole (its channels) ---- */
+
+static const char *const netif_keys[] = { "net", NULL };
+
+static int netif_parse(struct np_setting_reader *r, const cJSON *const *f, struct np_target *t)
+{
+	char *net = NULL;
+	if (!f[0])
+		return np_reader_missing(r, "net", "an interface such as \"eth0\"");
+	int rc = np_reader_name(r, f[0], "net", "an interface such as \"eth0\"", false, &net);
+	t->net = net;
+	return rc;
+}
+
+static bool netif_to_json(cJSON *o, const struct np_target *t)
+{
+	return add_str(o, "net", t->net);
+}
+
+static int netif_resolve(struct np_ctx *ctx, const struct np_machine *m, const struct np_target_wanted *s,
+			 np_target_emit *emit, void *arg)
+{
+	(void)m;
+	const struct np_target *t = &s->target;
+	if (!safe_name(t->net) || !np_sysfs_exists(ctx, "/sys/class/net/%s", t->net))
+		return np_fail(ctx, -EINVAL, "%s: %s.net: no interface '%s' on this machine", s->file, s->where, t->net);
+	return emit(arg, t);
+}
+
+static char *netif_describe(const struct np_target *t)
+{
+	return text("%s", t->net);
+}
+
+static int netif_identify(const struct np_machine *m, const struct np_target *t, struct np_target *out)
+{
+	(void)m;
+	bool oom = false;
+	*out = NP_TARGET_NONE;
+	out->net = dup_or_null(t->net, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+const struct np_target_class np_target_netif = {
+	.name = "interface", .keys = netif_keys,
+	.parse = netif_parse, .to_json = netif_to_json, .resolve = netif_resolve,
+	.describe = netif_describe, .identify = netif_identify,
 };
 
 /* ---- block: a block device ---- */

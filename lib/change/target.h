@@ -33,7 +33,7 @@ struct np_target_wanted {
 typedef int np_target_emit(void *arg, const struct np_target *t);
 
 struct np_target_class {
-	const char *name;        /* "irq", "net queue", "block", "machine", "thread" */
+	const char *name;        /* "irq", "net queue", "interface", "block", "machine", "thread" */
 	const char *const *keys; /* the profile keys that name a target, in order */
 	/* Reads the target from f[] (the members of keys, in order, NULL when
 	 * absent) into t (strings malloc'd). 0, -EINVAL or -ENOMEM, through r. */
@@ -53,8 +53,8 @@ struct np_target_class {
 	int (*identify)(const struct np_machine *m, const struct np_target *t, struct np_target *out);
 };
 
-extern const struct np_target_class np_target_irq, np_target_net_queue, np_target_block, np_target_machine,
-	np_target_thread;
+extern const struct np_target_class np_target_irq, np_target_net_queue, np_target_netif, np_target_block,
+	np_target_machine, np_target_thread;
 
 /* Frees a setting's target: every string is its own there. */
 void np_target_free_all(struct np_target *t);

@@ -41,8 +41,8 @@ struct np_txn_opts {
 	 * profile, or of session, is rolled back first, as a plain revert
 	 * would (each value checked; one that someone else changed since
 	 * refuses, naming it), instead of refusing the apply. What it rolled
-	 * back goes to *recovered (freed first; id NULL when none) unless
-	 * recovered is NULL. A kill (-9, a power cut) of a hold, or an apply,
+	 * back goes to *recovered (what was there freed first), unless
+	 * recovered is NULL; when none, *recovered is left as it is. A kill (-9, a power cut) of a hold, or an apply,
 	 * needs no one to revert by hand: the next one recovers, as SQLite's
 	 * next opener rolls back a hot journal. */
 	bool recover;

@@ -409,8 +409,6 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	if (txn_out)
 		memset(txn_out, 0, sizeof(*txn_out));
-	if (opts && opts->recovered)
-		np_txn_free(opts->recovered);
 	if ((rc = validate_changes(ctx, changes, nchanges)))
 		return rc;
 	batched = np_write_batch_begin(ctx, &batch);
@@ -726,6 +724,62 @@ static void revert_plan(struct np_txn *txn, bool stale, char **before, char **re
 	txn->nchanges = n;
 }
 
+/* Whether the value at c's path is no longer what the drift check read
+ * (before) once a channel change was reverted: the driver's own reset (an
+ * IRQ it re-requested, XPS it rewrote), or the value is gone with its IRQ. */
+static bool reset_by_driver(struct np_ctx *ctx, const struct np_change *c, const char *before)
+{
+	char *now = NULL, saved[sizeof(ctx->err)];
+	memcpy(saved, ctx->err, sizeof(saved));
+	int rc = read_value(ctx, kind_of(c), c->path, &now);
+	memcpy(ctx->err, saved, sizeof(saved));
+	bool reset = rc || !txn_same_value(kind_of(c), now, before);
+	free(now);
+	return reset;
+}
+
+/* One write of a revert (i of txn, nwrite in all), unless a stop
+ * (opts->stop) is pending: then none, -EINTR. */
+static int revert_step(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn *txn, size_t i,
+		       const char *value, size_t *done, size_t *ndone, size_t nwrite)
+{
+	const char *stop = stop_requested(opts);
+	if (stop)
+		return np_fail(ctx, -EINTR, "stopped by %s after restoring %zu of %zu values", stop, *ndone, nwrite);
+	long nwrites = (long)*ndone;
+	int rc = write_step(ctx, &txn->changes[i], value, true, i, done, ndone);
+	if (!rc)
+		fault_point(&txn->changes[i], &nwrites);
+	return rc;
+}
+
+/* The revert's writes (nwrite of them): the changes that reset queues first
+ * (a channel count: the queues the others name exist again only after it),
+ * then the others, last first. A value the driver rewrote when its channels
+ * were restored is left as it set it, as on any channel change. */
+static int revert_writes(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn *txn, char **before,
+			 char **restore, size_t *done, size_t *ndone, size_t nwrite)
+{
+	bool reset = false;
+	int rc = 0;
+	for (size_t i = 0; i < txn->nchanges && rc == 0; i++) {
+		if (!restore[i] || !np_attrs[txn->changes[i].attr].resets_queues)
+			continue;
+		rc = revert_step(ctx, opts, txn, i, restore[i], done, ndone, nwrite);
+		reset = true;
+	}
+	for (size_t i = txn->nchanges; rc == 0 && i-- > 0;) {
+		struct np_change *c = &txn->changes[i];
+		if (!restore[i] || np_attrs[c->attr].resets_queues)
+			continue;
+		if (reset && !c->gone && before[i] && reset_by_driver(ctx, c, before[i]))
+			c->reset = true;
+		else
+			rc = revert_step(ctx, opts, txn, i, restore[i], done, ndone, nwrite);
+	}
+	return rc;
+}
+
 /* Reverts transaction picked of st, whose lock the caller holds (unless a
  * dry run). force_how: what the message tells a user to do to restore over
  * a value someone else changed. See np_txn_revert. */
@@ -736,7 +790,6 @@ static int revert_locked(struct np_ctx *ctx, const struct np_txn_opts *opts, str
 	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)];
 	char *error = NULL, *boot = NULL, **before = NULL, **restore = NULL;
 	size_t *done = NULL, ndone = 0, nbefore = 0, nall = 0, nwrite = 0;
-	long nwrites = 0;
 	struct np_txn *all = NULL;
 	enum np_txn_state was;
 	bool any = false, stale;
@@ -801,18 +854,7 @@ static int revert_locked(struct np_ctx *ctx, const struct np_txn_opts *opts, str
 			goto out;
 	}
 
-	for (size_t i = txn.nchanges; i-- > 0;) {
-		if (!restore[i])
-			continue;
-		if ((stop = stop_requested(opts))) {
-			rc = np_fail(ctx, -EINTR, "stopped by %s after restoring %zu of %zu values", stop, ndone,
-				     nwrite);
-			break;
-		}
-		if ((rc = write_step(ctx, &txn.changes[i], restore[i], true, i, done, &ndone)))
-			break;
-		fault_point(&txn.changes[i], &nwrites);
-	}
+	rc = revert_writes(ctx, opts, &txn, before, restore, done, &ndone, nwrite);
 
 	if (rc) {
 		snprintf(primary, sizeof(primary), "%s", ctx->err);

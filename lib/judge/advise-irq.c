@@ -3,6 +3,7 @@
  * grouped into queue slots, what is kept (it satisfies the policy and is
  * worth no move), and the rest placed per device over distinct cores. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,9 +115,9 @@ int plan_choose_targets(struct planner *p)
 				rc = housekeeping_near_app(p, t, &why);
 			else
 				why = strdup(d->nblock ? "the application's CPUs: completions run where the work is (Jeff Moyer, "
-						"linux-kernel, 2012-11, Dell PowerEdge R715, megaraid_sas: with the "
-						"controller's IRQ pinned to the node running the benchmark he saw no "
-						"regressions)"
+						"linux-scsi, 2012-11-12, Dell PowerEdge R715, megaraid_sas on node 3: "
+						"its IRQ pinned to the node running the benchmark gained 9% with the "
+						"benchmark on node 1, 8% on node 2)"
 					      : "the application's CPUs: completions run where the work is");
 			break;
 		case NP_IRQS_SPREAD:
@@ -176,7 +177,7 @@ int plan_build_slots(struct planner *p)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
-		if (irq->dev >= 0 && !np_cpuset_empty(&p->target[irq->dev]) && irq->managed == NP_MANAGED_NO)
+		if (plan_irq_movable(p, irq) && !plan_queue_dropped(p, i))
 			p->refs[n++] = i;
 	}
 	qsort_r(p->refs, n, sizeof(*p->refs), by_dev_queue_irq, p);
@@ -198,8 +199,14 @@ int plan_build_slots(struct planner *p)
 	return 0;
 }
 
-/* Cores of each device's target, its per-core cap and its cursor: devices
- * sharing a target start at different cores, so their queue 0s differ. */
+static unsigned long long *work_array(size_t n)
+{
+	return calloc(n, sizeof(unsigned long long));
+}
+
+/* Cores and CPUs of each device's target and its cursor (devices sharing a
+ * target start at different cores, so their queue 0s differ); its busy
+ * queues, and where its queues' work is delivered today. */
 int plan_size_devices(struct planner *p)
 {
 	const struct np_machine *m = p->m;
@@ -216,20 +223,114 @@ int plan_size_devices(struct planner *p)
 			}
 		}
 		p->ncores[di] = n;
-		p->cap[di] = (p->nqueues[di] + n - 1) / (n ? n : 1);
+		p->nthreads[di] = (int)np_cpuset_count(&p->target[di]);
 		for (size_t dj = 0; dj < di; dj++)
 			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
-		if (!(p->dcount[di] = calloc(ncpu, sizeof(int))) || !(p->dcpu[di] = calloc(ncpu, sizeof(int))) ||
-		    !(p->dtoday[di] = calloc(ncpu, sizeof(int))))
+		struct dev_load *l = &p->dl[di];
+		if (!(l->today_core = work_array(ncpu)) || !(l->top_core = work_array(ncpu)) ||
+		    !(l->today_cpu = work_array(ncpu)) || !(l->top_cpu = work_array(ncpu)) ||
+		    !(l->core = work_array(ncpu)) || !(l->cpu = work_array(ncpu)) ||
+		    !(l->today_ncore = calloc(ncpu, sizeof(int))) || !(l->today_ncpu = calloc(ncpu, sizeof(int))) ||
+		    !(l->ncore = calloc(ncpu, sizeof(int))) || !(l->ncpu = calloc(ncpu, sizeof(int))))
 			return -ENOMEM;
+	}
+	/* Every IRQ's work where it is delivered today: what a core's share
+	 * of its target is weighed against, and which IRQ is its busiest. */
+	unsigned long long *cpu_today = work_array(ncpu);
+	if (!cpu_today)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->irqs.n; i++) {
+		const struct np_irq *irq = &m->irqs.v[i];
+		int cpu = home_cpu(irq);
+		if (cpu < 0 || (size_t)cpu >= ncpu)
+			continue;
+		int c = core_of(p, cpu);
+		cpu_today[cpu] += irq->total;
+		p->today_work[c] += irq->total;
+		if (irq->total > p->top_work[c]) {
+			p->top_work[c] = irq->total;
+			p->top_irq[c] = (int)i;
+		}
 	}
 	for (size_t k = 0; k < p->nslots; k++) {
 		const struct slot *s = &p->slots[k];
+		if (s->queue < 0)
+			continue;
+		if (s->total >= p->idle && s->total) {
+			p->nbusy[s->dev]++;
+			p->busy[s->dev] += s->total;
+		}
 		int cpu = home_cpu(&m->irqs.v[p->refs[s->first]]);
-		if (s->queue >= 0 && cpu >= 0 && (size_t)cpu < ncpu)
-			p->dtoday[s->dev][core_of(p, cpu)]++;
+		if (cpu < 0 || (size_t)cpu >= ncpu)
+			continue;
+		struct dev_load *l = &p->dl[s->dev];
+		int c = core_of(p, cpu);
+		l->today_core[c] += s->total;
+		l->today_cpu[cpu] += s->total;
+		l->today_ncore[c]++;
+		l->today_ncpu[cpu]++;
+		if (s->total > l->top_core[c])
+			l->top_core[c] = s->total;
+		if (s->total > l->top_cpu[cpu])
+			l->top_cpu[cpu] = s->total;
 	}
+	/* A core's share of all the work its target takes, and half an average
+	 * queue of the device more (a tenth more, when that is more). */
+	for (size_t di = 0; di < m->pci.ndevs; di++) {
+		if (!p->nqueues[di] || !p->ncores[di])
+			continue;
+		unsigned long long sum = 0;
+		np_cpuset_foreach(cpu, &p->target[di])
+			if ((size_t)cpu < ncpu)
+				sum += cpu_today[cpu];
+		unsigned long long share = sum / (unsigned)p->ncores[di];
+		unsigned long long half = p->nbusy[di] ? p->busy[di] / (2 * (unsigned)p->nbusy[di]) : 0;
+		p->share_work[di] = share + (half > share / 10 ? half : share / 10);
+	}
+	free(cpu_today);
 	return 0;
+}
+
+void plan_free_loads(struct planner *p)
+{
+	for (size_t di = 0; p->dl && di < p->m->pci.ndevs; di++) {
+		struct dev_load *l = &p->dl[di];
+		free(l->today_core);
+		free(l->top_core);
+		free(l->today_cpu);
+		free(l->top_cpu);
+		free(l->core);
+		free(l->cpu);
+		free(l->today_ncore);
+		free(l->today_ncpu);
+		free(l->ncore);
+		free(l->ncpu);
+	}
+	free(p->dl);
+}
+
+/* What one of n places (the cores, or the CPUs, of the device's target) may
+ * carry of its busy queues' work: an even share, rounded up to whole queues
+ * of the average, so that 8 busy queues over 16 cores allow one each and
+ * 63 over 52 SMT threads two each (never a third while a thread holds
+ * none); and half an average queue more, so that queues a little busier
+ * than the average do not count as a pile-up. ULLONG_MAX when the device
+ * has no busy queue. */
+static unsigned long long allowance(const struct planner *p, int dev, int n)
+{
+	int nb = p->nbusy[dev];
+	if (nb == 0 || n <= 0)
+		return ULLONG_MAX;
+	int places = nb < n ? nb : n, per = (nb + places - 1) / places;
+	return (unsigned long long)((double)p->busy[dev] * (per + 0.5) / nb);
+}
+
+/* The share of the device's data queues' interrupts that work is: "4.8%", "35%". */
+static const char *share_text(const struct planner *p, int dev, unsigned long long work, char buf[16])
+{
+	double all = (double)(p->data_volume[dev] ? p->data_volume[dev] : 1), pct = 100.0 * (double)work / all;
+	snprintf(buf, 16, pct < 9.95 ? "%.1f%%" : "%.0f%%", pct);
+	return buf;
 }
 
 /* The volumes a device's problems are judged by: what its movable IRQs
@@ -274,40 +375,81 @@ static const struct np_cpuset *runs_on(const struct np_irq *irq)
 	return &irq->affinity;
 }
 
-/* "may run on isolated CPU 3,11 and excluded CPU 8" when cpus holds CPUs no
- * IRQ may use, else NULL; "runs on" when the set is where it is delivered
- * (effective affinity, or an affinity of one CPU). */
+/* "may run on isolated CPUs 3,11 and irqbalance-banned CPU 8" when cpus
+ * holds CPUs no IRQ may use (each named by its source), else NULL; "runs on"
+ * when the set is where it is delivered (effective affinity, or an affinity
+ * of one CPU). */
 static const char *outside_text(const struct planner *p, const struct np_cpuset *cpus, bool runs, char *buf,
 				size_t size)
 {
-	const struct np_topology *topo = &p->m->topo;
-	const struct np_cpuset *kinds[] = { &topo->isolated, &topo->nohz_full, &p->opts->exclude };
-	static const char *const names[] = { "isolated", "nohz_full", "excluded" };
-	struct np_cpuset bad = NP_CPUSET_INIT, seen = NP_CPUSET_INIT;
-	size_t len = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < 3; k++) {
-		/* Asked twice of every IRQ: most machines have no such CPUs. */
-		if (!np_cpuset_intersects(cpus, kinds[k]))
-			continue;
-		if (np_cpuset_copy(&bad, cpus))
-			break;
-		np_cpuset_and(&bad, kinds[k]);
-		np_cpuset_andnot(&bad, &seen);
-		if (np_cpuset_empty(&bad))
-			continue;
-		char *list = list_text(&bad);
-		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s CPU%s %s", len ? " and " : runs ? "runs on " : "may run on ",
-					names[k], np_cpuset_count(&bad) > 1 ? "s" : "", list ? list : "?");
-		free(list);
-		np_cpuset_or(&seen, &bad);
-	}
-	np_cpuset_free(&bad);
-	np_cpuset_free(&seen);
-	return len ? buf : NULL;
+	bool failed;
+	char *text = np_forbidden_text(&p->opts->forbidden, cpus, &failed);
+	if (!text)
+		return failed ? "out of memory" : NULL;
+	snprintf(buf, size, "%s %s", runs ? "runs on" : "may run on", text);
+	free(text);
+	return buf;
 }
 
 static int spread_node(const struct planner *p, int dev, int queue);
+
+/* How a busy slot piles up where it is delivered, past a share of the work
+ * with what the plan keeps there already (slots come busiest first, so a
+ * core's busiest queue always stays): */
+enum stack {
+	STACK_NONE,
+	STACK_CORE,   /* its core, with the device's other queues */
+	STACK_THREAD, /* its SMT thread, with the device's other queues */
+	STACK_SHARED, /* its core, with a busier IRQ of another device (or one the plan leaves) */
+};
+
+static enum stack stacked(const struct planner *p, const struct slot *s, int cpu)
+{
+	const struct dev_load *l = &p->dl[s->dev];
+	int c = core_of(p, cpu);
+	if (s->total < p->idle || !s->total || cpu > p->m->topo.max_cpu)
+		return STACK_NONE;
+	if (l->ncore[c] && l->core[c] + s->total > allowance(p, s->dev, p->ncores[s->dev]))
+		return STACK_CORE;
+	if (l->ncpu[cpu] && l->cpu[cpu] + s->total > allowance(p, s->dev, p->nthreads[s->dev]))
+		return STACK_THREAD;
+	if (s->total < p->top_work[c] && p->core_work[c] + s->total > p->share_work[s->dev])
+		return STACK_SHARED;
+	return STACK_NONE;
+}
+
+/* What moving a stacked slot off cpu relieves: its core's (or thread's)
+ * work today beyond what it may carry, or its busiest IRQ alone (*keep). */
+static unsigned long long stacked_excess(const struct planner *p, const struct slot *s, int cpu, enum stack how,
+					 unsigned long long *keep_out)
+{
+	const struct dev_load *l = &p->dl[s->dev];
+	int c = core_of(p, cpu);
+	unsigned long long today, keep, top;
+	if (how == STACK_SHARED) {
+		today = p->today_work[c];
+		keep = p->share_work[s->dev];
+		top = p->top_work[c];
+	} else {
+		bool thread = how == STACK_THREAD;
+		today = thread ? l->today_cpu[cpu] : l->today_core[c];
+		keep = allowance(p, s->dev, thread ? p->nthreads[s->dev] : p->ncores[s->dev]);
+		top = thread ? l->top_cpu[cpu] : l->top_core[c];
+	}
+	if (top > keep)
+		keep = top;
+	*keep_out = keep;
+	return today > keep ? today - keep : 0;
+}
+
+/* Appends to buf (len long) the share of its time cpu spends on
+ * interrupts, when /proc/stat tells. */
+static void irq_time(const struct planner *p, int cpu, char *buf, size_t size, int len)
+{
+	double busy = np_cpu_irq_share(&p->m->load, cpu);
+	if (busy >= 0 && len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, ", and CPU %d spends %.0f%% of its time on interrupts", cpu, 100 * busy);
+}
 
 /* Why a slot cannot stay as it is, or NULL when it can (it satisfies the
  * policy); buf holds the sentence, *rule the problem it is. Judged on where
@@ -360,24 +502,38 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 	}
 	*rule = NP_RULE_BALANCE;
 	if (s->queue >= 0) {
-		int cpu = home_cpu(first), c = core_of(p, cpu), want = spread_node(p, s->dev, s->queue);
+		int cpu = home_cpu(first), want = spread_node(p, s->dev, s->queue);
 		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
 		if (cpu >= 0 && want >= 0 && node != want) {
 			snprintf(buf, size, "on CPU %d (node %d), not node %d where spread puts queue %d", cpu, node,
 				 want, s->queue);
 			return buf;
 		}
-		if (cpu >= 0 && p->dcount[s->dev][c] >= p->cap[s->dev]) {
-			/* dcount does not include this queue yet: it counts the others
-			 * the plan keeps or puts there; dtoday all that are there now. */
-			int today = p->dtoday[s->dev][c], other = p->dcount[s->dev][c];
-			if (today > p->cap[s->dev])
-				snprintf(buf, size, "its core (CPU %d) delivers %d of this device's queues today, and %d "
-					 "cores allow %d per core", cpu, today, p->ncores[s->dev], p->cap[s->dev]);
-			else
-				snprintf(buf, size, "the plan gives its core (CPU %d) to %d other queue%s of this device, "
-					 "and %d cores allow %d per core", cpu, other, other > 1 ? "s" : "",
-					 p->ncores[s->dev], p->cap[s->dev]);
+		enum stack how = cpu >= 0 ? stacked(p, s, cpu) : STACK_NONE;
+		if (how == STACK_SHARED) {
+			const struct np_irq *top = &p->m->irqs.v[p->top_irq[core_of(p, cpu)]];
+			char a[32], b[32], c[32];
+			int len = snprintf(buf, size, "its core (CPU %d) also serves IRQ %d %s, busier (%s), and carries %s "
+					   "where a core's share of its target is %s", cpu, top->irq, top->name,
+					   np_volume_text(p->m, top->total, a),
+					   np_volume_text(p->m, p->today_work[core_of(p, cpu)], b),
+					   np_volume_text(p->m, p->share_work[s->dev], c));
+			irq_time(p, cpu, buf, size, len);
+			return buf;
+		}
+		if (how != STACK_NONE) {
+			const struct dev_load *l = &p->dl[s->dev];
+			bool thread = how == STACK_THREAD;
+			int c = core_of(p, cpu), n = thread ? l->today_ncpu[cpu] : l->today_ncore[c];
+			unsigned long long today = thread ? l->today_cpu[cpu] : l->today_core[c];
+			int places = thread ? p->nthreads[s->dev] : p->ncores[s->dev];
+			char a[16], b[16];
+			int len = snprintf(buf, size, "its %s (CPU %d) delivers %s of this device's interrupts, through %d "
+					   "of its queues, where a %s's share is %s (%d busy queues, %d %s%s)",
+					   thread ? "thread" : "core", cpu, share_text(p, s->dev, today, a), n,
+					   thread ? "thread" : "core", share_text(p, s->dev, allowance(p, s->dev, places), b),
+					   p->nbusy[s->dev], places, thread ? "SMT thread" : "core", places > 1 ? "s" : "");
+			irq_time(p, cpu, buf, size, len);
 			return buf;
 		}
 	}
@@ -402,31 +558,87 @@ static int spread_node(const struct planner *p, int dev, int queue)
 	return -1;
 }
 
-/* Whether the volume at stake for a problem of rule on dev is worth a change:
- * a forbidden CPU always is; locality and balance only past the threshold. */
-static bool worth_moving(const struct planner *p, int dev, enum np_rule_id rule)
+/* Whether the volume at stake for a problem of rule is worth moving slot
+ * s: a forbidden CPU always is; locality and balance only for a slot that is
+ * not idle, and past the volume threshold: the device's interrupts off its
+ * target (locality), or the work a stacked core carries beyond its share
+ * (balance). Otherwise why not, in buf. */
+static bool worth_moving(const struct planner *p, const struct slot *s, enum np_rule_id rule, char *buf, size_t size)
 {
+	char a[32], b[32];
+	unsigned long long at_stake, keep = 0;
+	const char *what;
 	switch (rule) {
 	case NP_RULE_REMOTE:
 	case NP_RULE_OUTSIDE:
-		return p->off_target[dev] >= p->opts->min_interrupts;
-	case NP_RULE_BALANCE:
+		at_stake = p->off_target[s->dev];
+		what = "the device's interrupts off its target";
+		break;
+	case NP_RULE_BALANCE: {
+		int cpu = home_cpu(slot_irq(p, s, 0));
+		enum stack how = cpu >= 0 ? stacked(p, s, cpu) : STACK_NONE;
+		if (spread_node(p, s->dev, s->queue) >= 0 || how == STACK_NONE) {
+			at_stake = p->data_volume[s->dev];
+			what = "the device's data queues' interrupts";
+		} else {
+			at_stake = stacked_excess(p, s, cpu, how, &keep);
+			what = how == STACK_THREAD ? "what the thread carries beyond its share"
+						   : "what the core carries beyond its share";
+		}
+		break;
+	}
 	case NP_RULE_APART:
-		return p->data_volume[dev] >= p->opts->min_interrupts;
+		at_stake = p->data_volume[s->dev];
+		what = "the device's data queues' interrupts";
+		break;
 	default:
 		return true;
 	}
+	if (s->total < p->idle || !s->total) {
+		snprintf(buf, size, "it is idle (%s)", np_volume_text(p->m, s->total, a));
+		return false;
+	}
+	/* A core that spends next to no time on interrupts has nothing to give
+	 * back by moving them, however many it serves (/proc/stat). */
+	int cpu = home_cpu(slot_irq(p, s, 0));
+	double busy = rule == NP_RULE_BALANCE ? np_cpu_irq_share(&p->m->load, cpu) : -1;
+	if (busy >= 0 && busy < NP_IRQ_TIME_FLOOR) {
+		snprintf(buf, size, "CPU %d spends %.1f%% of its time on interrupts, under %.0f%%", cpu, 100 * busy,
+			 100 * NP_IRQ_TIME_FLOOR);
+		return false;
+	}
+	/* A tenth more than a core's share is a rounding of the load, not a
+	 * pile-up: moving a queue for it would only move the excess around. */
+	if (at_stake >= p->opts->min_interrupts && at_stake * 10 >= keep)
+		return true;
+	if (at_stake >= p->opts->min_interrupts) {
+		snprintf(buf, size, "what the core carries beyond its share (%s) is under a tenth of it",
+			 np_volume_text(p->m, at_stake, a));
+		return false;
+	}
+	snprintf(buf, size, "%s (%s) are under the volume threshold (%s)", what, np_volume_text(p->m, at_stake, a),
+		 np_volume_text(p->m, p->opts->min_interrupts, b));
+	return false;
 }
 
 static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
 {
 	if (cpu < 0 || cpu > p->m->topo.max_cpu)
 		return;
+	int c = core_of(p, cpu);
+	unsigned long long w = s->total;
+	if (sign > 0)
+		p->core_work[c] += w;
+	else
+		p->core_work[c] -= w < p->core_work[c] ? w : p->core_work[c];
 	if (s->queue >= 0) {
+		struct dev_load *l = &p->dl[s->dev];
 		p->load[cpu] += sign;
-		p->core_load[core_of(p, cpu)] += sign;
-		p->dcount[s->dev][core_of(p, cpu)] += sign;
-		p->dcpu[s->dev][cpu] += sign;
+		p->core_load[c] += sign;
+		l->ncore[c] += sign;
+		l->ncpu[cpu] += sign;
+		l->core[c] = sign > 0 ? l->core[c] + w : l->core[c] - w;
+		l->cpu[cpu] = sign > 0 ? l->cpu[cpu] + w : l->cpu[cpu] - w;
 	}
 }
 
@@ -449,7 +661,7 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 			weighted += (double)irq->per_node[n] * (d > 0 ? d : 10) / 10.0;
 		}
 		/* Remote is off the device's node, whatever the policy. */
-		r.remote = home >= 0 ? np_irq_remote_share(m, irq, home) : 0;
+		r.remote = home >= 0 ? np_irq_remote_share(m, irq, home) : -1;
 		int before = np_topology_node_of_cpu(&m->topo, home_cpu(irq));
 		if (home >= 0 && !keep && before >= 0 && rnode >= 0 && (before == home) != (rnode == home))
 			r.node_move = rnode == home ? 1 : -1;
@@ -504,19 +716,21 @@ int plan_keep_slots(struct planner *p)
 		qsort_r(order, p->nslots, sizeof(*order), by_total_desc, p->slots);
 	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
 		struct slot *s = &p->slots[order[k]];
-		char buf[200], why[400];
+		char buf[240], not[240], why[520];
 		enum np_rule_id rule;
 		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
-		if (move && worth_moving(p, s->dev, rule))
+		if (move && worth_moving(p, s, rule, not, sizeof(not))) {
+			/* Said as judged now, before other slots move around it. */
+			s->rule = rule;
+			if (!(s->why = strdup(move)))
+				rc = -ENOMEM;
 			continue;
+		}
 		const struct np_irq *first = slot_irq(p, s, 0);
 		const struct np_cpuset *where = runs_on(first);
-		char *list = list_text(where), c[16];
+		char *list = list_text(where);
 		if (move)
-			snprintf(why, sizeof(why), "%s, but the device's %s interrupts at stake are under the volume "
-				 "threshold (%s)", move, np_count_text(rule == NP_RULE_REMOTE || rule == NP_RULE_OUTSIDE
-									? p->off_target[s->dev] : p->data_volume[s->dev], c),
-				 np_count_text(p->opts->min_interrupts, buf));
+			snprintf(why, sizeof(why), "%s, but %s", move, not);
 		else
 			snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s",
 				 where == &first->affinity && np_cpuset_count(where) == 1 ? "pinned" : "runs",
@@ -530,29 +744,41 @@ int plan_keep_slots(struct planner *p)
 	return rc;
 }
 
-/* The CPU for a device's next queue: a core below the device's cap and with
- * the fewest of its queues (distinct physical cores first), nearest, least
- * loaded by every device's queues, an SMT thread the device does not use
- * yet, where it runs now (nothing moves for nothing), the least loaded
- * thread, then the device's cursor. CPUs at the x86 vector budget are skipped while others remain. */
-static int pick_cpu(struct planner *p, int dev, int home, int queue)
+/* The CPU for a device's next queue s: one whose core and thread take its
+ * work within their share, on the node spread wants, where it runs now when
+ * that is one (nothing moves for nothing), with the fewest of the device's
+ * queues on its core (distinct physical cores first), nearest, least loaded
+ * by every device's interrupts, on the thread with the fewest of the
+ * device's queues and then of any device's (an SMT sibling holding none
+ * first), then the device's cursor. CPUs at the x86 vector budget are skipped while
+ * others remain. */
+#define PICK_KEYS 11
+static int pick_cpu(struct planner *p, const struct slot *s, int home)
 {
-	int want = spread_node(p, dev, queue);
+	int dev = s->dev, want = spread_node(p, dev, s->queue);
 	const struct np_cpuset *t = &p->target[dev];
+	const struct dev_load *l = &p->dl[dev];
+	unsigned long long allow_core = allowance(p, dev, p->ncores[dev]), allow_cpu = allowance(p, dev, p->nthreads[dev]);
 	int best = -1, pos = 0, bestrot = 0;
 	unsigned size = np_cpuset_count(t);
-	long long bestkey[9] = { 0 };
+	unsigned long long bestkey[PICK_KEYS] = { 0 };
 	int anchor = node_index_of(p, p->anchor[dev]);
 	np_cpuset_foreach(cpu, t) {
 		int c = core_of(p, cpu);
 		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
-		long long key[9] = { p->vectors[cpu] >= NP_VECTORS_PER_CPU, p->dcount[dev][c] >= p->cap[dev],
-				     want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want,
-				     p->dcount[dev][c], distance(p, p->anchor[dev], anchor, cpu), p->core_load[c], p->dcpu[dev][cpu],
-				     cpu != home, p->load[cpu] };
+		unsigned long long key[PICK_KEYS] = {
+			p->vectors[cpu] >= NP_VECTORS_PER_CPU,
+			l->ncore[c] && l->core[c] + s->total > allow_core,
+			l->ncpu[cpu] && l->cpu[cpu] + s->total > allow_cpu,
+			want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want, cpu != home,
+			(unsigned long long)l->ncore[c],
+			(unsigned long long)distance(p, p->anchor[dev], anchor, cpu),
+			p->core_work[c], (unsigned long long)l->ncpu[cpu], (unsigned long long)p->load[cpu],
+			(unsigned long long)p->core_load[c],
+		};
 		pos++;
 		int cmp = 0;
-		for (int i = 0; i < 9 && !cmp && best >= 0; i++)
+		for (int i = 0; i < PICK_KEYS && !cmp && best >= 0; i++)
 			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
 		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
 			best = cpu;
@@ -588,31 +814,33 @@ int plan_place_slots(struct planner *p)
 		qsort_r(order, n, sizeof(*order), by_queue_then_device, p->slots);
 	for (size_t k = 0; rc == 0 && k < n; k++) {
 		struct slot *s = &p->slots[order[k]];
-		char buf[200], why[400];
-		enum np_rule_id rule;
-		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
-		int cpu = pick_cpu(p, s->dev, home_cpu(slot_irq(p, s, 0)), s->queue);
+		char why[640];
+		enum np_rule_id rule = s->rule;
+		const char *move = s->why;
+		int cpu = pick_cpu(p, s, home_cpu(slot_irq(p, s, 0)));
 		if (p->vectors[cpu] >= NP_VECTORS_PER_CPU && !p->budget_warned) {
 			p->budget_warned = true;
 			rc = plan_warn(p->plan, "%s (%s): every CPU of its target already holds %d vectors: an x86 CPU has "
 				  "about %d free; reduce the device's queues", m->pci.devs[s->dev].addr,
 				  plan_dev_label(&m->pci.devs[s->dev]), NP_VECTORS_PER_CPU, NP_VECTORS_PER_CPU);
 		}
+		const struct dev_load *l = &p->dl[s->dev];
+		int c = core_of(p, cpu);
+		bool over = l->ncore[c] && l->core[c] + s->total > allowance(p, s->dev, p->ncores[s->dev]);
 		count_on(p, s, cpu, 1);
 		np_cpuset_clear(&one);
-		int here = p->dcount[s->dev][core_of(p, cpu)];
-		if (here > p->cap[s->dev])
+		int nb = p->nbusy[s->dev], nc = p->ncores[s->dev];
+		if (over)
 			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
 				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
-				 s->queue, here);
-		else if (p->cap[s->dev] > 1)
-			snprintf(why, sizeof(why), "%s; queue %d on a core it shares with at most %d of the device's "
-				 "queues (%d queues, %d core%s)", move ? move : "not placed yet", s->queue,
-				 p->cap[s->dev] - 1, p->nqueues[s->dev], p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
+				 s->queue, l->ncore[c]);
+		else if (l->ncore[c] > 1)
+			snprintf(why, sizeof(why), "%s; queue %d on a core whose share of the device's work holds it "
+				 "(%d busy queue%s, %d core%s)", move ? move : "not placed yet", s->queue,
+				 nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
 		else
-			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d queue%s, %d core%s)",
-				 move ? move : "not placed yet", s->queue, p->nqueues[s->dev],
-				 p->nqueues[s->dev] > 1 ? "s" : "", p->ncores[s->dev], p->ncores[s->dev] > 1 ? "s" : "");
+			snprintf(why, sizeof(why), "%s; queue %d on a core of its own (%d busy queue%s, %d core%s)",
+				 move ? move : "not placed yet", s->queue, nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
 		if (rc == 0 && (rc = np_cpuset_set(&one, (unsigned)cpu)) == 0)
 			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
@@ -641,9 +869,9 @@ int plan_place_slots(struct planner *p)
 		struct slot *s = &p->slots[k];
 		if (s->done)
 			continue;
-		char buf[200], why[400];
-		enum np_rule_id rule;
-		const char *move = why_move(p, s, buf, sizeof(buf), &rule);
+		char why[640];
+		enum np_rule_id rule = s->rule;
+		const char *move = s->why;
 		const struct np_irq *irq = slot_irq(p, s, 0);
 		rc = np_cpuset_copy(&one, &p->target[s->dev]);
 		int nvec = 0;
@@ -667,10 +895,11 @@ int plan_place_slots(struct planner *p)
 	return rc;
 }
 
-/* A device whose queues the plan places has every data vector pinned: one
- * kept within a mask wider than a core is set to the CPU the kernel delivers
- * it to, since within the mask the interrupt controller may pick another
- * and the device's other queues were placed around this one. */
+/* A device whose queues the plan places has every busy data vector pinned:
+ * one kept within a mask wider than a core is set to the CPU the kernel
+ * delivers it to, since within the mask the interrupt controller may pick
+ * another and the device's other queues were placed around this one. An
+ * idle one is left: it brings nothing to place around. */
 int plan_pin_kept_queues(struct planner *p)
 {
 	const struct np_machine *m = p->m;
@@ -692,7 +921,7 @@ int plan_pin_kept_queues(struct planner *p)
 		size_t ii = (size_t)(irq - m->irqs.v);
 		int cpu = home_cpu(irq);
 		/* A CPU at the x86 vector budget takes no pin: the kernel may need to move it. */
-		if (!np_vector_balanced(&p->cls[ii]) || cpu < 0 || cpu > m->topo.max_cpu ||
+		if (!np_vector_balanced(&p->cls[ii]) || irq->total < p->idle || !irq->total || cpu < 0 || cpu > m->topo.max_cpu ||
 		    np_cpuset_count(&irq->affinity) <= 1 || p->vectors[cpu] >= NP_VECTORS_PER_CPU)
 			continue;
 		char *reason, *value;

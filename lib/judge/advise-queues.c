@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The queue settings that follow the IRQs: a block device's rq_affinity
- * (Alan D. Brunelle's measurements), and a network interface's XPS, RPS and,
- * on request, channels. */
+ * (what blk-mq does with it today, and Alan D. Brunelle's measurements), and
+ * a network interface's XPS, and RPS with RFS (its channels:
+ * advise-channels.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,11 @@ static const struct np_cpuset *irq_cpus_after(const struct planner *p, size_t ii
 
 int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 {
+	if (f->irq_threads) {
+		*why = "IRQ handlers run in threads here (force_irqthreads()): blk-mq then completes every request "
+		       "where its interrupt ran, whatever rq_affinity says (blk_mq_complete_need_ipi(), Linux 5.12)";
+		return -1;
+	}
 	if (!f->pinned) {
 		*why = "submitters not pinned: forcing completion on them cost 14% IOPS with scheduler-placed "
 		       "processes (Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: 47.8 -> 41.0 K ios/s)";
@@ -30,45 +36,97 @@ int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why)
 		*why = "a hardware queue per CPU: completions already return to the submitting CPU's queue";
 		return -1;
 	}
+	if (f->shares_llc) {
+		*why = "submitters share the L3 cache of the completion CPU without being it: 1 completes their "
+		       "requests on that CPU, 2 (strict, since Linux 3.1) on each submitting CPU "
+		       "(blk_mq_complete_need_ipi()), as Alan D. Brunelle's rq_affinity=1 did (linux-kernel, "
+		       "2008-04-15, 16-way IA64: +12.9% IOPS, 39.8 -> 45.0 K ios/s, submitters pinned off the IRQ CPU)";
+		return 2;
+	}
 	if (f->irq_on_submitters) {
-		*why = "the completion IRQ runs on the submitters' CPUs: forcing it gained nothing "
+		*why = "completions are delivered on the submitting CPUs: forcing them there gained nothing "
 		       "(Alan D. Brunelle, linux-kernel, 2008-04-15, 4-way IA64: 12.312 vs 12.314 K ios/s)";
 		return -1;
 	}
-	if (f->shares_l3) {
-		*why = "the completion CPUs share an L3 cache with the submitters: 1 completes there already";
-		return -1;
+	if (f->current == 0) {
+		*why = "submitters outside the L3 cache of the completion CPU: 1 sends each completion to the "
+		       "submitting CPU, 0 leaves it where the interrupt ran (Alan D. Brunelle, linux-kernel, "
+		       "2008-04-15, 16-way IA64: +12.9% IOPS, 39.8 -> 45.0 K ios/s)";
+		return 1;
 	}
-	*why = "submitters pinned outside the L3 of the completion IRQ, one queue for them all: 2 completes "
-	       "each request on the submitting CPU itself, 1 on any CPU sharing its cache (2008's "
-	       "rq_affinity=1 is today's 2); Alan D. Brunelle, linux-kernel, 2008-04-15, 16-way IA64: +12.9% "
-	       "IOPS (39.8 -> 45.0 K ios/s) with "
-	       "pinned submitters off the IRQ CPUs";
-	return 2;
+	*why = "submitters outside the L3 cache of the completion CPU: 1 already sends each completion to the "
+	       "submitting CPU, as 2 would (blk_mq_complete_need_ipi())";
+	return -1;
 }
 
+/* Where a vector's interrupts will be delivered once the plan is applied:
+ * its one CPU, the kernel's choice within its mask, else the mask (one CPU
+ * of it, not known which). */
+static const struct np_cpuset *delivered_after(const struct planner *p, size_t ii)
+{
+	const struct np_irq *irq = &p->m->irqs.v[ii];
+	const struct np_cpuset *after = irq_cpus_after(p, ii);
+	if (np_cpuset_count(after) > 1 && irq->has_effective && !np_cpuset_empty(&irq->effective) &&
+	    np_cpuset_subset(&irq->effective, after))
+		return &irq->effective;
+	return after;
+}
+
+/* The completion facts of device di for the submitters: each vector that
+ * completes I/O (queue vectors; admin and config ones only when the device
+ * has nothing else) against the submitters and its LLC. */
+static int completion_facts(const struct planner *p, size_t di, const struct np_cpuset *submit, struct np_rq_facts *f)
+{
+	const struct np_machine *m = p->m;
+	struct np_cpuset near = NP_CPUSET_INIT, delivered = NP_CPUSET_INIT, sharing = NP_CPUSET_INIT;
+	bool has_queues = false;
+	int rc = 0;
+	for (size_t i = 0; i < m->irqs.n; i++)
+		has_queues |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0;
+	for (size_t i = 0; i < m->irqs.n && rc == 0; i++) {
+		if (m->irqs.v[i].dev != (int)di || (has_queues && m->irqs.v[i].queue < 0))
+			continue;
+		const struct np_cpuset *d = delivered_after(p, i);
+		if ((rc = np_l3_cover(&m->l3, d, &near)) || (rc = np_cpuset_copy(&sharing, &near)))
+			break;
+		np_cpuset_and(&sharing, submit);
+		/* Within a mask the kernel picks one CPU: the others of its LLC are "not it". */
+		if (np_cpuset_count(d) == 1)
+			np_cpuset_andnot(&sharing, d);
+		f->shares_llc |= !np_cpuset_empty(&sharing);
+		if (np_cpuset_count(d) == 1)
+			rc = np_cpuset_or(&delivered, d);
+	}
+	f->irq_on_submitters = !np_cpuset_empty(submit) && np_cpuset_subset(submit, &delivered);
+	np_cpuset_free(&near);
+	np_cpuset_free(&delivered);
+	np_cpuset_free(&sharing);
+	return rc;
+}
+
+/* The same rule for every block device of every selected device: the
+ * application's CPUs are the submitters. */
 int plan_block_recs(struct planner *p, size_t di)
 {
 	const struct np_machine *m = p->m;
 	const struct np_device_policy *pol = &p->opts->devices[di];
 	const struct np_pci_dev *d = &m->pci.devs[di];
-	struct np_cpuset completions = NP_CPUSET_INIT, near = NP_CPUSET_INIT;
 	int rc = 0;
 	if (pol->rq_affinity == NP_RQ_KEEP || d->nblock == 0)
 		return 0;
-	/* I/O completes on queue vectors; admin and config vectors do not count
-	 * unless the device has nothing else. */
-	bool has_queues = false, managed = false;
-	for (size_t i = 0; i < m->irqs.n; i++) {
-		has_queues |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0;
+	bool managed = false;
+	for (size_t i = 0; i < m->irqs.n; i++)
 		managed |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].managed != NP_MANAGED_NO;
-	}
-	for (size_t i = 0; i < m->irqs.n && rc == 0; i++)
-		if (m->irqs.v[i].dev == (int)di && (!has_queues || m->irqs.v[i].queue >= 0))
-			rc = np_cpuset_or(&completions, irq_cpus_after(p, i));
-	if (rc == 0)
-		rc = np_l3_cover(&m->l3, &completions, &near);
 	const struct np_cpuset *submit = &p->opts->app_cpus;
+	struct np_rq_facts facts = { .pinned = p->opts->app_pinned && !np_cpuset_empty(submit),
+				     .irq_threads = m->irq_threads };
+	if (pol->rq_affinity < 0 && facts.pinned && !facts.irq_threads)
+		rc = completion_facts(p, di, submit, &facts);
+	/* Pinned submitters would have made it worth a look: say why not. */
+	if (rc == 0 && pol->rq_affinity < 0 && facts.pinned && facts.irq_threads)
+		rc = plan_note(p->plan, "%s (%s): rq_affinity left as it is: IRQ handlers run in threads here (%s), so "
+			       "blk-mq completes every request where its interrupt ran, whatever the value "
+			       "(blk_mq_complete_need_ipi(), Linux 5.12)", d->addr, plan_dev_label(d), facts.irq_threads);
 	for (size_t b = 0; b < d->nblock && rc == 0; b++) {
 		const struct np_blockdev *bd = &d->block[b];
 		struct np_rec r = { .kind = NP_ATTR_RQ_AFFINITY, .dev = (int)di, .irq = -1, .queue = -1, .block = bd->name,
@@ -79,14 +137,9 @@ int plan_block_recs(struct planner *p, size_t di)
 			want = pol->rq_affinity;
 			why = "the profile asks for it";
 		} else {
-			struct np_rq_facts f = {
-				.pinned = p->opts->app_pinned && !np_cpuset_empty(submit),
-				.irq_on_submitters = np_cpuset_intersects(&completions, submit),
-				.shares_l3 = np_cpuset_intersects(&near, submit),
-				.per_cpu_queues = bd->nhwq > 1 && (managed || (unsigned)bd->nhwq >= np_cpuset_count(submit)),
-			};
-			want = np_rq_affinity_decide(&f, &why);
-			if (want < 0)
+			facts.current = bd->rq_affinity;
+			facts.per_cpu_queues = bd->nhwq > 1 && (managed || (unsigned)bd->nhwq >= np_cpuset_count(submit));
+			if ((want = np_rq_affinity_decide(&facts, &why)) < 0)
 				continue;
 		}
 		if (bd->rq_affinity >= 0 && asprintf(&r.current, "%d", bd->rq_affinity) < 0)
@@ -96,8 +149,6 @@ int plan_block_recs(struct planner *p, size_t di)
 		r.reason = strdup(why);
 		rc = plan_add_rec(p->m, p->plan, &r);
 	}
-	np_cpuset_free(&completions);
-	np_cpuset_free(&near);
 	return rc;
 }
 
@@ -129,12 +180,15 @@ static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct
 	return plan_add_rec(p->m, p->plan, &r);
 }
 
-/* Whether the plan changes any of the device's IRQs. */
+/* Whether the plan moves any of the device's queue IRQs (what XPS follows;
+ * a misc vector moved off a forbidden CPU is not one). */
 static bool irqs_move(const struct planner *p, size_t di)
 {
-	for (size_t i = 0; i < p->plan->n; i++)
-		if (p->plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && p->plan->v[i].dev == (int)di && p->plan->v[i].change)
+	for (size_t i = 0; i < p->plan->n; i++) {
+		const struct np_rec *r = &p->plan->v[i];
+		if (r->kind == NP_ATTR_IRQ_AFFINITY && r->dev == (int)di && r->change && r->queue >= 0)
 			return true;
+	}
 	return false;
 }
 
@@ -220,6 +274,20 @@ static bool xps_agrees(const struct planner *p, const struct np_netif *nif, cons
 	}
 	np_cpuset_free(&seen);
 	return agrees;
+}
+
+/* Whether every queue's map is what drivers set (ice, mlx5, i40e: the one
+ * CPU its interrupt is served on today), for the queues with an interrupt. */
+static bool driver_form(const struct planner *p, const struct np_netif *nif, const int *irq_of)
+{
+	for (int q = 0; q < nif->ntx; q++) {
+		if (irq_of[q] < 0 || !nif->xps_known[q])
+			continue;
+		int cpu = home_cpu(&p->m->irqs.v[irq_of[q]]);
+		if (cpu < 0 || np_cpuset_count(&nif->xps[q]) != 1 || !np_cpuset_test(&nif->xps[q], (unsigned)cpu))
+			return false;
+	}
+	return true;
 }
 
 /* Each queue's first queue served by the same CPU (itself when none before
@@ -309,6 +377,22 @@ static int xps_recs(struct planner *p, size_t di, const struct np_netif *nif)
 		qsort_r(by_core, (size_t)nserved, sizeof(int), by_core_then_queue, served_by);
 	if (rc || !followed || (!moved && xps_agrees(p, nif, serve, served_by, first_of)))
 		ncand = 0;
+	/* Maps in the drivers' form (each queue's the one CPU its interrupt is
+	 * served on today) keep it: only the queues whose interrupt moves
+	 * change, to the CPU it moves to. */
+	if (rc == 0 && ncand > 1 && driver_form(p, nif, irq_of)) {
+		for (int q = 0; rc == 0 && q < nif->ntx; q++) {
+			if (serve[q] < 0 || serve[q] == home_cpu(&p->m->irqs.v[irq_of[q]]))
+				continue;
+			struct np_cpuset one = NP_CPUSET_INIT;
+			if ((rc = np_cpuset_set(&one, (unsigned)serve[q])) == 0)
+				rc = net_rec(p, NP_ATTR_XPS_CPUS, di, nif, q, &nif->xps[q], &one,
+					     "its interrupt moves there: the CPU that serves a queue transmits on it, as "
+					     "the driver set it (kernel Documentation/networking/scaling.rst, XPS)");
+			np_cpuset_free(&one);
+		}
+		ncand = 0;
+	}
 	/* The serving CPUs first (each to its queue, the first queue when two
 	 * share one), so that the ties below count them. */
 	struct np_cpuset served = NP_CPUSET_INIT;
@@ -434,30 +518,78 @@ static unsigned count_cores(struct planner *p, const struct np_cpuset *cpus, int
 	return n;
 }
 
-/* One queue per node with CPUs, asked for with --channels per-node: the
- * layout Tom Herbert measured best in 2009, a judgement today (see the
- * reason). ethtool -L re-creates the vectors on some drivers, so the plan
- * is re-made afterwards. */
-static int channels_rec(struct planner *p, size_t di, const struct np_netif *nif)
+/* perftune.py's (and the kernel's scaling.rst's) size of RFS's global flow
+ * table, split evenly over an interface's receive queues. */
+#define RFS_FLOWS 32768
+
+/* A count as the kernel keeps it: rounded up to a power of two, so that what
+ * is written reads back. */
+static int pow2_at_least(int n)
 {
-	int nodes = 0;
-	for (int i = 0; i < p->m->topo.nnodes; i++)
-		nodes += np_cpuset_intersects(&p->m->topo.nodes[i].cpus, &p->usable);
-	if (nodes < 2 || p->nqueues[di] <= nodes)
-		return 0;
-	struct np_rec r = { .kind = NP_ATTR_CHANNELS, .dev = (int)di, .irq = -1, .queue = -1, .net = nif->name,
-			    .rule = NP_RULE_CHANNELS };
-	if (asprintf(&r.current, "%d", p->nqueues[di]) < 0)
+	int v = 1;
+	while (v < n && v < 1 << 29)
+		v <<= 1;
+	return v;
+}
+
+static int int_rec(struct planner *p, enum np_attr kind, size_t di, const struct np_netif *nif, int q, long long cur,
+		   int want, const char *why)
+{
+	struct np_rec r = { .kind = kind, .dev = (int)di, .irq = -1, .queue = q, .net = q >= 0 ? nif->name : NULL,
+			    .rule = NP_RULE_RPS };
+	if (cur >= 0 && asprintf(&r.current, "%lld", cur) < 0)
 		r.current = NULL;
-	if (asprintf(&r.recommended, "%d", nodes) < 0)
+	if (asprintf(&r.recommended, "%d", want) < 0)
 		r.recommended = NULL;
-	if (asprintf(&r.reason, "judgement, on request (--channels per-node): one queue per node; Tom Herbert, "
-		     "netdev, 2009-11-24: 4 RX queues, one per socket, 361862 tps against 226722 with 16, one per "
-		     "CPU, measured while receive buffers were allocated on the device's node, which Linux changed "
-		     "soon after (2.6.37); the same mail measured 923422 tps with local allocation; then re-run "
-		     "advise") < 0)
-		r.reason = NULL;
+	r.reason = strdup(why);
 	return plan_add_rec(p->m, p->plan, &r);
+}
+
+/* RFS beside the RPS the plan sets: each flow processed on the CPU its
+ * consuming thread last ran on, not on a hashed one. Only where the
+ * application may run on usable CPUs alone: RFS steers to the consumer's
+ * CPU whatever rps_cpus says, so it would bring the softirq work onto an
+ * isolated or exclusive CPU the application shares. The table sizes are
+ * perftune.py's: 32768 flows machine-wide, split over the receive queues. */
+static int rfs_recs(struct planner *p, size_t di, const struct np_netif *nif)
+{
+	const struct np_machine *m = p->m;
+	int rc = 0;
+	if (!np_cpuset_subset(&p->opts->app_cpus, &p->usable)) {
+		struct np_cpuset bad = NP_CPUSET_INIT;
+		bool failed = np_cpuset_copy(&bad, &p->opts->app_cpus) != 0;
+		np_cpuset_andnot(&bad, &p->usable);
+		char *where = failed ? NULL : np_forbidden_text(&p->opts->forbidden, &bad, &failed);
+		if (!failed)
+			rc = plan_note(p->plan, "%s: RPS without RFS: RFS would steer each flow to its consuming thread's CPU "
+				       "whatever rps_cpus says, and the application may run on %s", nif->name,
+				       where ? where : "CPUs kept free of IRQs");
+		free(where);
+		np_cpuset_free(&bad);
+		return failed ? -ENOMEM : rc;
+	}
+	int per_queue = pow2_at_least(RFS_FLOWS / (nif->nrx > 0 ? nif->nrx : 1)), known = 0;
+	for (int q = 0; q < nif->nrx; q++)
+		known += nif->rps_flow_cnt[q] >= 0;
+	if (!known)
+		return 0; /* no flow table here (a kernel without RPS, a copy without the files) */
+	for (int q = 0; q < nif->nrx && rc == 0; q++)
+		if (nif->rps_flow_cnt[q] >= 0)
+			rc = int_rec(p, NP_ATTR_RPS_FLOW_CNT, di, nif, q, nif->rps_flow_cnt[q],
+				     nif->rps_flow_cnt[q] >= per_queue ? nif->rps_flow_cnt[q] : per_queue,
+				     "RFS beside RPS: each flow processed where its consuming thread runs (kernel "
+				     "Documentation/networking/scaling.rst), 32768 flows over the receive queues as "
+				     "perftune.py splits them");
+	/* One machine-wide table for every interface: said once. */
+	bool said = m->rps_sock_flow_entries < 0;
+	for (size_t i = 0; i < p->plan->n && !said; i++)
+		said = p->plan->v[i].kind == NP_ATTR_RPS_SOCK_FLOW_ENTRIES;
+	if (rc == 0 && !said)
+		rc = int_rec(p, NP_ATTR_RPS_SOCK_FLOW_ENTRIES, di, nif, -1, m->rps_sock_flow_entries,
+			     m->rps_sock_flow_entries >= RFS_FLOWS ? (int)m->rps_sock_flow_entries : RFS_FLOWS,
+			     "RFS's table of flows for every interface: 32768, scaling.rst's value for a moderately "
+			     "loaded server and perftune.py's");
+	return rc;
 }
 
 int plan_net_recs(struct planner *p, size_t di)
@@ -471,15 +603,22 @@ int plan_net_recs(struct planner *p, size_t di)
 	unsigned app_cores = count_cores(p, &rps_to, -2 - (int)di);
 
 	for (size_t k = 0; k < d->nnet && rc == 0; k++) {
-		const struct np_netif *nif = &d->net[k];
+		/* A channel change the plan carries leaves the first queues only. */
+		struct np_netif kept = d->net[k];
+		int nkept = plan_queues_kept(p, di);
+		if (nkept >= 0 && kept.nrx > nkept)
+			kept.nrx = nkept;
+		if (nkept >= 0 && kept.ntx > nkept)
+			kept.ntx = nkept;
+		const struct np_netif *nif = &kept;
 		/* XPS only where the plan pins the same queue's IRQ to one CPU, and
-		 * only with a choice of queues to make; and only for a device
-		 * whose IRQs move or whose traffic is worth a change. */
-		bool xps_worth = irqs_move(p, di) || p->data_volume[di] >= p->opts->min_interrupts;
-		if (nif->ntx > 1 && xps_worth && (pol->xps_follow_irq || pol->auto_net))
+		 * only with a choice of queues to make: for a device whose IRQs
+		 * move (kept coherent with them), or on request. XPS off is no
+		 * placement fault: the kernel picks each flow's queue by its hash. */
+		if (nif->ntx > 1 && (pol->xps_follow_irq || (pol->auto_net && irqs_move(p, di))))
 			rc = xps_recs(p, di, nif);
-		if (rc == 0 && p->opts->channels_per_node && pol->auto_net && k == 0)
-			rc = channels_rec(p, di, nif);
+		if (rc == 0 && k == 0)
+			rc = plan_channels_rec(p, di, &d->net[k]);
 		enum np_rps_policy rps = pol->rps;
 		const char *why = NULL;
 		unsigned usable_here = np_cpuset_count(&p->target[di]) ? np_cpuset_count(&p->target[di])
@@ -491,16 +630,58 @@ int plan_net_recs(struct planner *p, size_t di)
 		} else if (pol->auto_net && nif->nrx > 0 && (unsigned)nif->nrx >= usable_here) {
 			rps = NP_RPS_OFF;
 			why = "a hardware queue per usable CPU: RPS would only add a hop between CPUs";
-		} else if (pol->auto_net && app_cores && nif->nrx > 0 && (unsigned)nif->nrx < app_cores) {
+		} else if (pol->auto_net && app_cores && nif->nrx > 0 && (unsigned)nif->nrx < app_cores &&
+			   (!p->opts->app_is_process || (p->opts->app_devices && p->opts->app_devices[di]))) {
 			rps = NP_RPS_APP;
 			why = "fewer receive queues than the application's cores: RPS spreads receive processing "
 			      "over them";
 		}
-		const struct np_cpuset *to = rps == NP_RPS_OFF ? &off : rps == NP_RPS_APP && pol->auto_net ? &rps_to
-													      : &p->opts->app_cpus;
+		/* Never onto a CPU kept free of IRQs, whoever asks. */
+		const struct np_cpuset *to = rps == NP_RPS_OFF ? &off : &rps_to;
 		for (int q = 0; q < nif->nrx && rc == 0 && rps != NP_RPS_KEEP; q++)
 			rc = net_rec(p, NP_ATTR_RPS_CPUS, di, nif, q, &nif->rps[q], to, why);
+		if (rc == 0 && rps == NP_RPS_APP && pol->auto_net && !np_cpuset_empty(&rps_to))
+			rc = rfs_recs(p, di, nif);
 	}
 	np_cpuset_free(&rps_to);
+	return rc;
+}
+
+/* Interfaces whose XPS is off on every transmit queue while the plan
+ * leaves their IRQs where they are: said once, as a fact. With XPS off the
+ * kernel picks each flow's transmit queue by its hash (netdev_pick_tx),
+ * which is no placement fault; --xps maps each CPU to the queue whose
+ * interrupt is served nearest. */
+int plan_xps_off_note(struct planner *p)
+{
+	const struct np_machine *m = p->m;
+	char *names = NULL;
+	size_t len = 0, n = 0;
+	int rc = 0;
+	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
+		const struct np_device_policy *pol = &p->opts->devices[di];
+		const struct np_pci_dev *d = &m->pci.devs[di];
+		if (!pol->selected || !pol->auto_net || pol->xps_follow_irq || irqs_move(p, di))
+			continue;
+		for (size_t k = 0; rc == 0 && k < d->nnet; k++) {
+			const struct np_netif *nif = &d->net[k];
+			bool off = nif->ntx > 1;
+			for (int q = 0; off && q < nif->ntx; q++)
+				off = nif->xps_known[q] && np_cpuset_empty(&nif->xps[q]);
+			if (!off)
+				continue;
+			char *more = realloc(names, len + strlen(nif->name) + 3);
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = more;
+			len += (size_t)sprintf(names + len, "%s%s", n++ ? ", " : "", nif->name);
+		}
+	}
+	if (rc == 0 && n)
+		rc = plan_note(p->plan, "XPS is off on %s: each flow's transmit queue is picked by its hash, no placement "
+			       "fault; --xps maps each CPU to the queue whose interrupt is served nearest", names);
+	free(names);
 	return rc;
 }

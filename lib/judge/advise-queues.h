@@ -6,15 +6,21 @@
 
 #include <stdbool.h>
 
-/* The facts rq_affinity is decided on, and the decision (Alan D. Brunelle's
- * measurements, linux-kernel, 2008-04-15). */
+/* The facts rq_affinity is decided on, and the decision. blk-mq completes a
+ * request where its interrupt ran when that CPU submitted it or, under 1,
+ * shares its cache; otherwise it sends the completion to the submitting CPU
+ * by IPI (blk_mq_complete_need_ipi()). So 1 and 2 differ only for
+ * submitters that share the interrupt CPU's LLC without being it, and
+ * neither sends anything under forced IRQ threads. */
 struct np_rq_facts {
-	bool pinned;            /* submitters bound to known CPUs */
-	bool irq_on_submitters; /* a completion CPU is one of the submitters' */
-	bool shares_l3;         /* a completion CPU shares an L3 with a submitter */
-	bool per_cpu_queues;    /* hardware queues map one-to-one to the submitters (managed per-CPU) */
+	int current;             /* the value today, -1 when unknown */
+	bool pinned;             /* submitters bound to known CPUs */
+	const char *irq_threads; /* why IRQ handlers are forced into threads, NULL when not */
+	bool per_cpu_queues;     /* hardware queues map one-to-one to the submitters (managed per-CPU) */
+	bool irq_on_submitters;  /* every submitter is a CPU its completions are delivered on */
+	bool shares_llc;         /* a submitter shares a completion CPU's LLC without being that CPU */
 };
-/* 2, or -1 to leave the value alone; *why is a static sentence. */
+/* 0..2, or -1 to leave the value alone; *why is a static sentence. */
 int np_rq_affinity_decide(const struct np_rq_facts *f, const char **why);
 
 #endif

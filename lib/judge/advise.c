@@ -32,69 +32,6 @@ static void index_cores(struct planner *p)
 }
 
 
-/* Warnings about IRQs the plan cannot or does not move but should be known:
- * managed ones (the kernel owns them; on isolated CPUs only the kernel
- * command line helps), and affinities the kernel did not honour. */
-static int irq_warnings(struct planner *p)
-{
-	const struct np_machine *m = p->m;
-	const struct np_topology *topo = &m->topo;
-	struct np_cpuset iso = NP_CPUSET_INIT, hit = NP_CPUSET_INIT;
-	int rc = np_cpuset_copy(&iso, &topo->isolated);
-	if (rc == 0)
-		rc = np_cpuset_or(&iso, &topo->nohz_full);
-	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
-		const struct np_pci_dev *d = &m->pci.devs[di];
-		if (!p->opts->devices[di].selected)
-			continue;
-		int nmanaged = 0, niso = 0;
-		np_cpuset_clear(&hit);
-		for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
-			const struct np_irq *irq = &m->irqs.v[i];
-			if (irq->dev != (int)di)
-				continue;
-			if (irq->managed != NP_MANAGED_NO) {
-				nmanaged++;
-				if (irq->has_effective && np_cpuset_intersects(&irq->effective, &iso)) {
-					niso++;
-					rc = np_cpuset_or(&hit, &irq->effective);
-				}
-			}
-			if (rc == 0 && irq->has_affinity && irq->has_effective && !np_cpuset_empty(&irq->effective) &&
-			    !np_cpuset_subset(&irq->effective, &irq->affinity)) {
-				char *eff = list_text(&irq->effective), *aff = list_text(&irq->affinity);
-				rc = plan_warn(p->plan, "irq %d %s (%s): affinity not honoured: it runs on CPU %s, outside its "
-					  "affinity %s (usually no free vector there: see /proc/interrupts and debugfs)",
-					  irq->irq, irq->name, d->addr, eff ? eff : "?", aff ? aff : "?");
-				free(eff);
-				free(aff);
-			}
-		}
-		if (rc == 0 && nmanaged && !np_cpuset_empty(&p->target[di]))
-			rc = plan_note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
-				  d->addr, plan_dev_label(d), nmanaged, nmanaged > 1 ? "s" : "");
-		if (rc == 0 && niso) {
-			np_cpuset_and(&hit, &iso);
-			char *cpus = list_text(&hit), *all = list_text(&iso);
-			if (m->managed_irq_isolation)
-				rc = plan_warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s although isolcpus= has "
-					  "managed_irq: their queues serve only isolated CPUs, so they fire only for I/O "
-					  "submitted there; keep the isolated application's I/O off this device or accept them",
-					  d->addr, plan_dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?");
-			else
-				rc = plan_warn(p->plan, "%s (%s): %d managed IRQ%s on isolated CPUs %s: writing cannot move them; "
-					  "boot with isolcpus=managed_irq,%s to keep them on housekeeping CPUs",
-					  d->addr, plan_dev_label(d), niso, niso > 1 ? "s" : "", cpus ? cpus : "?", all ? all : "?");
-			free(cpus);
-			free(all);
-		}
-	}
-	np_cpuset_free(&iso);
-	np_cpuset_free(&hit);
-	return rc;
-}
-
-
 /* One node with CPUs and one L3 domain: no CPU is nearer to a device than another. */
 static bool flat_machine(const struct np_machine *m)
 {
@@ -133,6 +70,19 @@ static int general_warnings(struct planner *p)
 	const char *eff = np_effective_note(p->m, p->opts);
 	if (eff)
 		rc = plan_note(p->plan, "%s", eff);
+	/* The sources read from configuration files: where their CPUs were found. */
+	for (int s = 0; rc == 0 && s < NP_FORBID_NSOURCES; s++) {
+		bool failed;
+		char *line = np_forbid_source_line(p->m, &p->opts->forbidden, s, &failed);
+		const char *note = np_forbid_note(p->m, s);
+		if (failed)
+			rc = -ENOMEM;
+		if (rc == 0 && line)
+			rc = plan_note(p->plan, "%s", line);
+		if (rc == 0 && note)
+			rc = plan_note(p->plan, "%s", note);
+		free(line);
+	}
 	if (rc == 0 && np_cpuset_empty(&p->usable))
 		rc = plan_warn(p->plan, "no usable CPU: every online CPU is isolated, nohz_full or excluded");
 	if (rc == 0 && p->flat)
@@ -179,20 +129,13 @@ static int default_irq_rec(struct planner *p)
 	if (rc == 0 && !np_cpuset_empty(&bad)) {
 		struct np_rec r = { .kind = NP_ATTR_DEFAULT_IRQ_AFFINITY, .dev = -1, .irq = -1, .queue = -1,
 				    .rule = NP_RULE_DEFAULT_AFFINITY };
-		const struct np_cpuset *why_set[] = { &m->topo.isolated, &m->topo.nohz_full, &p->opts->exclude };
-		static const char *const why_name[] = { "isolated", "nohz_full", "excluded" };
-		char why[48] = "";
-		for (size_t i = 0; i < 3; i++)
-			if (np_cpuset_intersects(&bad, why_set[i]))
-				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", *why ? ", " : "",
-					 why_name[i]);
-		char *list = list_text(&bad);
+		bool failed;
+		char *why = np_forbidden_text(&p->opts->forbidden, &bad, &failed);
 		r.current = list_text(&irqs->default_affinity);
 		r.recommended = list_text(&p->usable);
-		if (!list || asprintf(&r.reason, "new IRQs would start on CPUs %s (%s): start them on the usable CPUs",
-				      list, why) < 0)
+		if (!why || asprintf(&r.reason, "new IRQs would start on %s: start them on the usable CPUs", why) < 0)
 			r.reason = NULL;
-		free(list);
+		free(why);
 		rc = plan_add_rec(p->m, p->plan, &r);
 	}
 	np_cpuset_free(&bad);
@@ -202,7 +145,7 @@ static int default_irq_rec(struct planner *p)
 int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, struct np_plan *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct planner p = { .m = m, .opts = opts, .plan = out };
+	struct planner p = { .m = m, .opts = opts, .plan = out, .idle = opts->min_interrupts / 10 };
 	size_t ncpu = (size_t)m->topo.max_cpu + 1, ndev = m->pci.ndevs + 1;
 	p.load = calloc(ncpu, sizeof(int));
 	p.core_of = malloc(ncpu * sizeof(int));
@@ -216,18 +159,23 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	p.anchor = calloc(ndev, sizeof(int));
 	p.nqueues = calloc(ndev, sizeof(int));
 	p.ncores = calloc(ndev, sizeof(int));
-	p.cap = calloc(ndev, sizeof(int));
 	p.start = calloc(ndev, sizeof(int));
-	p.dcount = calloc(ndev, sizeof(int *));
-	p.dcpu = calloc(ndev, sizeof(int *));
-	p.dtoday = calloc(ndev, sizeof(int *));
+	p.nthreads = calloc(ndev, sizeof(int));
+	p.nbusy = calloc(ndev, sizeof(int));
+	p.busy = calloc(ndev, sizeof(*p.busy));
+	p.dl = calloc(ndev, sizeof(*p.dl));
+	p.core_work = calloc(ncpu, sizeof(*p.core_work));
+	p.today_work = calloc(ncpu, sizeof(*p.today_work));
+	p.top_work = calloc(ncpu, sizeof(*p.top_work));
+	p.top_irq = calloc(ncpu, sizeof(*p.top_irq));
+	p.share_work = calloc(ndev, sizeof(*p.share_work));
 	p.planned = calloc(m->irqs.n + 1, sizeof(*p.planned));
 	p.has_plan = calloc(m->irqs.n + 1, sizeof(bool));
 	p.cls = calloc(m->irqs.n + 1, sizeof(*p.cls));
 	p.off_target = calloc(ndev, sizeof(*p.off_target));
 	p.data_volume = calloc(ndev, sizeof(*p.data_volume));
 	int rc = p.load && p.core_of && p.core_load && p.vectors && p.stamp && p.node_index && p.node_dist && p.target && p.target_why && p.anchor &&
-				 p.nqueues && p.ncores && p.cap && p.start && p.dcount && p.dcpu && p.dtoday && p.planned && p.has_plan &&
+				 p.nqueues && p.ncores && p.nthreads && p.start && p.nbusy && p.busy && p.dl && p.core_work && p.today_work && p.top_work && p.top_irq && p.share_work && p.planned && p.has_plan &&
 				 p.off_target && p.data_volume && p.cls
 			 ? 0
 			 : -ENOMEM;
@@ -265,18 +213,23 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = plan_choose_targets(&p);
 	}
 	if (rc == 0)
+		rc = plan_channels(&p);
+	if (rc == 0)
 		rc = plan_build_slots(&p);
 	if (rc == 0)
 		rc = plan_size_devices(&p);
 	if (rc == 0)
 		rc = plan_weigh_devices(&p);
-	/* Queues the plan does not place (other devices', managed ones) still
-	 * load their CPUs: balance against them too. */
+	/* IRQs the plan does not place (other devices', managed ones) still
+	 * load their CPUs: balance against them too, by their work, and their
+	 * queues by count. */
 	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		int cpu = home_cpu(irq);
-		if (irq->queue < 0 || cpu < 0 || (size_t)cpu >= ncpu ||
-		    (irq->dev >= 0 && !np_cpuset_empty(&p.target[irq->dev]) && irq->managed == NP_MANAGED_NO))
+		if (cpu < 0 || (size_t)cpu >= ncpu || plan_irq_movable(&p, irq))
+			continue;
+		p.core_work[core_of(&p, cpu)] += irq->total;
+		if (irq->queue < 0)
 			continue;
 		p.load[cpu]++;
 		p.core_load[core_of(&p, cpu)]++;
@@ -291,7 +244,7 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	if (rc == 0 && !opts->devices_only)
 		rc = irqbalance_warning(&p);
 	if (rc == 0)
-		rc = irq_warnings(&p);
+		rc = plan_irq_notes(&p);
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
 		if (!opts->devices[di].selected)
 			continue;
@@ -299,22 +252,19 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 			rc = plan_net_recs(&p, di);
 	}
 	if (rc == 0 && !opts->devices_only)
+		rc = plan_xps_off_note(&p);
+	if (rc == 0 && !opts->devices_only)
 		rc = default_irq_rec(&p);
 	if (rc == 0 && out->n)
 		qsort(out->v, out->n, sizeof(*out->v), by_impact);
 	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
 		np_cpuset_free(&p.target[i]);
 		free(p.target_why[i]);
-		if (p.dcount)
-			free(p.dcount[i]);
-		if (p.dcpu)
-			free(p.dcpu[i]);
-		if (p.dtoday)
-			free(p.dtoday[i]);
 	}
 	for (size_t i = 0; p.planned && i < m->irqs.n; i++)
 		np_cpuset_free(&p.planned[i]);
 	np_cpuset_free(&p.usable);
+	plan_channels_free(&p);
 	free(p.load);
 	free(p.core_of);
 	free(p.core_load);
@@ -327,17 +277,24 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.anchor);
 	free(p.nqueues);
 	free(p.ncores);
-	free(p.cap);
 	free(p.start);
-	free(p.dcount);
-	free(p.dcpu);
-	free(p.dtoday);
+	plan_free_loads(&p);
+	free(p.nthreads);
+	free(p.nbusy);
+	free(p.busy);
+	free(p.core_work);
+	free(p.today_work);
+	free(p.top_work);
+	free(p.top_irq);
+	free(p.share_work);
 	free(p.planned);
 	free(p.has_plan);
 	free(p.cls);
 	free(p.off_target);
 	free(p.data_volume);
 	free(p.refs);
+	for (size_t k = 0; p.slots && k < p.nslots; k++)
+		free(p.slots[k].why);
 	free(p.slots);
 	if (rc)
 		np_plan_free(out);

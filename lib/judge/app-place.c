@@ -79,10 +79,33 @@ static int argmax(const unsigned long long *v, int n)
 	return best;
 }
 
-/* Threads that need a CPU: those that used CPU time over the interval, else all. */
-static unsigned threads_needed(const struct np_process *p)
+/* The CPUs its threads keep busy: their CPU time over the interval, else
+ * each thread's since it started (the uptime tells when that was); -1 when
+ * neither is known (a copy without /proc/uptime). */
+static double cpus_busy(const struct np_machine *m, const struct np_process *p)
 {
-	return p->seconds > 0 ? p->busy_threads : (unsigned)p->ntasks;
+	if (p->seconds > 0)
+		return (double)p->ticks_total / (p->seconds * NP_USER_HZ);
+	if (!(m->load.uptime > 0))
+		return -1;
+	double now = m->load.uptime * NP_USER_HZ, busy = 0;
+	for (size_t i = 0; i < p->ntasks; i++) {
+		const struct np_task_stat *t = &p->tasks[i];
+		double lived = now - (double)t->start_time;
+		if (lived >= 1)
+			busy += (double)(t->utime + t->stime) / lived;
+	}
+	return busy;
+}
+
+/* The CPUs a node must give it: what its threads keep busy, rounded up
+ * (a tenth of a CPU spare), at least one; its threads when that is unknown. */
+static unsigned cpus_needed(double busy, const struct np_process *p)
+{
+	if (busy < 0)
+		return (unsigned)p->ntasks;
+	unsigned n = (unsigned)(busy + 0.9);
+	return n ? n : 1;
 }
 
 static int node_id(const struct np_machine *m, int index)
@@ -116,7 +139,8 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 				best = p->threads_on[n], app->threads_node = n;
 	}
 	app->memory_node = p->memory_known ? argmax(p->kib, p->nnodes) : -1;
-	app->threads_needed = threads_needed(p);
+	app->cpus_busy = cpus_busy(m, p);
+	app->cpus_needed = cpus_needed(app->cpus_busy, p);
 
 	struct np_cpuset usable = NP_CPUSET_INIT, cpus = NP_CPUSET_INIT;
 	rc = np_usable_cpus(&m->topo, NULL, &usable);
@@ -124,7 +148,7 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 		rc = np_cpuset_copy(&cpus, &m->topo.nodes[app->memory_node].cpus);
 		np_cpuset_and(&cpus, &usable);
 		app->memory_node_cpus = np_cpuset_count(&cpus);
-		if (app->memory_node_cpus && app->memory_node_cpus >= app->threads_needed) {
+		if (app->memory_node_cpus && app->memory_node_cpus >= app->cpus_needed) {
 			app->by = NP_PLACE_MEMORY;
 			app->place_node = app->memory_node;
 		}
@@ -137,7 +161,7 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 		app->device_node_cpus = n >= 0 ? np_cpuset_count(&cpus) : 0;
 		/* Crowding the threads onto too few CPUs costs more than the
 		 * distance it saves: then no node wins and nothing moves. */
-		if (app->device_node_cpus && app->device_node_cpus >= app->threads_needed) {
+		if (app->device_node_cpus && app->device_node_cpus >= app->cpus_needed) {
 			app->by = NP_PLACE_DEVICE;
 			app->place_node = n;
 		}
@@ -171,16 +195,18 @@ int np_app_place(const struct np_machine *m, struct np_app *app)
 static int placement_sentence(const struct np_machine *m, struct np_app *app, const struct np_app_device *busiest)
 {
 	const struct np_process *p = &app->proc;
-	char a[24], b[24], threads[96];
+	char a[24], b[24], threads[128];
 	int place = node_id(m, app->place_node), mem = node_id(m, app->memory_node);
 	double mem_share = p->kib_total && app->memory_node >= 0
 				   ? 100.0 * (double)p->kib[app->memory_node] / (double)p->kib_total : 0;
-	if (p->seconds > 0)
-		snprintf(threads, sizeof(threads), "its %u thread%s that used CPU time in %g s", app->threads_needed,
-			 app->threads_needed == 1 ? "" : "s", p->seconds);
+	if (app->cpus_busy >= 0)
+		snprintf(threads, sizeof(threads), "its %zu thread%s, which %s %.1f CPU%s busy %s", p->ntasks,
+			 p->ntasks == 1 ? "" : "s", p->seconds > 0 ? "kept" : "have kept", app->cpus_busy,
+			 app->cpus_busy >= 0.95 && app->cpus_busy < 1.05 ? "" : "s",
+			 p->seconds > 0 ? "over the interval" : "since they started");
 	else
-		snprintf(threads, sizeof(threads), "its %u thread%s", app->threads_needed,
-			 app->threads_needed == 1 ? "" : "s");
+		snprintf(threads, sizeof(threads), "its %zu thread%s (how busy, unknown: no /proc/uptime)", p->ntasks,
+			 p->ntasks == 1 ? "" : "s");
 	char *rule = NULL, *dev = NULL;
 	if (busiest) {
 		const struct np_pci_dev *d = &m->pci.devs[busiest->dev];

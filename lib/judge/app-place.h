@@ -6,7 +6,8 @@
  *
  * The placement rule (issue 27): the node holding most of its memory wins
  * when that node's usable CPUs (online, not isolated, not nohz_full) can
- * hold its threads (those that used CPU time over the interval, else all);
+ * hold its work (the CPUs its threads keep busy, over the interval or since
+ * they started: mostly sleeping threads need few);
  * otherwise the node of its busiest device (most interrupts). The devices'
  * interrupts then follow the application (--policy app with the placement's
  * CPUs). The fix is a 'numaplace move' command line, with --memory when a
@@ -44,7 +45,10 @@ struct np_app {
 	/* The placement. */
 	enum np_app_place_by by;
 	int place_node;                /* index; -1 when none */
-	unsigned threads_needed;       /* threads the node must hold */
+	double cpus_busy;              /* CPUs its threads keep busy (over the interval, else since
+					* they started); -1 unknown */
+	unsigned cpus_needed;          /* CPUs the node must give it: cpus_busy rounded up, at least 1;
+					* its threads when cpus_busy is unknown */
 	unsigned memory_node_cpus;     /* usable CPUs of memory_node */
 	unsigned device_node_cpus;     /* usable CPUs of the busiest device's node */
 	struct np_cpuset place_cpus;   /* usable CPUs of place_node; when no node wins, those of the

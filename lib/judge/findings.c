@@ -73,6 +73,19 @@ static const char *dev_label(const struct np_pci_dev *d)
 	return d->child_driver ? d->child_driver : d->driver ? d->driver : "no driver";
 }
 
+/* ", 48.9k/s": what a count of interrupts is a second, when what the counts
+ * cover is known; "" otherwise. */
+static const char *rate_suffix(const struct np_machine *m, unsigned long long n, char buf[32])
+{
+	char r[16];
+	double rate = np_cpu_load_rate(&m->load, n);
+	if (rate < 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, 32, ", %s", np_rate_text(rate, r));
+	return buf;
+}
+
 /* What people call the device: its interface or disk, then its address. */
 static char *dev_who(const struct np_machine *m, const struct np_pci_dev *d)
 {
@@ -104,6 +117,7 @@ struct tally {
 	unsigned long long total, remote, quiet;
 	unsigned long long *per_node;
 	struct np_cpuset cpus;
+	struct np_cpuset allowed; /* of the plan's changes: their IRQs' masks today */
 };
 
 static int tally_add(const struct np_machine *m, struct tally *t, const struct np_irq *irq,
@@ -123,6 +137,7 @@ static void tally_free(struct tally *t)
 {
 	free(t->per_node);
 	np_cpuset_free(&t->cpus);
+	np_cpuset_free(&t->allowed);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -194,11 +209,12 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 		return rc;
 	}
 	char *who = dev_who(m, d), *shares = shares_text(m, t.per_node, t.total);
-	char *where = np_cpus_where(&m->topo, &t.cpus), a[16], b[16];
+	char *where = np_cpus_where(&m->topo, &t.cpus), a[16], b[16], r[32];
 	struct np_finding *x = NULL;
 	if (who && shares && where)
-		x = add(f, NP_RULE_REMOTE, d->addr, "%s: %s on %s; %s of %s interrupts ran off node %d (%s)",
-			who, irqs_text(&t), where, np_count_text(t.remote, a), np_count_text(t.total, b), node, shares);
+		x = add(f, NP_RULE_REMOTE, d->addr, "%s: %s on %s; %s of %s interrupts ran off node %d (%s)%s",
+			who, irqs_text(&t), where, np_count_text(t.remote, a), np_count_text(t.total, b), node, shares,
+			rate_suffix(m, t.remote, r));
 	if (x) {
 		x->dev = (int)di;
 		x->who = who;
@@ -225,6 +241,11 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (di >= 0 ? irq->dev != di : !is_system(m, irq))
+			continue;
+		/* A managed queue serving isolated CPUs only fires for I/O submitted
+		 * there (irq_do_set_affinity() keeps such a mask): the isolated
+		 * work's own, no intrusion (the plan's notes say so). */
+		if (np_irq_per_cpu(irq) && irq->has_affinity && np_cpuset_subset(&irq->affinity, quiet))
 			continue;
 		bool set_there = irq->has_effective && np_cpuset_intersects(&irq->effective, quiet);
 		bool ran_there = irq->quiet > 0;
@@ -255,7 +276,7 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 		tally_free(&t);
 		return rc;
 	}
-	char *who = NULL, *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX), a[16], b[16];
+	char *who = NULL, *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX), a[16], b[16], r[32];
 	if (di >= 0)
 		who = dev_who(m, &m->pci.devs[di]);
 	else if (asprintf(&who, "system IRQs (%s)", names) < 0)
@@ -264,9 +285,9 @@ static int isolated_finding(const struct np_machine *m, int di, const struct np_
 	if (who && cpus)
 		x = add(f, di >= 0 ? NP_RULE_ISOLATED : NP_RULE_SYSTEM_ISOLATED,
 			di >= 0 ? m->pci.devs[di].addr : "system irqs",
-			"%s: %s on isolated CPU%s %s; %s of %s interrupts ran there",
+			"%s: %s on isolated CPU%s %s; %s of %s interrupts ran there%s",
 			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus,
-			np_count_text(t.quiet, a), np_count_text(t.total, b));
+			np_count_text(t.quiet, a), np_count_text(t.total, b), rate_suffix(m, t.quiet, r));
 	if (x) {
 		x->dev = di;
 		x->who = who;
@@ -314,14 +335,14 @@ static int exclusive_finding(const struct np_machine *m, size_t di, const struct
 		tally_free(&t);
 		return rc;
 	}
-	char *owners = np_kube_owners_text(k, &t.cpus), a[16], b[16];
+	char *owners = np_kube_owners_text(k, &t.cpus), a[16], b[16], r[32];
 	char *who = dev_who(m, &m->pci.devs[di]), *cpus = np_cpuset_format_short(&t.cpus, NP_CPUS_TEXT_MAX);
 	struct np_finding *x = NULL;
 	if (who && cpus && owners)
 		x = add(f, NP_RULE_EXCLUSIVE, m->pci.devs[di].addr,
-			"%s: %s on CPU%s %s, exclusive to container %s; %s of %s interrupts ran there",
+			"%s: %s on CPU%s %s, exclusive to container %s; %s of %s interrupts ran there%s",
 			who, irqs_text(&t), np_cpuset_count(&t.cpus) == 1 ? "" : "s", cpus, owners,
-			np_count_text(there, a), np_count_text(t.total, b));
+			np_count_text(there, a), np_count_text(t.total, b), rate_suffix(m, there, r));
 	if (x) {
 		x->dev = (int)di;
 		x->who = who;
@@ -494,20 +515,20 @@ static const char *subject_of(const struct group *g)
 
 static char *says_outside(const struct judge *j, const struct group *g)
 {
-	char a[16];
-	(void)j;
-	return says("%s: %s on %s, outside the CPUs the policy gives it; %s interrupts", g->who, irqs_text(g->t),
-		    g->where, np_count_text(g->t->total, a));
+	char a[16], r[32];
+	return says("%s: %s on %s, outside the CPUs the policy gives it; %s interrupts%s", g->who, irqs_text(g->t),
+		    g->where, np_count_text(g->t->total, a), rate_suffix(j->m, g->t->total, r));
 }
 
 static char *says_balance(const struct judge *j, const struct group *g)
 {
-	char a[16];
+	char a[16], r[32];
 	if (g->dev >= 0 && j->opts->devices[g->dev].irqs == NP_IRQS_SPREAD)
 		return says("%s: %s of its data queues on %s, not one per core with queue i on node i mod the nodes; "
-			    "%s interrupts", g->who, irqs_text(g->t), g->where, np_count_text(g->t->total, a));
-	return says("%s: %s of its data queues delivered on %s, more than a core's share each; %s interrupts", g->who,
-		    irqs_text(g->t), g->where, np_count_text(g->t->total, a));
+			    "%s interrupts%s", g->who, irqs_text(g->t), g->where, np_count_text(g->t->total, a),
+			    rate_suffix(j->m, g->t->total, r));
+	return says("%s: %s of its data queues stacked on %s, beyond their share of its work; %s interrupts%s",
+		    g->who, irqs_text(g->t), g->where, np_count_text(g->t->total, a), rate_suffix(j->m, g->t->total, r));
 }
 
 static char *says_apart(const struct judge *j, const struct group *g)
@@ -522,11 +543,17 @@ static char *says_unreadable(const struct judge *j, const struct group *g)
 	return says("%s: %s with an unreadable affinity", g->who, irqs_text(g->t));
 }
 
+/* Each forbidden CPU named by its source: "irqbalance-banned CPU 7". */
 static char *says_isolated(const struct judge *j, const struct group *g)
 {
-	(void)j;
-	return says("%s: %s whose mask allows isolated, nohz_full or excluded CPUs (delivered on %s)", g->who,
-		    irqs_text(g->t), g->where);
+	bool failed;
+	char *cpus = np_forbidden_text(&j->opts->forbidden, &g->t->allowed, &failed), *out;
+	if (failed)
+		return NULL;
+	out = says("%s: %s whose mask allows %s (delivered on %s)", g->who, irqs_text(g->t),
+		   cpus ? cpus : "CPUs kept free of IRQs", g->where);
+	free(cpus);
+	return out;
 }
 
 static char *says_remote(const struct judge *j, const struct group *g)
@@ -543,11 +570,26 @@ static char *says_rq_affinity(const struct judge *j, const struct group *g)
 		    subject_of(g), g->first->recommended);
 }
 
+/* RPS and, beside it, RFS (its flow tables, counted apart). */
 static char *says_rps(const struct judge *j, const struct group *g)
 {
-	(void)j;
-	return says("%s: RPS of %zu %s receive queue%s: %s", g->who, g->n, subject_of(g), g->n > 1 ? "s" : "",
-		    g->first->reason);
+	const struct np_plan *plan = &j->f->plan;
+	const struct np_rec *rps = NULL, *rfs = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->dev != g->dev || r->rule != NP_RULE_RPS || !r->change)
+			continue;
+		if (r->kind == NP_ATTR_RPS_CPUS)
+			n++, rps = rps ? rps : r;
+		else
+			rfs = rfs ? rfs : r;
+	}
+	if (!rps)
+		return says("%s: RFS off beside the RPS of %s: %s", g->who, rfs && rfs->net ? rfs->net : subject_of(g),
+			    g->first->reason);
+	return says("%s: RPS of %zu %s receive queue%s%s: %s", g->who, n, rps->net ? rps->net : "", n > 1 ? "s" : "",
+		    rfs ? ", with RFS" : "", rps->reason);
 }
 
 static char *says_xps(const struct judge *j, const struct group *g)
@@ -557,11 +599,11 @@ static char *says_xps(const struct judge *j, const struct group *g)
 		    g->n > 1 ? "s" : "");
 }
 
+/* The judgement's facts, its first clause; the evidence stays with the change. */
 static char *says_channels(const struct judge *j, const struct group *g)
 {
 	(void)j;
-	return says("%s: %s queues, %s on request: %s", g->who, g->first->current ? g->first->current : "?",
-		    g->first->recommended, g->first->reason);
+	return says("%s: %.*s", g->who, (int)strcspn(g->first->reason, ";"), g->first->reason);
 }
 
 static char *says_default_affinity(const struct judge *j, const struct group *g)
@@ -589,7 +631,8 @@ static int tally_rec(struct judge *j, struct tally *t, const struct np_rec *r)
 		return 0;
 	const struct np_cpuset *cpus = irq->has_effective && !np_cpuset_empty(&irq->effective) ? &irq->effective
 											 : irq->has_affinity ? &irq->affinity : &irq->ran_on;
-	return tally_add(j->m, t, irq, cpus);
+	int rc = irq->has_affinity ? np_cpuset_or(&t->allowed, &irq->affinity) : 0;
+	return rc ? rc : tally_add(j->m, t, irq, cpus);
 }
 
 /* The plan's changes of this rule that no finding took yet: one problem per
@@ -726,6 +769,17 @@ static bool moves_onto_node(const struct np_plan *plan, int dev)
 	return false;
 }
 
+/* irqbalance matters to a plan that moves IRQs: on a machine it placed
+ * well, it is a fact. */
+static void weigh_irqbalance(const struct judge *j, struct np_finding *x)
+{
+	const struct np_plan *plan = &j->f->plan;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].kind == NP_ATTR_IRQ_AFFINITY && plan->v[i].change)
+			return;
+	x->severity = NP_INFO;
+}
+
 /* Off its node is a problem under local only (the policy that puts a
  * device's work on its node), and one the plan fixes. */
 static void weigh_remote(const struct judge *j, struct np_finding *x)
@@ -769,7 +823,8 @@ static const struct rule {
 	 * there is one (XPS follows the IRQs). */
 	bool follows_irqs;
 } rules[] = {
-	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, .facts = rule_irqbalance },
+	{ NP_RULE_IRQBALANCE, "irqbalance", "whether irqbalance runs", { NP_WARNING, 0 }, .facts = rule_irqbalance,
+	  .weigh = weigh_irqbalance },
 	{ NP_RULE_ISOLATED, "irq_on_isolated_cpus", "each device's IRQs against isolated, nohz_full and excluded CPUs",
 	  { NP_WARNING, 2.0 }, .facts = rule_isolated, .covers = covers_isolated, .from_plan = says_isolated },
 	{ NP_RULE_EXCLUSIVE, "irq_on_exclusive_cpus", "each device's IRQs against containers' exclusive CPUs (kubelet)",
@@ -803,8 +858,8 @@ static const struct rule {
 	  .from_plan = says_rps },
 	{ NP_RULE_XPS, "xps", "transmit queues against the CPUs serving their IRQs", { NP_WARNING, 0 },
 	  .from_plan = says_xps, .follows_irqs = true },
-	{ NP_RULE_CHANNELS, "channels", "queues per node (--channels per-node)", { NP_WARNING, 0 },
-	  .from_plan = says_channels },
+	{ NP_RULE_CHANNELS, "channels", "each network device's busy data queues against the cores the plan gives it "
+	  "(a judgement)", { NP_WARNING, 0 }, .from_plan = says_channels },
 	{ NP_RULE_DEFAULT_AFFINITY, "default_irq_affinity", "where new IRQs start", { NP_WARNING, 0 },
 	  .from_plan = says_default_affinity },
 };
@@ -897,6 +952,16 @@ static int follow_irqs(struct judge *j)
 	return rc;
 }
 
+/* A judgement the plan offers without carrying it (a channel count unless
+ * asked) is no problem to fix: said, as information. */
+static bool offered_only(const struct np_plan *plan, const struct np_finding *x)
+{
+	for (size_t i = 0; i < x->nfixes; i++)
+		if (!plan->v[x->fixes[i]].advice)
+			return false;
+	return x->nfixes > 0;
+}
+
 /* Warnings first, heaviest first; minor ones after the rest. */
 static int by_importance(const void *a, const void *b)
 {
@@ -949,7 +1014,7 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 		const struct rule *row = rule_row(x->rule);
 		if (x->nfixes || (row->fix_when_warned && x->severity == NP_WARNING && !x->minor)) {
 			x->minor = false;
-			x->severity = NP_WARNING;
+			x->severity = offered_only(&out->plan, x) ? NP_INFO : NP_WARNING;
 			free(x->fix);
 			if (x->dev >= 0)
 				x->fix = fix_for(fix_hint, &m->pci.devs[x->dev]);

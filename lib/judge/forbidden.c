@@ -2,6 +2,8 @@
 #include "judge/forbidden.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct np_cpuset *isolated(const struct np_machine *m)
@@ -19,17 +21,56 @@ static const struct np_cpuset *exclusive(const struct np_machine *m)
 	return &m->kube.exclusive;
 }
 
-/* The sources: their name, where each finds its CPUs on the machine (NULL:
- * the caller's), and whether the kernel keeps them quiet. */
+static const struct np_cpuset *tuned(const struct np_machine *m)
+{
+	return &m->tuned.isolated;
+}
+
+static const struct np_cpuset *irqbalance(const struct np_machine *m)
+{
+	return &m->irqb_banned.cpus;
+}
+
+static const char *tuned_from(const struct np_machine *m)
+{
+	return m->tuned.source;
+}
+
+static const char *tuned_note(const struct np_machine *m)
+{
+	return m->tuned.note;
+}
+
+static const char *irqbalance_from(const struct np_machine *m)
+{
+	return m->irqb_banned.source;
+}
+
+static const char *irqbalance_note(const struct np_machine *m)
+{
+	return m->irqb_banned.note;
+}
+
+/* The sources: their name, how a reason calls their CPUs, where each finds
+ * its CPUs on the machine (NULL: the caller's), whether the kernel keeps
+ * them quiet, whether an IRQ pinned there stays (a balancer's configuration
+ * bans them, which says where it may not put IRQs, not that none may run
+ * there), and what a plan's notes say of it: where its CPUs were read, what
+ * its reader could not use (NULL: nothing). */
 static const struct source {
-	const char *name;
+	const char *name, *adjective;
 	const struct np_cpuset *(*find)(const struct np_machine *m);
-	bool quiet;
+	bool quiet, pinned_stays;
+	const char *(*from)(const struct np_machine *m);
+	const char *(*note)(const struct np_machine *m);
 } sources[NP_FORBID_NSOURCES] = {
-	[NP_FORBID_ISOLATED] = { "isolated", isolated, true },
-	[NP_FORBID_NOHZ_FULL] = { "nohz_full", nohz_full, true },
-	[NP_FORBID_EXCLUDED] = { "excluded", NULL, false },
-	[NP_FORBID_EXCLUSIVE] = { "exclusive", exclusive, false },
+	[NP_FORBID_ISOLATED] = { "isolated", "isolated", isolated, .quiet = true },
+	[NP_FORBID_NOHZ_FULL] = { "nohz_full", "nohz_full", nohz_full, .quiet = true },
+	[NP_FORBID_EXCLUDED] = { "excluded", "excluded", NULL },
+	[NP_FORBID_EXCLUSIVE] = { "exclusive", "container-exclusive", exclusive },
+	[NP_FORBID_TUNED] = { "tuned", "TuneD-isolated", tuned, .from = tuned_from, .note = tuned_note },
+	[NP_FORBID_IRQBALANCE] = { "irqbalance", "irqbalance-banned", irqbalance, .pinned_stays = true,
+				   .from = irqbalance_from, .note = irqbalance_note },
 };
 
 const char *np_forbid_name(enum np_forbid_source s)
@@ -45,10 +86,18 @@ int np_forbidden_find(const struct np_machine *m, const struct np_cpuset *exclud
 		const struct np_cpuset *cpus = sources[s].find ? sources[s].find(m) : excluded;
 		if (cpus && (rc = np_cpuset_copy(&out->by[s], cpus)) == 0 && sources[s].quiet)
 			rc = np_cpuset_or(&out->quiet, cpus);
+		if (rc == 0 && cpus)
+			rc = np_cpuset_or(&out->all, cpus);
 	}
 	if (rc == 0)
 		rc = np_cpuset_copy(&out->exclusive, &out->by[NP_FORBID_EXCLUSIVE]);
 	np_cpuset_andnot(&out->exclusive, &out->quiet);
+	for (int s = 0; s < NP_FORBID_NSOURCES && rc == 0; s++)
+		if (sources[s].pinned_stays)
+			rc = np_cpuset_or(&out->banned_only, &out->by[s]);
+	for (int s = 0; s < NP_FORBID_NSOURCES && rc == 0; s++)
+		if (!sources[s].pinned_stays)
+			np_cpuset_andnot(&out->banned_only, &out->by[s]);
 	return rc;
 }
 
@@ -58,6 +107,69 @@ void np_forbidden_free(struct np_forbidden *f)
 		np_cpuset_free(&f->by[s]);
 	np_cpuset_free(&f->quiet);
 	np_cpuset_free(&f->exclusive);
+	np_cpuset_free(&f->banned_only);
+	np_cpuset_free(&f->all);
+}
+
+char *np_forbidden_text(const struct np_forbidden *f, const struct np_cpuset *set, bool *failed)
+{
+	struct np_cpuset seen = NP_CPUSET_INIT, hit = NP_CPUSET_INIT;
+	char *out = NULL;
+	*failed = false;
+	/* Asked of every IRQ the planner looks at: most machines have none. */
+	if (!np_cpuset_intersects(set, &f->all))
+		return NULL;
+	for (int s = 0; s < NP_FORBID_NSOURCES && !*failed; s++) {
+		if (!np_cpuset_intersects(set, &f->by[s]))
+			continue;
+		if (np_cpuset_copy(&hit, set)) {
+			*failed = true;
+			break;
+		}
+		np_cpuset_and(&hit, &f->by[s]);
+		np_cpuset_andnot(&hit, &seen);
+		if (np_cpuset_empty(&hit))
+			continue;
+		char *list = np_cpuset_format_list(&hit), *more = NULL;
+		if (!list || asprintf(&more, "%s%s%s CPU%s %s", out ? out : "", out ? " and " : "", sources[s].adjective,
+				      np_cpuset_count(&hit) > 1 ? "s" : "", list) < 0)
+			*failed = true;
+		free(list);
+		free(out);
+		out = more;
+		if (!*failed && np_cpuset_or(&seen, &hit))
+			*failed = true;
+	}
+	np_cpuset_free(&seen);
+	np_cpuset_free(&hit);
+	if (*failed) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *np_forbid_source_line(const struct np_machine *m, const struct np_forbidden *f, enum np_forbid_source s,
+			    bool *failed)
+{
+	const char *from = s < NP_FORBID_NSOURCES && sources[s].from ? sources[s].from(m) : NULL;
+	char *list, *out = NULL;
+	*failed = false;
+	if (!from || np_cpuset_empty(&f->by[s]))
+		return NULL;
+	if (!(list = np_cpuset_format_list(&f->by[s])) ||
+	    asprintf(&out, "%s CPU%s %s kept free of IRQs: %s", sources[s].adjective,
+		     np_cpuset_count(&f->by[s]) > 1 ? "s" : "", list, from) < 0) {
+		*failed = true;
+		out = NULL;
+	}
+	free(list);
+	return out;
+}
+
+const char *np_forbid_note(const struct np_machine *m, enum np_forbid_source s)
+{
+	return s < NP_FORBID_NSOURCES && sources[s].note ? sources[s].note(m) : NULL;
 }
 
 int np_usable_cpus(const struct np_topology *topo, const struct np_cpuset *exclude, struct np_cpuset *out)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/count.h"
 #include "read/kubelet.h"
 
 static int vnote(char ***v, size_t *n, const char *fmt, va_list ap)
@@ -40,6 +41,17 @@ int plan_note(struct np_plan *plan, const char *fmt, ...)
 	int rc = vnote(&plan->notes, &plan->nnotes, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+const char *np_volume_text(const struct np_machine *m, unsigned long long n, char buf[32])
+{
+	char c[16];
+	double rate = np_cpu_load_rate(&m->load, n);
+	if (rate >= 0)
+		snprintf(buf, 32, "%s", np_rate_text(rate, c));
+	else
+		snprintf(buf, 32, "%s interrupts", np_count_text(n, c));
+	return buf;
 }
 
 const char *plan_dev_label(const struct np_pci_dev *d)
@@ -98,7 +110,7 @@ int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, cons
 	for (size_t i = 0; i < m->pci.ndevs; i++)
 		o->devices[i] = (struct np_device_policy){ .selected = selected[i], .irqs = irqs,
 							   .rq_affinity = NP_RQ_AUTO, .rps = NP_RPS_KEEP,
-							   .xps_follow_irq = true, .auto_net = true };
+							   .auto_net = true, .channels = NP_CHANNELS_OFFER };
 	return 0;
 }
 
@@ -148,9 +160,15 @@ int np_advise_opts_forbid(const struct np_machine *m, struct np_advise_opts *o, 
 	const struct np_kubelet *k = &m->kube;
 	const struct np_cpuset *excl = &o->forbidden.by[NP_FORBID_EXCLUSIVE];
 	struct np_cpuset usable = NP_CPUSET_INIT, before = NP_CPUSET_INIT, after = NP_CPUSET_INIT;
-	if (np_cpuset_empty(excl))
-		return 0;
-	int rc = np_usable_cpus(&m->topo, &o->exclude, &usable);
+	/* The other sources beyond the kernel's and the user's (TuneD's,
+	 * irqbalance's) are forbidden as they are: their owners chose them. */
+	int rc = 0;
+	for (int s = 0; s < NP_FORBID_NSOURCES && rc == 0; s++)
+		if (s != NP_FORBID_ISOLATED && s != NP_FORBID_NOHZ_FULL && s != NP_FORBID_EXCLUDED && s != NP_FORBID_EXCLUSIVE)
+			rc = np_cpuset_or(&o->exclude, &o->forbidden.by[s]);
+	if (rc || np_cpuset_empty(excl))
+		return rc;
+	rc = np_usable_cpus(&m->topo, &o->exclude, &usable);
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
 		struct np_device_policy *pol = &o->devices[di];
 		if (!pol->selected)

@@ -25,8 +25,9 @@ struct np_device_policy {
 	struct np_cpuset irq_cpus;  /* NP_IRQS_CPUS */
 	int rq_affinity;            /* NP_RQ_AUTO, NP_RQ_KEEP, or 0..2 to force */
 	enum np_rps_policy rps;     /* NP_RPS_KEEP means "decide" when auto_net is set */
-	bool xps_follow_irq;
-	bool auto_net;              /* decide RPS and XPS by the advisor's rules */
+	bool xps_follow_irq;        /* XPS follows its IRQs whether they move or not (--xps, a profile's rule) */
+	bool auto_net;              /* decide RPS and XPS by the advisor's rules (XPS: when its IRQs move) */
+	enum np_channels_policy channels; /* judge its channel count, and carry it or only offer it */
 };
 #define NP_RQ_AUTO (-1)
 #define NP_RQ_KEEP (-2)
@@ -37,7 +38,7 @@ struct np_advise_opts {
 	bool app_pinned;             /* its threads are bound to app_cpus (not merely allowed everywhere) */
 	/* The CPUs kept free of IRQs by source, as the rules judge them; and
 	 * the planner's share of them beyond isolated and nohz_full (the
-	 * user's and, after np_advise_opts_forbid, the containers'). */
+	 * user's and, after np_advise_opts_forbid, the other sources'). */
 	struct np_forbidden forbidden;
 	struct np_cpuset exclude;
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
@@ -47,8 +48,11 @@ struct np_advise_opts {
 	 * balance (0: any; a profile's rules always apply). An IRQ on a CPU the
 	 * plan forbids moves whatever its volume. */
 	unsigned long long min_interrupts;
-	bool channels_per_node;      /* also offer one queue per node (ethtool -L), as judgement */
 	const struct np_app *app;    /* a process to judge too (lib/judge/app-place: NP_RULE_APP_*); NULL when none */
+	/* The application is a process (--app-pid, app): RPS steers to its CPUs
+	 * only on the NICs it uses (app_devices, per device; NULL: none known). */
+	bool app_is_process;
+	const bool *app_devices;
 };
 
 /* The command line's policy for every device selected (selected: one per
@@ -58,8 +62,10 @@ struct np_advise_opts {
 int np_advise_opts_for(const struct np_machine *m, enum np_irq_policy irqs, const bool *selected,
 		       struct np_advise_opts *o);
 void np_advise_opts_free(struct np_advise_opts *o);
-/* Makes the containers' exclusive CPUs forbidden to every movable IRQ of
- * the plan o describes (adds them to o->exclude), after a guard: clearing
+/* Makes the sources beyond isolated, nohz_full and the user's forbidden to
+ * every movable IRQ of the plan o describes (adds them to o->exclude): TuneD's
+ * and irqbalance's CPUs as they are, the containers' exclusive CPUs after a
+ * guard: clearing
  * them must not rebuild a pile-up elsewhere, so a device whose queues
  * would hold more than their share plus one per remaining core (its share:
  * its queues over the cores of its target with the exclusive CPUs) keeps
@@ -85,8 +91,11 @@ struct np_rec {
 	char *recommended;
 	char *reason;
 	bool change;        /* current differs from recommended; false: kept as it is */
+	bool advice;        /* a judgement offered, not carried: in no saved profile, never
+			     * applied (a channel count unless asked: it resets the queues) */
 	unsigned long long interrupts; /* IRQ recommendations: interrupts at stake (of the queue's vectors) */
-	double remote;      /* their share handled today off the device's node (0..1), whatever the policy */
+	double remote;      /* their share handled today off the device's node (0..1), whatever the policy;
+			     * -1 when the IRQ never fired or the node is unknown */
 	int node_move;      /* +1: moves work onto the device's node, -1: off it, 0: neither */
 	double impact;      /* interrupts x distance: the order of the recommendations */
 };
@@ -106,6 +115,9 @@ struct np_plan {
 int plan_add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec *r);
 int plan_warn(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int plan_note(struct np_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A volume of interrupts as the reader weighs it: a rate when what the
+ * counts cover is known ("1.7k/s"), else the count ("9127 interrupts"). */
+const char *np_volume_text(const struct np_machine *m, unsigned long long n, char buf[32]);
 /* What a plan's lines call a device: its interface, disk or driver. */
 const char *plan_dev_label(const struct np_pci_dev *d);
 void np_plan_free(struct np_plan *plan);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "judge/request.h"
 
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/count.h"
 #include "read/app-devices.h"
 #include "read/kubelet.h"
 #include "read/process.h"
@@ -42,7 +44,7 @@ int np_request_check(struct np_ctx *ctx, const struct np_request_opts *o)
 	int napp = (o->app_cpus != NULL) + (o->app_node >= 0) + (o->pod != NULL) + (o->app_pid >= 0 && !o->pod);
 	if (irqs == NP_IRQS_KEEP)
 		return np_fail(ctx, -EINVAL, "--policy: '%s' is not one of local, app, spread", o->policy);
-	if (o->channels_per_node && irqs != NP_IRQS_SPREAD)
+	if (o->channels == NP_CHANNELS_PER_NODE && irqs != NP_IRQS_SPREAD)
 		return np_fail(ctx, -EINVAL, "--channels per-node goes with --policy spread (one queue on each node)");
 	if (napp > 1)
 		return np_fail(ctx, -EINVAL, "give only one of --app-cpus, --app-node, --app-pid, --pod");
@@ -157,8 +159,6 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 	req->app.threads_node = req->app.memory_node = req->app.place_node = -1;
 	struct np_advise_opts *pol = &req->policy;
 	pol->policy_name = o->policy ? o->policy : "local";
-	pol->min_interrupts = np_findings_threshold(o->interval);
-	pol->channels_per_node = o->channels_per_node;
 	int rc = (req->selected = calloc(m->pci.ndevs + 1, sizeof(bool))) ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	/* The process is read before the interval: its threads' CPU time is
 	 * counted over the same seconds as the devices' interrupts. */
@@ -201,10 +201,26 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 	if (rc == 0 && (np_advise_opts_for(m, req->irqs, req->selected, pol) ||
 			np_advise_opts_forbid(m, pol, &req->warnings, &req->nwarnings)))
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
-	char *note;
+	pol->app_is_process = o->app_pid >= 0;
+	pol->app_devices = req->app.selected;
+	for (size_t i = 0; rc == 0 && i < m->pci.ndevs; i++) {
+		pol->devices[i].channels = o->channels;
+		pol->devices[i].xps_follow_irq = o->xps;
+	}
+	/* Rates: over the interval, else since boot; a count alone (a copy
+	 * without /proc/uptime) is weighed against a fixed volume. */
+	pol->min_interrupts = np_findings_threshold(m->load.seconds);
+	char *note = NULL, c[16];
 	if (rc == 0 && o->interval > 0 &&
-	    (asprintf(&note, "interrupts counted during %g s (--interval), not since boot", o->interval) < 0 ||
-	     np_texts_take(&req->notes, &req->nnotes, note)))
+	    asprintf(&note, "interrupts counted during %g s (--interval), not since boot", o->interval) < 0)
+		rc = -ENOMEM;
+	else if (rc == 0 && !(m->load.seconds > 0) && !m->irqs.absent &&
+		 asprintf(&note, "no /proc/uptime here: interrupts are counts since boot, not rates; a device's "
+			  "problem weighs when it is %s or more", np_count_text(pol->min_interrupts, c)) < 0)
+		rc = -ENOMEM;
+	if (rc == 0 && note && np_texts_take(&req->notes, &req->nnotes, note))
+		rc = -ENOMEM;
+	if (rc == -ENOMEM)
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	return rc;
 }

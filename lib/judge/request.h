@@ -57,9 +57,10 @@ struct np_request_opts {
 				    * selection, its placement's CPUs the policy's) */
 	const char *exclude;       /* --exclude-cpus LIST: kept free of IRQs */
 	double interval;           /* --interval: seconds to sample (0: counts since boot) */
-	bool channels_per_node;    /* --channels per-node */
+	enum np_channels_policy channels; /* --channels: offered unless per-core or per-node asks */
+	bool xps;                  /* --xps: XPS follows the IRQs of devices the plan does not move too */
 };
-#define NP_REQUEST_OPTS_INIT { .policy = "local", .app_node = -1, .app_pid = -1 }
+#define NP_REQUEST_OPTS_INIT { .policy = "local", .app_node = -1, .app_pid = -1, .channels = NP_CHANNELS_OFFER }
 
 /* The options alone, before any machine: -EINVAL with ctx->err the usage
  * error (a policy not known, two applications, the app policy without

@@ -141,3 +141,45 @@ int np_conf_remove(struct np_ctx *ctx, const char *path)
 	close(dfd);
 	return rc;
 }
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int np_conf_value(const char *text, const char *name, bool spaced, char **value)
+{
+	size_t nlen = strlen(name);
+	const char *v = NULL, *v_end = NULL;
+	*value = NULL;
+	for (const char *p = text; p && *p;) {
+		const char *e = strchrnul(p, '\n'), *l = p;
+		p = *e ? e + 1 : e;
+		while (l < e && blank(*l))
+			l++;
+		if (!spaced && e - l > 7 && !strncmp(l, "export", 6) && blank(l[6]))
+			for (l += 6; l < e && blank(*l);)
+				l++;
+		if ((size_t)(e - l) <= nlen || strncmp(l, name, nlen))
+			continue;
+		const char *eq = l + nlen;
+		while (spaced && eq < e && blank(*eq))
+			eq++;
+		if (eq == e || *eq != '=')
+			continue;
+		v = eq + 1;
+		while (spaced && v < e && blank(*v))
+			v++;
+		v_end = e;
+		while (v_end > v && (blank(v_end[-1]) || v_end[-1] == '\r'))
+			v_end--;
+		if (v_end - v >= 2 && (*v == '"' || *v == '\'') && v_end[-1] == *v) {
+			v++;
+			v_end--;
+		}
+	}
+	if (!v)
+		return 0;
+	*value = strndup(v, (size_t)(v_end - v));
+	return *value ? 0 : -ENOMEM;
+}

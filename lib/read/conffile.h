@@ -30,4 +30,10 @@ int np_conf_write(struct np_ctx *ctx, const char *path, const char *content, mod
 /* Removes the file, durably; -ENOENT when it is absent. */
 int np_conf_remove(struct np_ctx *ctx, const char *path);
 
+/* The value of the last active "name=" assignment of text (quotes taken
+ * off, as the shell and systemd read a simple one) into *value (malloc'd);
+ * 0 with *value NULL when text assigns none, -ENOMEM. spaced: an INI file's
+ * "name = value" (TuneD's), where a shell's "export name=" is no form. */
+int np_conf_value(const char *text, const char *name, bool spaced, char **value);
+
 #endif

@@ -80,12 +80,14 @@ int np_irqs_read_split(struct np_ctx *ctx, const struct np_topology *topo, struc
 			rc = read_affinity(ctx, out, &dropped, q->irq, "effective_affinity", &q->effective,
 					   &q->has_effective);
 		q->managed_unknown = true;
+		q->move_deferred = q->chip && !strncmp(q->chip, "PCI-MSI", 7);
 		if (rc || !out->debugfs)
 			continue;
 		char *text;
 		int r = np_read_text(ctx, &text, "/sys/kernel/debug/irq/irqs/%d", q->irq);
 		if (r == 0) {
 			q->managed = has_flag(text, "IRQD_AFFINITY_MANAGED") ? NP_MANAGED_YES : NP_MANAGED_NO;
+			q->move_pending = has_flag(text, "IRQD_SETAFFINITY_PENDING");
 			q->managed_unknown = false;
 			free(text);
 		} else if (r == -ENOMEM) {

@@ -46,11 +46,27 @@ struct np_irq {
 	 * (a write the kernel refuses is caught by the read-back), but is shown
 	 * as unknown. */
 	bool managed_unknown;
+	/* x86 without interrupt remapping (the chip reads "PCI-MSI...", not
+	 * "IR-PCI-MSI..."): a new affinity cannot be programmed from process
+	 * context, so the kernel keeps it pending (irq_set_affinity_locked())
+	 * and applies it when the interrupt next fires; smp_affinity shows the
+	 * pending mask meanwhile, effective_affinity the old CPU. */
+	bool move_deferred;
+	bool move_pending;  /* debugfs says a move waits (IRQD_SETAFFINITY_PENDING) */
 	/* Filled by np_irqs_tie. */
 	int dev;           /* index into np_pci.devs, -1 when unowned */
 	enum np_irq_tie tie;
 	int queue;         /* queue index the name tells, -1 when none (admin, config, misc) */
 };
+
+/* A managed queue vector (NVMe's, virtio-blk's, one CPU or a few per
+ * vector): blk-mq maps each queue to the CPUs of its mask, so it completes
+ * on or beside the CPU that submitted the I/O, by design. Its interrupts are
+ * neither local nor remote: a class of their own ("per CPU by design"). */
+static inline bool np_irq_per_cpu(const struct np_irq *irq)
+{
+	return irq->managed != NP_MANAGED_NO && irq->queue >= 0;
+}
 
 struct np_irqs {
 	struct np_irq *v;  /* ascending IRQ number */

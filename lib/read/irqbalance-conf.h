@@ -29,13 +29,25 @@ struct np_irqb_conf {
  * path. 0 or -ENOMEM. */
 int np_irqbalance_conf_find(struct np_ctx *ctx, struct np_irqb_conf *out);
 
-/* The CPUs irqbalance will not place IRQs on, as configured by text (the
- * file's content, NULL when none): IRQBALANCE_BANNED_CPULIST when assigned
- * (even empty), else a non-empty IRQBALANCE_BANNED_CPUS (a mask), else its
- * default, isolated and nohz_full. *why says which ("IRQBALANCE_BANNED_CPULIST",
- * "IRQBALANCE_BANNED_CPUS", "isolated and nohz_full"). -EINVAL (reason in
- * ctx->err) for a value irqbalance would not parse either; -ENOMEM. */
-int np_irqbalance_avoided_cpus(struct np_ctx *ctx, const char *text, const struct np_cpuset *isolated,
-			       const struct np_cpuset *nohz_full, struct np_cpuset *out, const char **why);
+/* The CPUs irqbalance's configuration bans from IRQs: IRQBALANCE_BANNED_CPULIST
+ * and IRQBALANCE_BANNED_CPUS (a mask, "ffffffff,ffff0000" as CRI-O writes it),
+ * each as the environment irqbalance's unit gives it (its Environment=, then
+ * every EnvironmentFile= in order, the last assignment winning), else as the
+ * distribution's file sets it. Empty values say nothing (irqbalance then bans
+ * the isolated and nohz_full CPUs, which are sources of their own). */
+struct np_irqb_banned {
+	struct np_cpuset cpus; /* the union of both */
+	char *source;          /* "IRQBALANCE_BANNED_CPULIST=7 in /etc/sysconfig/irqbalance"; NULL: none */
+	char *note;            /* what else a reader should know (a value not read, both set apart); NULL */
+};
+/* 0, or -ENOMEM (ctx->err); a value that is no CPU set is a note, not an
+ * error. Free with np_irqbalance_banned_free either way. */
+int np_irqbalance_banned_read(struct np_ctx *ctx, struct np_irqb_banned *out);
+void np_irqbalance_banned_free(struct np_irqb_banned *b);
+/* Every file irqbalance's configuration may be read from (its unit in each
+ * directory systemd searches, their drop-ins, the files they name, the
+ * distributions' files), present or not, for snapshot: *paths malloc'd,
+ * NULL-ended, free with np_names_free. 0 or -ENOMEM (ctx->err). */
+int np_irqbalance_files(struct np_ctx *ctx, char ***paths, size_t *n);
 
 #endif

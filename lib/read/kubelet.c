@@ -334,6 +334,10 @@ void np_kubelet_where(const struct np_kubelet *k, const struct np_topology *topo
 		w->local = here < total - irq->quiet ? here : total - irq->quiet;
 	}
 	w->remote = total - w->isolated - w->exclusive - w->local;
+	if (np_irq_per_cpu(irq)) {
+		w->per_cpu = w->local + w->remote;
+		w->local = w->remote = 0;
+	}
 }
 
 void np_kubelet_free(struct np_kubelet *k)

@@ -78,12 +78,13 @@ int np_kubelet_split_delta(struct np_ctx *ctx, const struct np_topology *topo, s
 void np_kubelet_free(struct np_kubelet *k);
 
 /* Interrupts of one IRQ by where they ran, each counted once: on isolated or
- * nohz_full CPUs, else on a container's exclusive CPUs, else off the node
- * (node_index: the device's, in topology order; -1 unknown: all remote),
- * else local, from np_kubelet_split's counts (an IRQ it lacks: the machine's,
- * with nothing exclusive). */
+ * nohz_full CPUs, else on a container's exclusive CPUs, else on a managed
+ * per-CPU queue (np_irq_per_cpu: neither local nor remote, by design), else
+ * off the node (node_index: the device's, in topology order; -1 unknown: all
+ * remote), else local, from np_kubelet_split's counts (an IRQ it lacks: the
+ * machine's, with nothing exclusive). */
 struct np_where {
-	unsigned long long local, remote, isolated, exclusive;
+	unsigned long long local, remote, isolated, exclusive, per_cpu;
 };
 void np_kubelet_where(const struct np_kubelet *k, const struct np_topology *topo, const struct np_irq *irq,
 		      int node_index, struct np_where *w);

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "change/attr.h"
 #include "read/pci-class.h"
 #include "read/sysfs.h"
 
@@ -35,19 +36,42 @@ static int irqbalance_running(struct np_ctx *ctx, bool *running, bool *known)
 	return 0;
 }
 
-/* Whether isolcpus= carries the managed_irq flag, which keeps managed IRQs
- * off isolated CPUs whenever their queue has a housekeeping CPU. */
-static bool isolcpus_managed_irq(struct np_ctx *ctx)
+/* A whole word of the kernel command line: "threadirqs", not "nothreadirqs". */
+static const char *cmdline_word(const char *cmdline, const char *word)
 {
-	char *cmdline;
-	if (np_read_text(ctx, &cmdline, "/proc/cmdline"))
-		return false;
-	bool found = false;
-	for (const char *p = cmdline; (p = strstr(p, "isolcpus=")) && !found; p++)
-		if (p == cmdline || p[-1] == ' ')
-			found = strstr(p, "managed_irq") && strstr(p, "managed_irq") < p + strcspn(p, " ");
+	size_t len = strlen(word);
+	for (const char *p = cmdline; (p = strstr(p, word)); p++)
+		if ((p == cmdline || p[-1] == ' ') && strchr(" =\n", p[len] ? p[len] : ' '))
+			return p;
+	return NULL;
+}
+
+/* What the kernel was built and booted with that changes how IRQs behave:
+ * isolcpus= with managed_irq (managed IRQs kept off isolated CPUs whenever
+ * their mask has a housekeeping CPU), and forced IRQ threads. */
+static void kernel_traits(struct np_ctx *ctx, struct np_machine *m)
+{
+	char *cmdline = NULL, *version = NULL;
+	long long v;
+	if (np_read_text(ctx, &cmdline, "/proc/cmdline") == 0) {
+		const char *iso = cmdline_word(cmdline, "isolcpus");
+		m->managed_irq_isolation = iso && strstr(iso, "managed_irq") &&
+					   strstr(iso, "managed_irq") < iso + strcspn(iso, " ");
+		if (cmdline_word(cmdline, "threadirqs"))
+			m->irq_threads = "threadirqs on the kernel command line";
+	}
+	/* PREEMPT_RT forces them whatever the command line (force_irqthreads() is
+	 * constant true): /sys/kernel/realtime is 1 there, and the version
+	 * string says PREEMPT_RT (PREEMPT RT before 5.x's rename). */
+	if (np_read_int(ctx, &v, "/sys/kernel/realtime") == 0 && v == 1)
+		m->irq_threads = "a PREEMPT_RT kernel (/sys/kernel/realtime)";
+	else if (np_read_text(ctx, &version, "/proc/sys/kernel/version") == 0 &&
+		 (strstr(version, "PREEMPT_RT") || strstr(version, "PREEMPT RT")))
+		m->irq_threads = "a PREEMPT_RT kernel (its version string)";
+	m->rps_sock_flow_entries = np_read_int(ctx, &v, "%s", np_attrs[NP_ATTR_RPS_SOCK_FLOW_ENTRIES].path) == 0 ? v : -1;
 	free(cmdline);
-	return found;
+	free(version);
+	ctx->err[0] = '\0';
 }
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m)
@@ -92,9 +116,14 @@ int np_machine_load_some(struct np_ctx *ctx, struct np_machine *m, unsigned skip
 		return rc;
 	rc = np_l3_read(ctx, &m->topo, &m->l3);
 	if (rc == 0) {
-		m->managed_irq_isolation = isolcpus_managed_irq(ctx);
+		kernel_traits(ctx, m);
 		rc = np_kubelet_load(ctx, ctx->kubelet_state, &m->kube);
 	}
+	/* The CPUs others keep free of IRQs (judge/forbidden's sources). */
+	if (rc == 0)
+		rc = np_irqbalance_banned_read(ctx, &m->irqb_banned);
+	if (rc == 0)
+		rc = np_tuned_read(ctx, &m->tuned);
 	/* Interrupts on exclusive CPUs need a count of their own, in the same pass. */
 	if (rc == 0 && !np_cpuset_empty(&m->kube.exclusive))
 		skip |= NP_LOAD_KUBE_SPLIT;
@@ -126,6 +155,8 @@ int np_machine_find_irqbalance(struct np_ctx *ctx, struct np_machine *m)
 void np_machine_free(struct np_machine *m)
 {
 	np_cpu_load_free(&m->load);
+	np_irqbalance_banned_free(&m->irqb_banned);
+	np_tuned_free(&m->tuned);
 	np_kubelet_free(&m->kube);
 	np_l3_free(&m->l3);
 	np_irqs_free(&m->irqs);
@@ -175,12 +206,23 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 		s->nirqs++;
 		s->nmanaged += irq->managed != NP_MANAGED_NO;
 		s->total += irq->total;
+		if (np_irq_per_cpu(irq)) {
+			s->nper_cpu++;
+			s->per_cpu += irq->total;
+			continue;
+		}
 		double share = np_irq_remote_share(m, irq, node);
 		if (share < 0)
 			continue;
 		s->remote += (unsigned long long)(share * (double)irq->total + 0.5);
 		s->nremote += share >= NP_REMOTE_SHARE_THRESHOLD;
 	}
+}
+
+double np_irq_summary_remote_share(const struct np_irq_summary *s)
+{
+	unsigned long long others = s->total - s->per_cpu;
+	return s->node_known && others ? (double)s->remote / (double)others : -1;
 }
 
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes)
@@ -263,6 +305,7 @@ size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w
 		w->remote += one.remote;
 		w->isolated += one.isolated;
 		w->exclusive += one.exclusive;
+		w->per_cpu += one.per_cpu;
 	}
 	return nirqs;
 }

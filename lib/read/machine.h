@@ -9,9 +9,11 @@
 #include "read/cache.h"
 #include "read/irq.h"
 #include "read/cpu-load.h"
+#include "read/irqbalance-conf.h"
 #include "read/kubelet.h"
 #include "read/pci.h"
 #include "read/topology.h"
+#include "read/tuned.h"
 
 struct np_machine {
 	struct np_topology topo;
@@ -23,6 +25,13 @@ struct np_machine {
 	bool managed_irq_isolation; /* isolcpus= has the managed_irq flag */
 	struct np_kubelet kube;     /* pods' exclusive CPUs (ctx->kubelet_state, or the root's) */
 	struct np_cpu_load load;    /* what the counts cover (uptime, interval) and CPU time in interrupts */
+	struct np_irqb_banned irqb_banned; /* the CPUs irqbalance's configuration bans */
+	struct np_tuned tuned;      /* TuneD's isolated cores (cpu-partitioning, realtime) */
+	/* Why every IRQ handler runs in a thread (the kernel's force_irqthreads():
+	 * "threadirqs" on the command line, or a PREEMPT_RT kernel), NULL when
+	 * they do not: blk-mq then completes where the interrupt ran. */
+	const char *irq_threads;
+	long long rps_sock_flow_entries; /* RFS's global table (net.core): -1 when unknown */
 };
 
 int np_machine_load(struct np_ctx *ctx, struct np_machine *m);
@@ -56,15 +65,22 @@ double np_irq_remote_share(const struct np_machine *m, const struct np_irq *irq,
  * node runs "mostly on remote nodes". */
 #define NP_REMOTE_SHARE_THRESHOLD 0.5
 
-/* A device's IRQs at a glance, judged against np_device_node(). */
+/* A device's IRQs at a glance, judged against np_device_node(); its
+ * managed per-CPU queues (np_irq_per_cpu) are a class of their own, never
+ * remote. */
 struct np_irq_summary {
 	int nirqs;
 	int nremote;               /* IRQs mostly remote (NP_REMOTE_SHARE_THRESHOLD) */
 	int nmanaged;
+	int nper_cpu;              /* managed per-CPU queue vectors */
 	unsigned long long total;  /* interrupts of all its IRQs */
-	unsigned long long remote; /* of those, handled off node (0 when the node is unknown) */
+	unsigned long long per_cpu;/* of those, on its per-CPU queues */
+	unsigned long long remote; /* of the others, handled off node (0 when the node is unknown) */
 	bool node_known;           /* remote means something */
 };
+/* The share of s's interrupts off node among those that are not per CPU by
+ * design (0..1), -1 when none or the node is unknown. */
+double np_irq_summary_remote_share(const struct np_irq_summary *s);
 void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq_summary *s);
 
 /* Interrupts of device di (m->pci.devs) by where they ran, each counted

@@ -35,12 +35,17 @@ int np_net_read(struct np_ctx *ctx, const char *name, struct np_netif *out)
 	out->rps = calloc((size_t)out->nrx + 1, sizeof(*out->rps));
 	out->xps = calloc((size_t)out->ntx + 1, sizeof(*out->xps));
 	out->xps_known = calloc((size_t)out->ntx + 1, sizeof(*out->xps_known));
-	if (!out->rps || !out->xps || !out->xps_known)
+	out->rps_flow_cnt = calloc((size_t)out->nrx + 1, sizeof(*out->rps_flow_cnt));
+	if (!out->rps || !out->xps || !out->xps_known || !out->rps_flow_cnt)
 		return -ENOMEM;
 	for (int q = 0; q < out->nrx; q++) {
 		rc = np_read_cpumask(ctx, &out->rps[q], "/sys/class/net/%s/queues/rx-%d/rps_cpus", name, q);
 		if (rc && rc != -ENOENT)
 			return rc;
+		/* Absent without CONFIG_RPS, or in a copy that lacks it: unknown. */
+		long long cnt;
+		out->rps_flow_cnt[q] = np_read_int(ctx, &cnt, "/sys/class/net/%s/queues/rx-%d/rps_flow_cnt", name, q) == 0 &&
+					       cnt >= 0 && cnt <= 1 << 30 ? (int)cnt : -1;
 	}
 	for (int q = 0; q < out->ntx; q++) {
 		/* Drivers without XPS support refuse to read it (ENOENT, EINVAL): unknown, not fatal. */
@@ -59,6 +64,7 @@ void np_netif_free(struct np_netif *nif)
 	free(nif->rps);
 	free(nif->xps);
 	free(nif->xps_known);
+	free(nif->rps_flow_cnt);
 	free(nif->name);
 	memset(nif, 0, sizeof(*nif));
 }

@@ -13,6 +13,7 @@ struct np_netif {
 	int nrx, ntx;
 	bool queues_known;       /* its queues/ directory was there: else nrx, ntx say nothing */
 	struct np_cpuset *rps;   /* nrx entries; empty when RPS is off */
+	int *rps_flow_cnt;       /* nrx entries: RFS's flow table size (0: off); -1 where unreadable */
 	struct np_cpuset *xps;   /* ntx entries */
 	bool *xps_known;         /* ntx entries: false where xps_cpus is absent or unreadable */
 };

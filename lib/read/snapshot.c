@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a snapshot copies (the topology, PCI functions and what hangs off
- * them, /proc, IRQ debugfs state, irqbalance's comm, the kubelet's state) and
+ * them, /proc, IRQ debugfs state, irqbalance's comm, the kubelet's state,
+ * what keeps CPUs free of IRQs under /etc) and
  * where it goes (a directory, or an archive made by tar). How each file is
  * copied is lib/read/snapshot-copy.c's. */
 #include "read/snapshot.h"
@@ -19,10 +20,12 @@
 #include <unistd.h>
 
 #include "change/attr.h"
+#include "read/irqbalance-conf.h"
 #include "read/kubelet.h"
 #include "read/pci.h"
 #include "read/snapshot-copy.h"
 #include "read/sysfs.h"
+#include "read/tuned.h"
 
 static const char *const cpu_files[] = {
 	"online", "offline", "possible", "present", "isolated", "nohz_full", "kernel_max", NULL,
@@ -44,15 +47,16 @@ static const char *const pci_files[] = {
 static const char *const net_files[] = { "ifindex", "type", "mtu", "speed", "operstate", NULL };
 /* Besides these, each directory gets the files of the tunable kinds that
  * live there (np_attrs[].snapshot): see with_attr_files. */
-static const char *const queue_files[] = { "rps_flow_cnt", NULL };
+static const char *const queue_files[] = { NULL };
 static const char *const block_files[] = {
 	"queue/scheduler", "queue/nr_requests", "queue/rotational", "queue/logical_block_size", NULL,
 };
-/* The kernel release is copied; the hostname and boot id, which identify the
- * machine and this boot, are not (report shows null for them). */
+/* The kernel release and version are copied (the version says PREEMPT_RT,
+ * as /sys/kernel/realtime does); the hostname and boot id, which identify
+ * the machine and this boot, are not (report shows null for them). */
 static const char *const proc_files[] = {
 	"/proc/interrupts", "/proc/uptime", "/proc/stat", "/proc/softirqs", "/proc/cmdline", "/proc/cpuinfo",
-	"/proc/meminfo", "/proc/sys/kernel/osrelease", NULL,
+	"/proc/meminfo", "/proc/sys/kernel/osrelease", "/proc/sys/kernel/version", "/sys/kernel/realtime", NULL,
 };
 static const char *const irq_files[] = {
 	"effective_affinity", "effective_affinity_list", "node", NULL,
@@ -468,13 +472,15 @@ static int copy_debugfs_irqs(struct snap *s)
 }
 
 /* The report says whether irqbalance runs, from /proc/PID/comm: the comm of
- * an irqbalance process is the one file of a process that is copied, and it
- * says no more than the report itself. */
+ * an irqbalance process is copied, and the first process's (init's, on a
+ * machine), so that a copy without irqbalance says it does not run rather
+ * than that it cannot tell; neither says more than the report itself. */
 static int copy_irqbalance(struct snap *s)
 {
 	char mp[PATH_MAX], **names;
 	size_t n;
 	int rc = snap_list(s, "/proc", &names, &n, NULL);
+	long first = -1;
 	bool found = false;
 	for (size_t i = 0; i < n && !rc && !found; i++) {
 		char *comm;
@@ -482,10 +488,14 @@ static int copy_irqbalance(struct snap *s)
 			continue; /* not a process, or one that just exited */
 		found = !strcmp(comm, "irqbalance");
 		free(comm);
+		if (first < 0 || strtol(names[i], NULL, 10) < first)
+			first = strtol(names[i], NULL, 10);
 		if (found && !(rc = snap_mp_fmt(s, mp, "/proc/%s/comm", names[i])))
 			rc = snap_copy_plain(s, mp);
 	}
 	np_names_free(names, n);
+	if (!rc && !found && first >= 0 && !(rc = snap_mp_fmt(s, mp, "/proc/%ld/comm", first)))
+		rc = snap_copy_plain(s, mp);
 	return rc;
 }
 
@@ -502,6 +512,23 @@ static int copy_kubelet(struct snap *s)
 		if (!strchr(k.v[i].pod_uid, '/') && !(rc = snap_mp_fmt(s, mp, NP_KUBELET_PODS "/%s/etc-hosts", k.v[i].pod_uid)))
 			rc = snap_copy_plain(s, mp);
 	np_kubelet_free(&k);
+	return rc;
+}
+
+/* What keeps CPUs free of IRQs in /etc: irqbalance's configuration (its
+ * units, drop-ins and the files they name) and TuneD's active profile with
+ * the variables of the isolating ones, as lib/read finds them. */
+static int copy_etc(struct snap *s)
+{
+	char **paths;
+	size_t n;
+	int rc = np_irqbalance_files(s->ctx, &paths, &n);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (paths[i][0] == '/')
+			rc = snap_copy_plain(s, paths[i]);
+	np_names_free(paths, n);
+	for (size_t i = 0; rc == 0 && np_tuned_file(i); i++)
+		rc = snap_copy_plain(s, np_tuned_file(i));
 	return rc;
 }
 
@@ -532,6 +559,8 @@ static int write_tree(struct np_ctx *ctx, const char *out, struct np_snapshot_st
 		rc = copy_debugfs_irqs(&s);
 	if (!rc)
 		rc = copy_kubelet(&s);
+	if (!rc)
+		rc = copy_etc(&s);
 	snap_seen_free(&s.seen);
 	return rc;
 }
@@ -686,7 +715,18 @@ static int snapshot_archive(struct np_ctx *ctx, const char *file, struct np_snap
 		return np_fail(ctx, -errno, "cannot create a temporary directory next to '%s': %s", file,
 			       strerror(errno));
 	int rc = write_tree(ctx, tmp, stats);
-	char *argv[] = { "tar", "-czf", (char *)file, "-C", tmp, "sys", "proc", NULL };
+	/* sys and proc always; etc, usr, var... when something there was copied. */
+	static const char *const tops[] = { "etc", "lib", "run", "usr", "var" };
+	char *argv[8 + sizeof(tops) / sizeof(tops[0])] = { "tar", "-czf", (char *)file, "-C", tmp, "sys", "proc" };
+	size_t argc = 7;
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+		char top[PATH_MAX + 8];
+		struct stat dst;
+		snprintf(top, sizeof(top), "%s/%s", tmp, tops[i]);
+		if (lstat(top, &dst) == 0 && S_ISDIR(dst.st_mode))
+			argv[argc++] = (char *)tops[i];
+	}
+	argv[argc] = NULL;
 	if (!rc && (rc = run_tar(ctx, argv, "create", file)))
 		unlink(file);
 	int removed = remove_at(AT_FDCWD, tmp);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A copy of the files numaplace (and hwloc) read from a machine, laid out as
- * on the machine (OUT/sys, OUT/proc) so that --root OUT and HWLOC_FSROOT=OUT
+ * on the machine (OUT/sys, OUT/proc, and OUT/etc, OUT/var for the few
+ * configuration and state files read) so that --root OUT and HWLOC_FSROOT=OUT
  * read it elsewhere as they would read the machine itself. Only those files:
- * no processes (but irqbalance's comm, which tells that it runs), no MAC
+ * no processes (but irqbalance's comm, which tells that it runs, or else
+ * the first process's, which tells that it does not), no MAC
  * addresses, no serial numbers. */
 #ifndef NUMAPLACE_SNAPSHOT_H
 #define NUMAPLACE_SNAPSHOT_H

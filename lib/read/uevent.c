@@ -87,68 +87,29 @@ int np_uevent_parse(const char *buf, size_t len, struct np_event *ev)
 	return 0;
 }
 
-/* Walks the datagram with sizes checked as sizes, never through the
- * NLMSG_OK/RTA_OK macros on a length that a malformed message can make
- * negative: each header must fit in what is left, each length must cover
- * its header and stay inside its parent, and the aligned step to the next
- * one must too (else the walk ends). Headers are copied out, so the buffer
- * needs no alignment. */
+/* The shared walk (base/netlink) checks every length: a malformed message
+ * ends the datagram, a malformed attribute list keeps what came before it. */
 size_t np_rtnl_parse(const void *buf, size_t len, struct np_event *evs, size_t max)
 {
 	const unsigned char *p = buf;
-	size_t n = 0, off = 0;
-	while (n < max && len - off >= sizeof(struct nlmsghdr)) {
-		struct nlmsghdr nh;
-		memcpy(&nh, p + off, sizeof(nh));
-		size_t msglen = nh.nlmsg_len;
-		if (msglen < sizeof(nh) || msglen > len - off)
-			break;
+	size_t n = 0, msglen;
+	uint16_t type;
+	for (size_t off = 0; n < max && np_nlmsg_next(buf, len, &off, &type, &msglen); off += NLMSG_ALIGN(msglen)) {
 		size_t body = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg));
-		if ((nh.nlmsg_type == RTM_NEWLINK || nh.nlmsg_type == RTM_DELLINK) && msglen >= body) {
-			for (size_t a = body; msglen - a >= sizeof(struct rtattr);) {
-				struct rtattr rta;
-				memcpy(&rta, p + off + a, sizeof(rta));
-				size_t alen = rta.rta_len;
-				if (alen < sizeof(rta) || alen > msglen - a)
-					break;
-				if (rta.rta_type == IFLA_IFNAME) {
-					const char *name = (const char *)p + off + a + RTA_LENGTH(0);
-					struct np_event *ev = &evs[n];
-					memset(ev, 0, sizeof(*ev));
-					strcpy(ev->action, nh.nlmsg_type == RTM_NEWLINK ? "link" : "dellink");
-					strcpy(ev->subsystem, "net");
-					copy(ev->device, sizeof(ev->device), name, strnlen(name, alen - RTA_LENGTH(0)));
-					n += ev->device[0] != '\0';
-					break;
-				}
-				if (RTA_ALIGN(alen) >= msglen - a)
-					break;
-				a += RTA_ALIGN(alen);
-			}
-		}
-		if (NLMSG_ALIGN(msglen) >= len - off)
-			break;
-		off += NLMSG_ALIGN(msglen);
+		struct np_nla tb[IFLA_IFNAME + 1];
+		if ((type != RTM_NEWLINK && type != RTM_DELLINK) || msglen < body)
+			continue;
+		np_nla_table(p + off + body, msglen - body, tb, IFLA_IFNAME);
+		if (!tb[IFLA_IFNAME].present)
+			continue;
+		struct np_event *ev = &evs[n];
+		memset(ev, 0, sizeof(*ev));
+		strcpy(ev->action, type == RTM_NEWLINK ? "link" : "dellink");
+		strcpy(ev->subsystem, "net");
+		copy(ev->device, sizeof(ev->device), (const char *)tb[IFLA_IFNAME].data,
+		     strnlen((const char *)tb[IFLA_IFNAME].data, tb[IFLA_IFNAME].len));
+		n += ev->device[0] != '\0';
 	}
-	return n;
-}
-
-ssize_t np_netlink_recv(int fd, void *buf, size_t size, bool *from_kernel)
-{
-	struct sockaddr_nl sa;
-	struct iovec iov = { .iov_base = buf, .iov_len = size };
-	struct msghdr msg = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-	do
-		n = recvmsg(fd, &msg, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	/* Only the kernel speaks with port id 0: anything else is a process
-	 * forging events (udev and sd-netlink drop them the same way). A
-	 * datagram cut to our buffer is not read either. */
-	*from_kernel = msg.msg_namelen >= sizeof(sa) && sa.nl_family == AF_NETLINK && sa.nl_pid == 0 &&
-		       !(msg.msg_flags & MSG_TRUNC);
 	return n;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "base/context.h"
+#include "base/netlink.h" /* np_netlink_recv */
 
 /* Test-only: a file or FIFO of synthetic event lines, "ACTION SUBSYSTEM
  * DEVICE" ("add net eth4", "bind pci 0000:23:00.0"), read by hold instead
@@ -31,11 +32,6 @@ int np_uevent_parse(const char *buf, size_t len, struct np_event *ev);
 size_t np_rtnl_parse(const void *buf, size_t len, struct np_event *evs, size_t max);
 /* A test line "ACTION SUBSYSTEM DEVICE". Returns 1, or 0 when malformed. */
 int np_event_line(const char *line, struct np_event *ev);
-/* One datagram from a netlink socket into buf: its length, or -errno
- * (-EAGAIN when none is waiting, -ENOBUFS when the kernel dropped some).
- * *from_kernel is false for a datagram another process sent (its port id
- * is not 0) or one longer than size: the caller drops it. */
-ssize_t np_netlink_recv(int fd, void *buf, size_t size, bool *from_kernel);
 
 /* Non-blocking, close-on-exec sockets subscribed to the kernel's uevents
  * and to rtnetlink's link group. Return the descriptor or -errno (ctx->err). */

@@ -27,17 +27,18 @@ metric_where() {
 }
 report_where() {
 	jq -r '.interrupts_where[] | "\(.device) local \(.local)", "\(.device) remote \(.remote)",
-		"\(.device) isolated \(.isolated)", "\(.device) exclusive \(.exclusive)"' | sort
+		"\(.device) isolated \(.isolated)", "\(.device) exclusive \(.exclusive)",
+		"\(.device) per_cpu \(.per_cpu)"' | sort
 }
 
 test_values_equal_report_json() {
 	local root json metrics name
-	for name in kube smt-isolated r715 rt-ice16 placed nonode; do
+	for name in kube smt-isolated r715 rt-ice16 placed nonode rt-guest; do
 		root=$FIXTURES/$name
 		json=$("$NUMAPLACE" --root "$root" report --json 2>/dev/null)
 		metrics=$("$NUMAPLACE" --root "$root" metrics 2>/dev/null)
 		expect_eq "$(report_where <<<"$json")" "$(metric_where <<<"$metrics")" "interrupts by where on $name"
-		# The four add up to each device's interrupts in the irqs rows.
+		# The five add up to each device's interrupts in the irqs rows.
 		expect_eq "$(jq -r '[.irqs[] | select(.device != null)] | group_by(.device)[] |
 				"\(.[0].device) \(map(.total) | add)"' <<<"$json" | sort)" \
 			"$(metric_where <<<"$metrics" | awk '{ s[$1] += $3 } END { for (d in s) print d, s[d] }' | sort)" \
@@ -54,6 +55,15 @@ test_values_equal_report_json() {
 			print substr($0, RSTART + 8, RLENGTH - 9), $NF }' <<<"$metrics" | sort)
 		expect_eq "$want" "$got" "IRQs on isolated CPUs on $name"
 	done
+	# rt-guest: the NVMe's managed queues are their own class, never remote: per CPU
+	# by design on housekeeping CPUs 2, 4, 6 (1933 + 388190 + 2011), isolated on 1, 3, 7,
+	# and its admin queue (not managed) local on CPU 0.
+	expect_eq "0000:00:04.0 exclusive 0
+0000:00:04.0 isolated 414414
+0000:00:04.0 local 212
+0000:00:04.0 per_cpu 392134
+0000:00:04.0 remote 0" "$("$NUMAPLACE" --root "$FIXTURES/rt-guest" metrics | metric_where | grep '^0000:00:04.0')" \
+		"rt-guest: the NVMe's interrupts by where"
 	# kube: the finding's interrupts are the exclusive ones, its IRQs those on exclusive CPUs.
 	json=$("$NUMAPLACE" --root "$FIXTURES/kube" report --json)
 	metrics=$("$NUMAPLACE" --root "$FIXTURES/kube" metrics)

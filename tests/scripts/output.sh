@@ -162,9 +162,9 @@ test_raw_and_pairs_are_lossless() {
 test_output_plus_appends() {
 	local head
 	head=$("$NUMAPLACE" --root "$FIXTURES/r715" irqs -o +chip | head -1)
-	[[ $head == "IRQ  NAME"*"REMOTE  CHIP" ]] || die "-o +chip: $head"
+	[[ $head == "IRQ  NAME"*"REMOTE  PER CPU  CHIP" ]] || die "-o +chip: $head"
 	head=$("$NUMAPLACE" --root "$FIXTURES/r715" irqs -o +chip,total -r | head -1)
-	[[ $head == *" REMOTE_SHARE CHIP TOTAL" ]] || die "-o +chip,total: $head"
+	[[ $head == *" REMOTE_SHARE PER_CPU CHIP TOTAL" ]] || die "-o +chip,total: $head"
 	local status=0
 	"$NUMAPLACE" --root "$FIXTURES/r715" irqs -o +nosuch >/dev/null 2>&1 || status=$?
 	expect_eq 2 "$status" "-o +nosuch"

@@ -132,7 +132,7 @@ static void test_no_single_node(void **state)
 	assert_int_equal(node_id(&j, j.app.memory_node), 2);
 	assert_int_equal(j.app.memory_node_cpus, 4);
 	assert_int_equal(j.app.device_node_cpus, 4);
-	assert_int_equal(j.app.threads_needed, 8);
+	assert_int_equal(j.app.cpus_needed, 8); /* 8 threads, each busy 90% */
 	assert_int_equal(j.app.place_node, -1);
 	assert_null(j.app.move);
 	assert_non_null(strstr(j.app.placement, "no single node"));
@@ -150,7 +150,7 @@ static void test_placed_by_device(void **state)
 	judge(&j, 3505);
 	assert_int_equal(j.app.by, NP_PLACE_DEVICE);
 	assert_int_equal(j.app.memory_node, -1);
-	assert_int_equal(j.app.threads_needed, 2);
+	assert_int_equal(j.app.cpus_needed, 1); /* 2 threads, each busy 10% */
 	assert_int_equal(node_id(&j, j.app.place_node), 3);
 	assert_false(j.app.move_memory);
 	assert_string_equal(j.app.move, "numaplace move 3505 --node 3");

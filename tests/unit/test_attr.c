@@ -47,9 +47,10 @@ static void test_table_is_whole(void **state)
 		assert_true(d->value != NP_VALUE_INT || d->min <= d->max);
 		/* A file that survives a reboot is a whole text file, never a kernel value. */
 		assert_true(!d->survives_reboot || d->value == NP_VALUE_TEXT);
-		/* Advice only: a command for the user instead of a path, and never in a profile. */
-		assert_true(!d->path != !d->command);
-		assert_true(!d->command || (!d->target && d->dir == NP_DIR_NONE));
+		/* The command that sets it by hand is for a value that is no file. */
+		assert_true(!d->command || (d->access && d->dir == NP_DIR_NONE));
+		/* A kind that resets queues is set through its access method, first. */
+		assert_true(!d->resets_queues || d->access);
 		assert_true(!d->path || d->path[0] == '/');
 	}
 	assert_string_equal(np_attr_name(NP_ATTR_IRQ_AFFINITY), "irq_affinity");
@@ -166,14 +167,6 @@ static void test_match(void **state)
 	/* Every row reads back its own paths, with the fields they were built from. */
 	struct np_target in = sample();
 	for (int a = 0; a < NP_ATTR_COUNT; a++) {
-		if (np_attrs[a].command) {
-			/* Advice only: no path to build or to match; a command instead. */
-			assert_null(np_attr_path((enum np_attr)a, &in));
-			char *cmd = np_attr_command((enum np_attr)a, &in, "4");
-			assert_string_equal(cmd, "ethtool -L eth0 combined 4");
-			free(cmd);
-			continue;
-		}
 		/* A file of the row's own names: "dir/cpuset.cpus" for a cgroup's. */
 		char file[64];
 		snprintf(file, sizeof(file), "dir/%s", np_attrs[a].files ? np_attrs[a].files[0] : "x");
@@ -189,6 +182,11 @@ static void test_match(void **state)
 		free(path);
 		np_target_free(&out);
 	}
+	/* The channels' command says what ethtool does by hand. */
+	char *cmd = np_attr_command(NP_ATTR_CHANNELS, &in, "combined 4");
+	assert_string_equal(cmd, "ethtool -L eth0 combined 4");
+	free(cmd);
+	assert_null(np_attr_command(NP_ATTR_RPS_CPUS, &in, "1"));
 	struct np_target t = NP_TARGET_NONE;
 	/* A thread: its ids > 0, its start time as wide as the kernel's. */
 	assert_int_equal(np_attr_match("/proc/12/task/13@18446744073709551615", &t), NP_ATTR_THREAD_AFFINITY);
@@ -218,6 +216,13 @@ static void test_match(void **state)
 	assert_int_equal(t.irq, 1000);
 	assert_null(t.net);
 	assert_int_equal(np_attr_match("/sys/block/nvme0n1/queue/rq_affinity", NULL), NP_ATTR_RQ_AFFINITY);
+	/* RFS: a queue's flow table and the machine's. */
+	assert_int_equal(np_attr_match("/sys/class/net/eth0/queues/rx-3/rps_flow_cnt", &t), NP_ATTR_RPS_FLOW_CNT);
+	assert_int_equal(t.queue, 3);
+	assert_string_equal(t.net, "eth0");
+	np_target_free(&t);
+	assert_int_equal(np_attr_match("/proc/sys/net/core/rps_sock_flow_entries", NULL), NP_ATTR_RPS_SOCK_FLOW_ENTRIES);
+	assert_match("/sys/class/net/eth0/queues/tx-0/rps_flow_cnt", -1);
 
 	/* Files that are no kind's own: a revert must never write them. */
 	assert_match("/proc/sys/kernel/panic", -1);
@@ -225,7 +230,7 @@ static void test_match(void **state)
 	assert_match("/etc/passwd", -1);
 	assert_match("/proc/irq/45/smp_affinity", -1);
 	assert_match("/proc/irq/45/effective_affinity_list", -1);
-	assert_match("/sys/class/net/eth0/queues/rx-0/rps_flow_cnt", -1);
+	assert_match("/sys/class/net/eth0/queues/tx-0/tx_maxrate", -1);
 	assert_match("/sys/class/net/eth0/queues/tx-0/rps_cpus", -1);
 	assert_match("", -1);
 	assert_match(NULL, -1);

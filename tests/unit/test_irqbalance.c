@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The irqbalance ban (lib/change/irqbalance-edit.c): which IRQs a profile
  * places, and the edit of irqbalance's file that bans them; which file that
- * is on each distribution, and what irqbalance avoids
+ * is on each distribution, and the CPUs its configuration bans
  * (lib/read/irqbalance-conf.c). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,8 @@
 
 #include "base/context.h"
 #include "change/irqbalance.h"
+#include "read/irqbalance-conf.h"
+#include "read/sysfs.h"
 #include "tmproot.h"
 
 #define MARK NP_IRQBALANCE_MARK
@@ -386,43 +388,104 @@ static void test_ban_of_irqbalance_opts(void **state)
 	free(added);
 }
 
-static void check_avoided(const char *text, const char *want, const char *want_why)
+/* The banned CPUs of a fresh root holding files (rel, content pairs,
+ * NULL-ended): the list, the source text and the note. */
+static void check_banned(const char *const *files, const char *want, const char *want_source, const char *want_note)
 {
-	struct np_cpuset iso = NP_CPUSET_INIT, nohz = NP_CPUSET_INIT, out = NP_CPUSET_INIT;
-	const char *why = NULL;
-	assert_int_equal(np_cpuset_parse_list(&iso, "2-3"), 0);
-	assert_int_equal(np_cpuset_parse_list(&nohz, "3-5"), 0);
-	assert_int_equal(np_irqbalance_avoided_cpus(&ctx, text, &iso, &nohz, &out, &why), 0);
-	char *list = np_cpuset_format_list(&out);
+	char root[64];
+	struct np_ctx rctx;
+	struct np_irqb_banned b;
+	assert_int_equal(tmproot_create(root, sizeof(root), "/tmp/numaplace-irqbban-XXXXXX", &rctx), 0);
+	for (size_t i = 0; files[i]; i += 2)
+		tmproot_put(root, files[i], files[i + 1]);
+	assert_int_equal(np_irqbalance_banned_read(&rctx, &b), 0);
+	char *list = np_cpuset_format_list(&b.cpus);
 	assert_string_equal(list, want);
-	assert_string_equal(why, want_why);
+	if (want_source ? !b.source || !strstr(b.source, want_source) : b.source != NULL)
+		fail_msg("source '%s', not '%s'", b.source ? b.source : "(none)", want_source ? want_source : "(none)");
+	if (want_note ? !b.note || !strstr(b.note, want_note) : b.note != NULL)
+		fail_msg("note '%s', not '%s'", b.note ? b.note : "(none)", want_note ? want_note : "(none)");
 	free(list);
-	np_cpuset_free(&iso);
-	np_cpuset_free(&nohz);
-	np_cpuset_free(&out);
+	np_irqbalance_banned_free(&b);
+	assert_int_equal(tmproot_remove(root, &rctx), 0);
 }
 
-static void test_avoided_cpus(void **state)
+#define UNIT "/usr/lib/systemd/system/irqbalance.service"
+
+static void test_banned_cpus(void **state)
 {
 	(void)state;
-	check_avoided(NULL, "2-5", "isolated and nohz_full");
-	check_avoided("IRQBALANCE_ARGS=\n", "2-5", "isolated and nohz_full");
-	/* Even empty, the list replaces the default ban. */
-	check_avoided("IRQBALANCE_BANNED_CPULIST=\n", "", "IRQBALANCE_BANNED_CPULIST");
-	check_avoided("IRQBALANCE_BANNED_CPULIST=\"0,8-9\"\nIRQBALANCE_BANNED_CPUS=f\n", "0,8-9",
-		      "IRQBALANCE_BANNED_CPULIST");
-	check_avoided("#IRQBALANCE_BANNED_CPULIST=1\nIRQBALANCE_BANNED_CPUS=00000011\n", "0,4", "IRQBALANCE_BANNED_CPUS");
-	/* An empty mask does not. */
-	check_avoided("IRQBALANCE_BANNED_CPUS=\"\"\n", "2-5", "isolated and nohz_full");
+	/* Nothing set: irqbalance bans isolated and nohz_full, which are sources of their own. */
+	check_banned((const char *const[]){ NULL }, "", NULL, NULL);
+	check_banned((const char *const[]){ "/etc/default/irqbalance", "IRQBALANCE_ARGS=\n", NULL }, "", NULL, NULL);
+	/* Empty values say nothing. */
+	check_banned((const char *const[]){ "/etc/default/irqbalance",
+					    "IRQBALANCE_BANNED_CPULIST=\nIRQBALANCE_BANNED_CPUS=\"\"\n", NULL },
+		     "", NULL, NULL);
+	check_banned((const char *const[]){ "/etc/sysconfig/irqbalance", "IRQBALANCE_BANNED_CPULIST=\"0,8-9\"\n", NULL },
+		     "0,8-9", "IRQBALANCE_BANNED_CPULIST=0,8-9 in /etc/sysconfig/irqbalance", NULL);
+	/* CRI-O's quoted mask in comma-separated 32-bit groups. */
+	check_banned((const char *const[]){ "/etc/sysconfig/irqbalance",
+					    "IRQBALANCE_BANNED_CPUS=\"ffffffff,ffff0000\"\n", NULL },
+		     "16-63", "IRQBALANCE_BANNED_CPUS=16-63", NULL);
+	/* Both: their union, and a note that irqbalance itself reads only the mask. */
+	check_banned((const char *const[]){ "/etc/default/irqbalance",
+					    "#IRQBALANCE_BANNED_CPULIST=1\nIRQBALANCE_BANNED_CPULIST=7\n"
+					    "IRQBALANCE_BANNED_CPUS=00000011\n", NULL },
+		     "0,4,7", "IRQBALANCE_BANNED_CPULIST=7", "setup_banned_cpus()");
 	/* The last assignment counts, as the shell reads it. */
-	check_avoided("IRQBALANCE_BANNED_CPULIST=1\nexport IRQBALANCE_BANNED_CPULIST=7\n", "7",
-		      "IRQBALANCE_BANNED_CPULIST");
-	struct np_cpuset out = NP_CPUSET_INIT;
-	const char *why;
-	assert_int_equal(np_irqbalance_avoided_cpus(&ctx, "IRQBALANCE_BANNED_CPULIST=x\n", NULL, NULL, &out, &why),
-			 -EINVAL);
-	assert_non_null(strstr(ctx.err, "IRQBALANCE_BANNED_CPULIST='x'"));
-	np_cpuset_free(&out);
+	check_banned((const char *const[]){ "/etc/default/irqbalance",
+					    "IRQBALANCE_BANNED_CPULIST=1\nexport IRQBALANCE_BANNED_CPULIST=7\n", NULL },
+		     "7", "IRQBALANCE_BANNED_CPULIST=7", NULL);
+	/* A value irqbalance would not parse either is a note, not an error. */
+	check_banned((const char *const[]){ "/etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=x\n", NULL }, "", NULL,
+		     "IRQBALANCE_BANNED_CPULIST='x' in /etc/default/irqbalance is not a CPU list");
+}
+
+/* With a unit: its Environment= first, then every EnvironmentFile= in order
+ * (the vendor's defaults under /usr too), the last assignment winning; the
+ * distribution's file no longer counts. */
+static void test_banned_cpus_from_the_unit(void **state)
+{
+	(void)state;
+	check_banned((const char *const[]){
+			     UNIT, "[Service]\nEnvironmentFile=-/usr/lib/irqbalance/defaults.env\n"
+				   "EnvironmentFile=-/etc/sysconfig/irqbalance\nExecStart=/usr/sbin/irqbalance $IRQBALANCE_ARGS\n",
+			     "/usr/lib/irqbalance/defaults.env", "IRQBALANCE_BANNED_CPULIST=2\n",
+			     "/etc/sysconfig/irqbalance", "IRQBALANCE_BANNED_CPULIST=3\n",
+			     "/etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=9\n", NULL },
+		     "3", "IRQBALANCE_BANNED_CPULIST=3 in /etc/sysconfig/irqbalance", NULL);
+	check_banned((const char *const[]){
+			     UNIT, "[Service]\nEnvironmentFile=-/usr/lib/irqbalance/defaults.env\n",
+			     "/usr/lib/irqbalance/defaults.env", "IRQBALANCE_BANNED_CPUS=\"\"\n",
+			     "/etc/systemd/system/irqbalance.service.d/ban.conf",
+			     "[Service]\nEnvironment=\"IRQBALANCE_BANNED_CPULIST=0-7,16-23\" OTHER=1\n", NULL },
+		     "0-7,16-23", "in Environment= of " UNIT, NULL);
+}
+
+/* snapshot copies what the reader reads: every place a unit may be, the
+ * drop-ins, the files a unit names and the distributions' files. */
+static void test_irqbalance_files(void **state)
+{
+	(void)state;
+	char root[64], **paths;
+	size_t n;
+	struct np_ctx rctx;
+	assert_int_equal(tmproot_create(root, sizeof(root), "/tmp/numaplace-irqbfiles-XXXXXX", &rctx), 0);
+	tmproot_put(root, UNIT, "[Service]\nEnvironmentFile=-/etc/irqbalance/env\n");
+	tmproot_put(root, "/etc/systemd/system/irqbalance.service.d/x.conf", "[Service]\n");
+	assert_int_equal(np_irqbalance_files(&rctx, &paths, &n), 0);
+	const char *want[] = { UNIT, "/etc/systemd/system/irqbalance.service.d/x.conf", "/etc/irqbalance/env",
+			       "/etc/default/irqbalance", "/etc/sysconfig/irqbalance", "/etc/conf.d/irqbalance" };
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		bool found = false;
+		for (size_t i = 0; i < n && !found; i++)
+			found = !strcmp(paths[i], want[k]);
+		if (!found)
+			fail_msg("%s is not among irqbalance's files", want[k]);
+	}
+	np_names_free(paths, n);
+	assert_int_equal(tmproot_remove(root, &rctx), 0);
 }
 
 int main(void)
@@ -438,7 +501,9 @@ int main(void)
 		cmocka_unit_test(test_ban_change_reads_the_root),
 		cmocka_unit_test(test_conf_on_each_distribution),
 		cmocka_unit_test_setup_teardown(test_ban_of_irqbalance_opts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_avoided_cpus, setup, teardown),
+		cmocka_unit_test(test_banned_cpus),
+		cmocka_unit_test(test_banned_cpus_from_the_unit),
+		cmocka_unit_test(test_irqbalance_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -283,6 +283,50 @@ static void test_canonical_text(void **state)
 	free(text);
 }
 
+/* A channels setting is ethtool -L's words, kept as named (its zeros too);
+ * a rule's "channels" carries the count judged right. */
+static void test_channels(void **state)
+{
+	(void)state;
+	struct np_profile p;
+	parse_ok("{\"format\": \"numaplace-profile/1\", \"name\": \"ch\", \"settings\": ["
+		 "{\"kind\": \"channels\", \"net\": \"eth4\", \"value\": \"combined 4  rx 0\"}],"
+		 " \"rules\": [{\"match\": {\"driver\": \"ixgbe\"}, \"irqs\": \"local\", \"channels\": \"per-core\"}]}", &p);
+	assert_int_equal(p.settings[0].kind, NP_ATTR_CHANNELS);
+	assert_string_equal(p.settings[0].target.net, "eth4");
+	assert_string_equal(p.settings[0].value, "rx 0 combined 4");
+	assert_int_equal(p.rules[0].channels, NP_CHANNELS_PER_CORE);
+	char *text = np_profile_to_text(&p);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"value\":\t\"rx 0 combined 4\""));
+	assert_non_null(strstr(text, "\"channels\":\t\"per-core\""));
+	np_profile_free(&p);
+	parse_ok(text, &p);
+	assert_string_equal(p.settings[0].value, "rx 0 combined 4");
+	np_profile_free(&p);
+	free(text);
+#define CH(value) HEAD "\"settings\": [{\"kind\": \"channels\", \"net\": \"eth4\", \"value\": " value "}]}"
+	static const char expected[] = "expected channel counts as ethtool -L takes them, such as \"combined 4\" or \"rx 2 tx 2\"";
+	char want[256];
+	snprintf(want, sizeof(want), "p.json: settings[0].value: got 4, %s", expected);
+	parse_fails(CH("4"), want);
+	snprintf(want, sizeof(want), "p.json: settings[0].value: got \"queues 4\", %s", expected);
+	parse_fails(CH("\"queues 4\""), want);
+	snprintf(want, sizeof(want), "p.json: settings[0].value: got \"rx 0\", %s", expected);
+	parse_fails(CH("\"rx 0\""), want);
+	parse_fails(HEAD "\"settings\": [{\"kind\": \"channels\", \"net\": \"eth4\", \"queue\": 0, \"value\": \"rx 1\"}]}",
+		    "p.json: settings[0].queue: not a key of channels settings, expected one of kind, net, value");
+#undef CH
+#define RULE(body) HEAD "\"rules\": [" body "]}"
+	parse_fails(RULE("{\"match\": {\"class\": \"network\"}, \"channels\": \"per-core\"}"),
+		    "p.json: rules[0].channels: needs \"irqs\": the cores it gives the device's IRQs decide the count");
+	parse_fails(RULE("{\"match\": {\"class\": \"network\"}, \"irqs\": \"local\", \"channels\": \"per-node\"}"),
+		    "p.json: rules[0].channels: per-node goes with \"irqs\": \"spread\" (one queue on each node)");
+	parse_fails(RULE("{\"match\": {\"class\": \"network\"}, \"irqs\": \"local\", \"channels\": 4}"),
+		    "p.json: rules[0].channels: got 4, expected per-core or per-node");
+#undef RULE
+}
+
 static void test_syntax_errors(void **state)
 {
 	(void)state;
@@ -380,9 +424,9 @@ static void test_setting_errors(void **state)
 	parse_fails(SET("{\"kind\": \"rq_affinity\", \"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 1}"),
 		    "p.json: settings[1].kind: duplicate key, expected each key once");
 	parse_fails(SET("{\"device\": \"eth0\"}"),
-		    "p.json: settings[1]: missing \"kind\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, thread_affinity");
+		    "p.json: settings[1]: missing \"kind\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, channels, thread_affinity, rps_flow_cnt, rps_sock_flow_entries");
 	parse_fails(SET("{\"kind\": \"smp_affinity\"}"),
-		    "p.json: settings[1].kind: got \"smp_affinity\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, thread_affinity");
+		    "p.json: settings[1].kind: got \"smp_affinity\", expected one of irq_affinity, rq_affinity, rps_cpus, xps_cpus, default_irq_affinity, channels, thread_affinity, rps_flow_cnt, rps_sock_flow_entries");
 	parse_fails(SET("[1]"), "p.json: settings[1]: got an array, expected a setting object such as {\"kind\": \"rq_affinity\", \"block\": \"sda\", \"value\": 2}");
 
 	/* The IRQ-number fallback stands alone. */
@@ -489,7 +533,7 @@ static void test_rule_errors(void **state)
 	(void)state;
 #define RULE(body) HEAD "\"rules\": [{\"match\": {\"class\": \"network\"}, \"irqs\": \"local\"}, " body "]}"
 	parse_fails(RULE("{\"match\": {\"class\": \"storage\"}, \"irq\": \"local\"}"),
-		    "p.json: rules[1].irq: unknown key, expected one of match, irqs, rq_affinity, rps, xps");
+		    "p.json: rules[1].irq: unknown key, expected one of match, irqs, rq_affinity, rps, xps, channels");
 	parse_fails(RULE("{\"match\": {\"class\": \"storage\", \"model\": \"x\"}, \"irqs\": \"local\"}"),
 		    "p.json: rules[1].match.model: unknown key, expected one of class, driver, ids, net, pci");
 	parse_fails(RULE("{\"match\": {\"driver\": \"nvme\", \"driver\": \"ahci\"}, \"irqs\": \"local\"}"),
@@ -503,7 +547,7 @@ static void test_rule_errors(void **state)
 	parse_fails(RULE("{\"match\": \"network\", \"irqs\": \"local\"}"),
 		    "p.json: rules[1].match: got \"network\", expected an object with class, driver, ids, net or pci");
 	parse_fails(RULE("{\"match\": {\"class\": \"storage\"}}"),
-		    "p.json: rules[1]: no action, expected at least one of irqs, rq_affinity, rps, xps");
+		    "p.json: rules[1]: no action, expected at least one of irqs, rq_affinity, rps, xps, channels");
 	parse_fails(RULE("{\"match\": {\"class\": \"nic\"}, \"irqs\": \"local\"}"),
 		    "p.json: rules[1].match.class: got \"nic\", expected network, storage, display, accelerator or a hex class such as \"0x0200\"");
 	parse_fails(RULE("{\"match\": {\"class\": \"0x02\"}, \"irqs\": \"local\"}"),
@@ -742,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_cpu_lists),
 		cmocka_unit_test(test_rule_errors),
+		cmocka_unit_test(test_channels),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_shipped_profiles),

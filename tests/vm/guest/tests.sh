@@ -356,6 +356,14 @@ test_deferred_move() {
 	# verify takes the accepted mask.
 	expect_eq "$TARGET $EFF" "$("$NP" irqs --json | jq -r --argjson n "$IRQ" '.irqs[] | select(.irq == $n) | "\(.affinity) \(.effective)"')" \
 		"numaplace irqs: affinity and effective of IRQ $IRQ while the move is pending"
+	# advise says it moves when it next fires: a note, not a refusal.
+	local advice
+	advice=$("$NP" advise --json)
+	jq -e --argjson n "$IRQ" --arg t "$TARGET" \
+		'.notes[] | select(test("next fire") and test("irq \($n) [^ ]+ to CPU \($t) \\(on CPU"))' <<<"$advice" >/dev/null ||
+		die "advise does not say that IRQ $IRQ moves to CPU $TARGET when it next fires: $(jq -c .notes <<<"$advice")"
+	expect_eq 0 "$(jq --argjson n "$IRQ" '[.warnings[] | select(startswith("irq \($n) ") and test("not honoured"))] | length' <<<"$advice")" \
+		"advise: IRQ $IRQ called not honoured while its move is pending"
 	"$NP" verify /tmp/vm-move.json || die "verify while the move is pending: exit $?"
 	local end=$(($(date +%s) + 60))
 	while [ "$(irq_count "$IRQ")" = "$COUNT" ]; do
@@ -541,18 +549,53 @@ test_trial() {
 	diff <(echo "$before") <(machine_state) || die "the machine is not at its baseline after the trial"
 }
 
-# Channels through ethtool netlink on virtio-net: the kernel's queues follow
-# and numaplace sees the new count.
+# The combined channels virtio-net has now (ethtool -l's current settings).
+combined_now() { ethtool -l "$VNET" | awk '/^Combined:/ { n++ } n == 2 { print $2; exit }'; }
+
+# Channels through numaplace on virtio-net (combined channels only), against what the
+# kernel shows: a profile that cuts the queue pairs to 2 and places queue 1's IRQs and
+# XPS is one transaction, the channel change written first; virtio-net then rewrites
+# every queue's IRQ affinity and XPS (virtnet_set_affinity()), and queue 1's values are
+# found again and written after it. verify matches; the revert restores the count first
+# and leaves what the driver rewrote with it as the driver set it: the machine is as a
+# channel round trip by ethtool alone leaves it.
 test_channels() {
-	local max
+	local max base out irq hist
+	irqbalance_conf
 	max=$(ethtool -l "$VNET" | awk '/^Combined:/ { print $2; exit }')
-	[ "$max" -ge 2 ] || die "virtio-net offers $max combined channels"
+	[ "$max" -ge 3 ] || die "virtio-net offers $max combined channels"
+	expect_eq "$max" "$(combined_now)" "combined channels at the start"
+	# What the driver itself leaves after a round trip: the revert's yardstick.
 	ethtool -L "$VNET" combined 2
-	expect_eq 2 "$(ls -d /sys/class/net/$VNET/queues/rx-* | wc -l)" "rx queues after ethtool -L combined 2"
-	expect_eq 2 "$("$NP" devices --json "$VNET" | jq '.devices[0].net_queues[0].rx | length')" "rx queues numaplace sees"
 	ethtool -L "$VNET" combined "$max"
-	expect_eq "$max" "$("$NP" devices --json "$VNET" | jq '.devices[0].net_queues[0].rx | length')" "rx queues after going back"
-	note "combined $max -> 2 -> $max"
+	base=$(machine_state)
+	profile vm-channels \
+		"{\"kind\": \"channels\", \"net\": \"$VNET\", \"value\": \"combined 2\"}" \
+		"{\"kind\": \"irq_affinity\", \"device\": \"$VNET\", \"queue\": 1, \"cpus\": \"5\"}" \
+		"{\"kind\": \"xps_cpus\", \"net\": \"$VNET\", \"queue\": 1, \"cpus\": \"5\"}"
+	"$NP" verify /tmp/vm-channels.json >/dev/null && die "verify matched before the apply"
+	out=$("$NP" apply --irqbalance ban /tmp/vm-channels.json) || die "apply failed: $out"
+	echo "$out"
+	expect_eq 2 "$(combined_now)" "combined channels after the apply (ethtool -l)"
+	expect_eq 2 "$(ls -d /sys/class/net/$VNET/queues/rx-* | wc -l)" "rx queues after the apply"
+	irq=$(irqs_named "^virtio[0-9]+-input\\.1\$")
+	expect_eq 5 "$(cat /proc/irq/$irq/smp_affinity_list)" "input.1's CPUs after the apply"
+	irq=$(irqs_named "^virtio[0-9]+-output\\.1\$")
+	expect_eq 5 "$(cat /proc/irq/$irq/smp_affinity_list)" "output.1's CPUs after the apply"
+	expect_eq 20 "$(sed 's/^0*//' /sys/class/net/$VNET/queues/tx-1/xps_cpus)" "tx-1's xps_cpus after the apply"
+	grep -q -- "--banirq=$irq" /etc/default/irqbalance || die "irqbalance's file bans no IRQ $irq: $(cat /etc/default/irqbalance)"
+	"$NP" verify /tmp/vm-channels.json || die "verify after apply: exit $?"
+	# One transaction, the channels first, their old value the kernel's.
+	hist=$("$NP" history --json "$("$NP" history --json | jq -r '.transactions[-1].id')")
+	expect_eq "channels combined $max combined 2" \
+		"$(jq -r '.transaction.changes[0] | "\(.path | split("/") | last) \(.old) \(.new)"' <<<"$hist")" \
+		"the journal's first change"
+	out=$("$NP" revert) || die "revert failed: $out"
+	echo "$out"
+	expect_eq "$max" "$(combined_now)" "combined channels after the revert"
+	[[ $out == *"reset by its driver"* ]] || die "the revert does not say the driver reset queue 1's values: $out"
+	diff <(echo "$base") <(machine_state) || die "the revert left the machine otherwise than the driver's round trip"
+	note "combined $max -> 2 -> $max; $(grep -c 'reset by its driver' <<<"$out") values reset by the driver"
 }
 
 # The guest's snapshot and its live report, for the host to compare

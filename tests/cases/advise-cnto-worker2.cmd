@@ -1,0 +1,1 @@
+--root "$FIXTURES/../snapshots/cnto-worker2.tgz" advise

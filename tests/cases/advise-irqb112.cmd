@@ -1,0 +1,1 @@
+--root "$FIXTURES/irqb112" advise

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" advise --channels per-core

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" advise --app-cpus 1,3 --device megaraid_sas

@@ -1,0 +1,1 @@
+--root "$FIXTURES/r715" advise --app-cpus 8,10 --device megaraid_sas

@@ -1,0 +1,1 @@
+--root "$FIXTURES/rt-guest" advise --app-cpus 5-6 --device sda

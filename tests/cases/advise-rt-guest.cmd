@@ -1,0 +1,1 @@
+--root "$FIXTURES/rt-guest" advise

@@ -1,0 +1,1 @@
+--root "$FIXTURES/rt-x710" advise

@@ -1,0 +1,1 @@
+--root "$FIXTURES/smt104" advise

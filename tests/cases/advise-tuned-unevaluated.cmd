@@ -1,0 +1,1 @@
+--root "$FIXTURES/tuned-unevaluated" advise

@@ -1,0 +1,1 @@
+--root "$TOP/tests/snapshots/vm-a-numa4.tar.gz" advise
