@@ -634,8 +634,14 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 		return np_error("%s", strerror(ENOMEM));
 	}
 	/* From here on a stop (SIGTERM, SIGINT) ends hold between its
-	 * transactions, never inside one; SIGHUP reloads, after it. */
-	if (np_stop_hold(&hd.stop, NULL)) {
+	 * transactions, never inside one; SIGHUP reloads, after it. All three,
+	 * ignored or not, as the loop has always read them. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	if (np_stop_hold(&hd.stop, &sigs)) {
 		np_dirs_free(&hd.dirs);
 		return np_error("cannot block signals: %s", strerror(errno));
 	}

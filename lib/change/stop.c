@@ -7,13 +7,20 @@
 
 int np_stop_hold(struct np_stop *s, const sigset_t *blocked)
 {
+	static const int terminating[] = { SIGTERM, SIGINT, SIGHUP };
 	if (blocked) {
 		s->stops = *blocked;
 	} else {
 		sigemptyset(&s->stops);
-		sigaddset(&s->stops, SIGTERM);
-		sigaddset(&s->stops, SIGINT);
-		sigaddset(&s->stops, SIGHUP);
+		for (size_t i = 0; i < sizeof(terminating) / sizeof(terminating[0]); i++) {
+			struct sigaction sa;
+			/* One the process ignores (nohup's SIGHUP, a background
+			 * job's SIGINT) must not stop it either: a blocked signal
+			 * is kept pending even when ignored. */
+			if (sigaction(terminating[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+				continue;
+			sigaddset(&s->stops, terminating[i]);
+		}
 	}
 	return sigprocmask(SIG_BLOCK, &s->stops, &s->saved) ? -errno : 0;
 }

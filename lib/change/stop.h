@@ -29,8 +29,8 @@ struct np_stop {
 	sigset_t saved; /* the signal mask before np_stop_hold */
 };
 
-/* Blocks the signals of blocked (NULL: SIGTERM, SIGINT and SIGHUP) and makes
- * them s->stops. A caller that handles one its own way (hold: SIGHUP
+/* Blocks the signals of blocked (NULL: SIGTERM, SIGINT and SIGHUP, but for
+ * those the process ignores) and makes them s->stops. A caller that handles one its own way (hold: SIGHUP
  * reloads the profile) deletes it from s->stops: a transaction then
  * finishes, and the signal waits, pending, for the caller to read it
  * (signalfd). 0 or -errno. */

@@ -269,8 +269,8 @@ test_live_sigterm_mid_write_puts_the_values_back() {
 	    { "kind": "rps_cpus", "net": "eth0", "queue": 0, "cpus": "1" },
 	    { "kind": "irq_affinity", "device": "eth0", "queue": 0, "cpus": "1" } ] }
 	EOF
-	err=$(NUMAPLACE_FAULT_AFTER_WRITES=2 NUMAPLACE_FAULT_SIGNAL=TERM "$NUMAPLACE" apply --irqbalance=ignore \
-		--state-dir "$state" "$p" 2>&1 >/dev/null) || status=$?
+	err=$(NUMAPLACE_FAULT_AFTER_WRITES=2 NUMAPLACE_FAULT_SIGNAL=TERM env --default-signal=TERM "$NUMAPLACE" apply \
+		--irqbalance=ignore --state-dir "$state" "$p" 2>&1 >/dev/null) || status=$?
 	expect_eq 143 "$status" "exit status of the apply SIGTERM stopped"
 	[[ $err == *"stopped by SIGTERM after writing 2 of "*"they were put back, nothing changed"* ]] ||
 		die "the apply does not say it stopped: $err"
@@ -279,8 +279,8 @@ test_live_sigterm_mid_write_puts_the_values_back() {
 		"the stopped transaction"
 	"$NUMAPLACE" apply --irqbalance=ignore --state-dir "$state" "$p" >/dev/null
 	status=0
-	NUMAPLACE_FAULT_AFTER_WRITES=1 NUMAPLACE_FAULT_SIGNAL=TERM "$NUMAPLACE" revert --state-dir "$state" \
-		>/dev/null 2>&1 || status=$?
+	NUMAPLACE_FAULT_AFTER_WRITES=1 NUMAPLACE_FAULT_SIGNAL=TERM env --default-signal=TERM "$NUMAPLACE" revert \
+		--state-dir "$state" >/dev/null 2>&1 || status=$?
 	expect_eq 143 "$status" "exit status of the revert SIGTERM stopped"
 	"$NUMAPLACE" verify "$p" >/dev/null || die "the values are not applied after the stopped revert"
 	"$NUMAPLACE" revert --state-dir "$state" >/dev/null

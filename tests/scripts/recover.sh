@@ -29,6 +29,9 @@ rec_root() {
 }
 
 np() { "$NUMAPLACE" --root "$ROOT" "$@"; }
+# np with the terminating signals as a shell starts a command: a background
+# job's SIGINT ignored would be ignored by the apply too (and must be).
+np_signals() { env --default-signal=HUP,INT,TERM "$NUMAPLACE" --root "$ROOT" "$@"; }
 
 same_tree() {
 	local d
@@ -55,7 +58,7 @@ test_signal_during_apply_rolls_back() {
 	[ "$n" -gt 100 ] || die "the profile changes $n values, expected over 100"
 	for sig in TERM INT HUP; do
 		status=0
-		err=$(NUMAPLACE_FAULT_AFTER_WRITES=20 NUMAPLACE_FAULT_SIGNAL=$sig np apply --irqbalance ignore \
+		err=$(NUMAPLACE_FAULT_AFTER_WRITES=20 NUMAPLACE_FAULT_SIGNAL=$sig np_signals apply --irqbalance ignore \
 			"$WORK/rec/p.json" 2>&1 >/dev/null) || status=$?
 		# The signal acts once the apply has said what it did: the status a shell expects.
 		expect_eq "$(status_of "$sig")" "$status" "exit status of an apply stopped by SIG$sig"
@@ -71,7 +74,7 @@ test_signal_during_revert_keeps_the_transaction() {
 	rec_root
 	local status=0 err
 	np apply --irqbalance ignore "$WORK/rec/p.json" >/dev/null 2>&1 || die "apply failed"
-	err=$(NUMAPLACE_FAULT_AFTER_WRITES=30 NUMAPLACE_FAULT_SIGNAL=TERM np revert 2>&1 >/dev/null) || status=$?
+	err=$(NUMAPLACE_FAULT_AFTER_WRITES=30 NUMAPLACE_FAULT_SIGNAL=TERM np_signals revert 2>&1 >/dev/null) || status=$?
 	expect_eq "$(status_of TERM)" "$status" "exit status of a revert stopped by SIGTERM"
 	[[ $err == *"stopped by SIGTERM after restoring 30 of"*"the revert's writes were undone"* ]] ||
 		die "the revert does not say what it did: $err"

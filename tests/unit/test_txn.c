@@ -1507,6 +1507,10 @@ static int in_child_stopped(struct fixture *f, bool revert, int k, const char *s
 		struct np_stop stop;
 		struct np_change c[NCHANGES];
 		char kbuf[16];
+		/* As a shell starts a command (not a background job's SIGINT ignored). */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		if (np_stop_hold(&stop, NULL))
 			_exit(100);
 		f->opts.stop = &stop.stops;
@@ -1567,6 +1571,7 @@ static void test_stop_signal_before_any_write(void **state)
 	struct np_stop stop;
 	struct np_change c[NCHANGES];
 	sigset_t term;
+	signal(SIGTERM, SIG_DFL);
 	assert_int_equal(np_stop_hold(&stop, NULL), 0);
 	f->opts.stop = &stop.stops;
 	raise(SIGTERM);
@@ -1581,6 +1586,26 @@ static void test_stop_signal_before_any_write(void **state)
 	sigaddset(&term, SIGTERM);
 	assert_int_equal(sigtimedwait(&term, NULL, &(struct timespec){ 0 }), SIGTERM);
 	np_stop_release(&stop);
+}
+
+/* A signal the process ignores (nohup's SIGHUP) stops nothing. */
+static void test_ignored_signal_stops_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct np_stop stop;
+	struct np_change c[NCHANGES];
+	void (*was)(int) = signal(SIGHUP, SIG_IGN);
+	assert_int_equal(np_stop_hold(&stop, NULL), 0);
+	assert_int_equal(sigismember(&stop.stops, SIGHUP), 0);
+	assert_int_equal(sigismember(&stop.stops, SIGTERM), 1);
+	f->opts.stop = &stop.stops;
+	raise(SIGHUP);
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), 0);
+	free_olds(c, NCHANGES);
+	assert_tree_applied(f);
+	np_stop_release(&stop);
+	signal(SIGHUP, was);
 }
 
 /* A revert stopped half way undoes its own writes: the transaction stays
@@ -1790,6 +1815,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_signal_rolls_back_an_apply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_signal_before_any_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_signal_rolls_back_a_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ignored_signal_stops_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_recovers_its_own_unfinished_transaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_refuses_another_profiles_unfinished_transaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_refuses_a_value_changed_meanwhile, setup, teardown),
