@@ -40,11 +40,11 @@ struct np_txn_opts {
 	/* np_txn_apply: an unfinished (pending) transaction of the same
 	 * profile, or of session, is rolled back first, as a plain revert
 	 * would (each value checked; one that someone else changed since
-	 * refuses, naming it), instead of refusing the apply. What it rolled
-	 * back goes to *recovered (what was there freed first), unless
-	 * recovered is NULL; when none, *recovered is left as it is. A kill (-9, a power cut) of a hold, or an apply,
-	 * needs no one to revert by hand: the next one recovers, as SQLite's
-	 * next opener rolls back a hot journal. */
+	 * refuses, naming it), instead of refusing the apply: a kill (-9, a
+	 * power cut) of a hold or an apply needs no one to revert by hand, as
+	 * SQLite's next opener rolls back a hot journal. What it rolled back
+	 * goes to *recovered (what was there freed first) unless recovered is
+	 * NULL; when there is none, *recovered is left as it is. */
 	bool recover;
 	struct np_txn *recovered;
 };
@@ -57,9 +57,9 @@ int np_txn_session(struct np_ctx *ctx, const struct np_txn_opts *opts, const cha
 		   size_t *count);
 
 /* One hold per state directory, for two would undo each other's values:
- * the state directory's HOLD_NAME lock, made when missing and kept for as
- * long as *fd stays open, holding the PID of its holder. -EBUSY naming the
- * PID of the hold that has it. */
+ * the state directory's lock "hold.pid", made when missing, held for as
+ * long as *fd stays open, with the PID of its holder in it. -EBUSY naming
+ * the PID of the hold that has it. */
 int np_txn_hold_claim(struct np_ctx *ctx, const struct np_txn_opts *opts, int *fd);
 
 /* Every transaction in the state directory, oldest first; a journal that
