@@ -58,7 +58,8 @@ const struct np_command np_commands[] = {
 	  .summary = "Apply a profile, then keep it applied as devices come and go (foreground).",
 	  .epilog = "Re-applies what drifts (kernel uevents, link events, and every --interval seconds) as small\n"
 		    "transactions that history shows with their cause. SIGHUP re-reads the profile; SIGTERM and\n"
-		    "SIGINT exit 0 and leave the values applied.\n"
+		    "SIGINT exit 0 and leave the values applied; during a transaction they stop its writes and put\n"
+		    "back what it wrote (SIGHUP lets it finish): none is ever left pending.\n"
 		    "Exit status: 0 stopped by a signal (or --boot with no boot profile), 1 failure before holding,\n"
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)." },
 	{ .name = "metrics", .fn = cmd_metrics, .operands = "none", .options = metrics_options,

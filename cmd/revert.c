@@ -222,6 +222,56 @@ static int revert_session(struct np_ctx *ctx, const struct revert_opts *o, const
 	return rc ? rc : EXIT_OK;
 }
 
+/* One transaction (ID, or the latest), or its dry run. */
+static int revert_one(struct np_ctx *ctx, const struct revert_opts *o, const struct np_txn_opts *topts,
+		      const char *id)
+{
+	struct np_txn txn;
+	int rc = np_txn_revert(ctx, topts, id, o->force, &txn);
+	if (rc == -ESTALE && o->json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", false);
+		cJSON_AddStringToObject(doc, "message", ctx->err);
+		cJSON_AddItemToObject(doc, "changes", cJSON_CreateArray());
+		return np_print_json(doc, o->pretty);
+	}
+	if (rc == -ESTALE) {
+		/* Not a failure: the values are already the boot's defaults. */
+		printf("%s\n", ctx->err);
+		return EXIT_OK;
+	}
+	if (rc)
+		return np_error("%s", ctx->err);
+	bool config = false;
+	for (size_t i = 0; i < txn.nchanges; i++)
+		config |= is_text(&txn.changes[i]);
+	if (o->json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", !o->dry_run);
+		if (o->dry_run)
+			cJSON_AddBoolToObject(doc, "dry_run", true);
+		cJSON_AddStringToObject(doc, "transaction", txn.id);
+		cJSON_AddStringToObject(doc, "profile", txn.profile);
+		if (o->dry_run) {
+			np_json_put(doc, "changes", plan_json(&txn));
+			cJSON_AddNumberToObject(doc, "gone", (double)count_threads(&txn).gone);
+		} else {
+			put_changes(doc, &txn);
+		}
+		cJSON_AddNumberToObject(doc, "reset_by_driver", (double)count_reset(&txn));
+		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
+		np_txn_free(&txn);
+		return np_print_json(doc, o->pretty);
+	}
+	for (size_t i = 0; i < txn.nchanges; i++)
+		print_change(&txn.changes[i], o->dry_run);
+	print_summary(&txn, o->dry_run);
+	if (config && !o->dry_run)
+		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
+	np_txn_free(&txn);
+	return EXIT_OK;
+}
+
 int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("revert");
@@ -236,50 +286,16 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 		return np_usage_error(self, "--session and --dry-run do not go together: a dry run shows one "
 				      "transaction against the values of now");
 	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait, .dry_run = o.dry_run };
-	if (o.session)
-		return revert_session(ctx, &o, &topts, first < argc ? argv[first] : NULL);
-	struct np_txn txn;
-	rc = np_txn_revert(ctx, &topts, first < argc ? argv[first] : NULL, o.force, &txn);
-	if (rc == -ESTALE && o.json) {
-		cJSON *doc = np_json_doc();
-		cJSON_AddBoolToObject(doc, "reverted", false);
-		cJSON_AddStringToObject(doc, "message", ctx->err);
-		cJSON_AddItemToObject(doc, "changes", cJSON_CreateArray());
-		return np_print_json(doc, o.pretty);
+	/* A terminating signal stops the writes, which are then undone (the
+	 * transaction stays as it was); it acts once the revert has said so. */
+	struct np_stop stop;
+	if (!o.dry_run && np_stop_hold(&stop, NULL) == 0)
+		topts.stop = &stop.stops;
+	const char *id = first < argc ? argv[first] : NULL;
+	rc = o.session ? revert_session(ctx, &o, &topts, id) : revert_one(ctx, &o, &topts, id);
+	if (topts.stop) {
+		fflush(stdout);
+		np_stop_release(&stop);
 	}
-	if (rc == -ESTALE) {
-		/* Not a failure: the values are already the boot's defaults. */
-		printf("%s\n", ctx->err);
-		return EXIT_OK;
-	}
-	if (rc)
-		return np_error("%s", ctx->err);
-	bool config = false;
-	for (size_t i = 0; i < txn.nchanges; i++)
-		config |= is_text(&txn.changes[i]);
-	if (o.json) {
-		cJSON *doc = np_json_doc();
-		cJSON_AddBoolToObject(doc, "reverted", !o.dry_run);
-		if (o.dry_run)
-			cJSON_AddBoolToObject(doc, "dry_run", true);
-		cJSON_AddStringToObject(doc, "transaction", txn.id);
-		cJSON_AddStringToObject(doc, "profile", txn.profile);
-		if (o.dry_run) {
-			np_json_put(doc, "changes", plan_json(&txn));
-			cJSON_AddNumberToObject(doc, "gone", (double)count_threads(&txn).gone);
-		} else {
-			put_changes(doc, &txn);
-		}
-		cJSON_AddNumberToObject(doc, "reset_by_driver", (double)count_reset(&txn));
-		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
-		np_txn_free(&txn);
-		return np_print_json(doc, o.pretty);
-	}
-	for (size_t i = 0; i < txn.nchanges; i++)
-		print_change(&txn.changes[i], o.dry_run);
-	print_summary(&txn, o.dry_run);
-	if (config && !o.dry_run)
-		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
-	np_txn_free(&txn);
-	return EXIT_OK;
+	return rc;
 }

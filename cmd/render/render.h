@@ -91,6 +91,13 @@ struct np_change;
 extern const struct np_column np_change_columns[];
 cJSON *np_changes_json(const struct np_change *changes, size_t n);
 
+/* What an apply or a hold rolled back before it wrote (np_pipeline's
+ * recovered: an unfinished transaction of its profile), in one line for
+ * the log: "rolled back transaction ID (PROFILE), which did not finish:
+ * N values restored", or what a dry run would do. Returns buf. */
+struct np_txn;
+const char *np_recovered_line(const struct np_txn *t, bool dry_run, char *buf, size_t size);
+
 /* irqbalance, the same object wherever it appears: {"running": bool, ...}. */
 struct np_irqb_banned;
 /* {"running": true|false|null (no process information)}, with the CPUs its
