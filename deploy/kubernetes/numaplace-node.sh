@@ -86,7 +86,7 @@ prepare() {
 	hk=$(housekeeping) && [ -n "$hk" ] || { log "cannot tell this node's housekeeping CPUs"; return 1; }
 	sed "s/@HOUSEKEEPING@/$hk/g" "$PROFILE" >"$RUN/node.json.new" || return 1
 	if ! out=$("$NUMAPLACE" --root "$ROOT" apply --dry-run --irqbalance="$IRQBALANCE" "$RUN/node.json.new" 2>&1); then
-		log "the profile does not fit this node; waiting for the ConfigMap or the node to change (every ${RETRY}s):"
+		log "the profile cannot be applied on this node (numaplace says why below: it does not fit, or a value was changed under an unfinished transaction); waiting for the ConfigMap or the node to change (every ${RETRY}s):"
 		echo "$out" | sed 's/^/  /' >&2
 		return 1
 	fi

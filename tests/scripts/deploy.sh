@@ -116,6 +116,17 @@ wait_log() {
 	die "no '$1' in the log"
 }
 
+# wait_log_times N TEXT: until TEXT is in the log N times (10 s at most).
+wait_log_times() {
+	local i
+	for i in $(seq 1 50); do
+		[ "$(grep -c -- "$2" "$K/log")" -ge "$1" ] && return 0
+		sleep 0.2
+	done
+	cat "$K/log" >&2
+	die "'$2' not $1 times in the log"
+}
+
 test_node_script_holds_and_leaves_applied() {
 	node_setup
 	node_start
@@ -153,8 +164,8 @@ test_node_script_waits_for_a_profile_that_fits() {
 		'  "settings": [ { "kind": "irq_affinity", "device": "0000:99:00.0", "vector": "x", "cpus": "@HOUSEKEEPING@" } ] }' \
 		>"$K/profile.json"
 	node_start
-	wait_log 'the profile does not fit this node'
-	sleep 2.5
+	# Said again at the next read of the ConfigMap (every second here): the script waits, alive.
+	wait_log_times 2 'the profile cannot be applied on this node'
 	kill -0 "$NODE_PID" || die "the script exited on a profile that does not fit: $(cat "$K/log")"
 	expect_eq 0 "$("$NUMAPLACE" --root "$K/root" history --json | jq '.transactions | length')" "transactions"
 	cp "$K/good.json" "$K/profile.json"
