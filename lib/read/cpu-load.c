@@ -33,23 +33,39 @@ static int parse_stat(struct np_ctx *ctx, const struct np_topology *topo, const 
 	int line = 0;
 	for (const char *p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
 		line++;
-		int cpu, used = 0;
 		if (strncmp(p, "cpu", 3) || p[3] < '0' || p[3] > '9')
 			continue;
-		unsigned long long v[8] = { 0 };
-		int got = sscanf(p, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu%n", &cpu, &v[0], &v[1], &v[2], &v[3],
-				 &v[4], &v[5], &v[6], &v[7], &used);
-		/* Kernels before 2.6.11 print no steal column. */
-		if (got < 8)
+		/* "cpuN" then the times, plain decimal numbers (sscanf's %llu would
+		 * take "-1" as a huge count). Kernels before 2.6.11 print no steal
+		 * column: 7 times at least. */
+		const char *q = p + 3, *end = p + strcspn(p, "\n");
+		unsigned long long v[8] = { 0 }, cpu = 0;
+		int got = -1;
+		while (q < end && got < 8) {
+			char *after;
+			if (*q < '0' || *q > '9')
+				break;
+			unsigned long long n = strtoull(q, &after, 10);
+			if (got < 0)
+				cpu = n;
+			else
+				v[got] = n;
+			got++;
+			q = after;
+			while (q < end && *q == ' ')
+				q++;
+		}
+		if (got < 7)
 			return malformed(ctx, "/proc/stat", line);
-		if (cpu < 0 || cpu > topo->max_cpu)
+		if (cpu > (unsigned long long)topo->max_cpu)
 			continue;
 		struct np_cpu_time *t = &out->cpu[cpu];
 		t->irq = v[5];
 		t->softirq = v[6];
 		t->all = 0;
 		for (int i = 0; i < 8; i++)
-			t->all += v[i];
+			if (__builtin_add_overflow(t->all, v[i], &t->all))
+				return malformed(ctx, "/proc/stat", line);
 	}
 	return 0;
 }
@@ -202,7 +218,10 @@ double np_cpu_irq_share(const struct np_cpu_load *l, int cpu)
 	double soft = (double)t->softirq;
 	if (l->has_softirqs)
 		soft = t->softirqs ? soft * (double)t->dev_softirqs / (double)t->softirqs : 0;
-	return ((double)t->irq + soft) / (double)t->all;
+	double share = ((double)t->irq + soft) / (double)t->all;
+	/* The times are parts of all: more says the counts are not what the
+	 * kernel keeps (a reset between two reads of an interval). */
+	return share <= 1 ? share : -1;
 }
 
 double np_cpu_load_rate(const struct np_cpu_load *l, unsigned long long count)
