@@ -404,7 +404,9 @@ static void test_binary_anywhere(void **state)
 				   " 3: 1\x1b 1 c 0-edge esc\n"
 				   " \0" "4: 1 1 c 0-edge nul\n"
 				   " 5: 1 1 c 0-edge five\x7f\n"
-				   " 6: 1 1 c 0-edge six\r\n";
+				   " 6: 1 1 c 0-edge six\r\n"
+				   " 7: 1\0 1 c 0-edge seven\n"
+				   "NMI: 1 \0 1 Non-maskable interrupts\n";
 	tmproot_put_bytes(f->root, "/proc/interrupts", text, sizeof(text) - 1);
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), 0);
 	static const int want[] = { 1, 6 };
@@ -412,7 +414,9 @@ static void test_binary_anywhere(void **state)
 	assert_string_equal(find(f, 6)->name, "six");
 	for (int line = 3; line <= 6; line++)
 		assert_warned(f, line, "binary content");
-	assert_int_equal(f->irqs.nwarnings, 4);
+	assert_warned(f, 8, "binary content");
+	assert_warned(f, 9, "binary content");
+	assert_int_equal(f->irqs.nwarnings, 6);
 }
 
 static void test_unsorted_and_duplicates(void **state)
