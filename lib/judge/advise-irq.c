@@ -4,6 +4,7 @@
  * worth no move), and the rest placed per device over distinct cores. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -752,7 +753,6 @@ int plan_keep_slots(struct planner *p)
  * device's queues and then of any device's (an SMT sibling holding none
  * first), then the device's cursor. CPUs at the x86 vector budget are skipped while
  * others remain. */
-#define PICK_KEYS 11
 static int pick_cpu(struct planner *p, const struct slot *s, int home)
 {
 	int dev = s->dev, want = spread_node(p, dev, s->queue);
@@ -760,27 +760,39 @@ static int pick_cpu(struct planner *p, const struct slot *s, int home)
 	const struct dev_load *l = &p->dl[dev];
 	unsigned long long allow_core = allowance(p, dev, p->ncores[dev]), allow_cpu = allowance(p, dev, p->nthreads[dev]);
 	int best = -1, pos = 0, bestrot = 0;
-	unsigned size = np_cpuset_count(t);
-	unsigned long long bestkey[PICK_KEYS] = { 0 };
+	unsigned size = np_cpuset_count(t), first = size ? (unsigned)p->start[dev] % size : 0;
+	unsigned long long bestkey[11] = { 0 }, key[11];
 	int anchor = node_index_of(p, p->anchor[dev]);
-	np_cpuset_foreach(cpu, t) {
-		int c = core_of(p, cpu);
-		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
-		unsigned long long key[PICK_KEYS] = {
-			p->vectors[cpu] >= NP_VECTORS_PER_CPU,
-			l->ncore[c] && l->core[c] + s->total > allow_core,
-			l->ncpu[cpu] && l->cpu[cpu] + s->total > allow_cpu,
-			want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want, cpu != home,
-			(unsigned long long)l->ncore[c],
-			(unsigned long long)distance(p, p->anchor[dev], anchor, cpu),
-			p->core_work[c], (unsigned long long)l->ncpu[cpu], (unsigned long long)p->load[cpu],
-			(unsigned long long)p->core_load[c],
-		};
-		pos++;
-		int cmp = 0;
-		for (int i = 0; i < PICK_KEYS && !cmp && best >= 0; i++)
-			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
-		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
+	/* The target's CPUs in order, a word at a time; each candidate's keys
+	 * computed only while it ties with the best so far (most lose on one of
+	 * the first six), the rest once it is ahead. */
+	for (size_t w = 0; w < t->nwords; w++) {
+		for (uint64_t bits = t->bits[w]; bits; bits &= bits - 1, pos++) {
+			int cpu = (int)(w * 64) + __builtin_ctzll(bits), c = core_of(p, cpu);
+			bool ahead = best < 0;
+#define PICK(i, expr)                                   \
+	key[i] = (unsigned long long)(expr);                \
+	if (!ahead && key[i] != bestkey[i]) {               \
+		if (key[i] > bestkey[i])                    \
+			continue;                           \
+		ahead = true;                               \
+	}
+			PICK(0, p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+			PICK(1, l->ncore[c] && l->core[c] + s->total > allow_core)
+			PICK(2, l->ncpu[cpu] && l->cpu[cpu] + s->total > allow_cpu)
+			PICK(3, want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want)
+			PICK(4, cpu != home)
+			PICK(5, l->ncore[c])
+			PICK(6, distance(p, p->anchor[dev], anchor, cpu))
+			PICK(7, p->core_work[c])
+			PICK(8, l->ncpu[cpu])
+			PICK(9, p->load[cpu])
+			PICK(10, p->core_load[c])
+#undef PICK
+			/* the device's cursor: pos counted from it, round the target */
+			int rot = (int)((unsigned)pos >= first ? (unsigned)pos - first : (unsigned)pos + size - first);
+			if (!ahead && rot >= bestrot)
+				continue;
 			best = cpu;
 			bestrot = rot;
 			memcpy(bestkey, key, sizeof(key));
@@ -798,6 +810,16 @@ static int by_queue_then_device(const void *a, const void *b, void *arg)
 	if (x->dev != y->dev)
 		return x->dev - y->dev;
 	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Each device's vectors (a slot's device has at least one). */
+static int *vectors_per_device(const struct np_machine *m)
+{
+	int *n = calloc(m->pci.ndevs + 1, sizeof(*n));
+	for (size_t i = 0; n && i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev >= 0)
+			n[m->irqs.v[i].dev]++;
+	return n;
 }
 
 int plan_place_slots(struct planner *p)
@@ -865,6 +887,7 @@ int plan_place_slots(struct planner *p)
 	/* The rest (a device's only IRQ, admin, config and misc vectors) keep
 	 * what they may of their CPUs, else take the whole target: they carry
 	 * little, and the kernel picks one CPU in the set. */
+	int *nvecs = NULL; /* per device: its vectors, counted once */
 	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
 		struct slot *s = &p->slots[k];
 		if (s->done)
@@ -873,11 +896,12 @@ int plan_place_slots(struct planner *p)
 		enum np_rule_id rule = s->rule;
 		const char *move = s->why;
 		const struct np_irq *irq = slot_irq(p, s, 0);
+		if (!nvecs && !(nvecs = vectors_per_device(m))) {
+			rc = -ENOMEM;
+			break;
+		}
 		rc = np_cpuset_copy(&one, &p->target[s->dev]);
-		int nvec = 0;
-		for (size_t j = 0; j < p->m->irqs.n; j++)
-			nvec += p->m->irqs.v[j].dev == s->dev;
-		bool only = nvec == 1;
+		bool only = nvecs[s->dev] == 1;
 		const char *what = only ? "the device's only vector" : s->queue >= 0 ? "queue" : "not a queue vector";
 		if (rc == 0 && irq->has_affinity && np_cpuset_intersects(&irq->affinity, &one)) {
 			np_cpuset_and(&one, &irq->affinity);
@@ -891,6 +915,7 @@ int plan_place_slots(struct planner *p)
 			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
 	np_cpuset_free(&one);
+	free(nvecs);
 	free(order);
 	return rc;
 }
