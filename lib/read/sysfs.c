@@ -25,16 +25,18 @@
 static int format_path(char *out, size_t size, const char *fmt, va_list ap)
 {
 	size_t n = 0;
-	for (const char *f = fmt; *f; f++) {
+	for (const char *f = fmt;; f++) {
 		char num[24];
 		const char *s;
 		size_t len;
-		if (*f != '%') {
-			if (n + 1 >= size)
-				return -1;
-			out[n++] = *f;
-			continue;
-		}
+		/* The text up to the next conversion, at once. */
+		const char *pct = strchrnul(f, '%');
+		if ((size_t)(pct - f) >= size - n)
+			return -1;
+		memcpy(out + n, f, (size_t)(pct - f));
+		n += (size_t)(pct - f);
+		if (!*(f = pct))
+			break;
 		switch (*++f) {
 		case 's':
 			if (!(s = va_arg(ap, const char *)))
