@@ -689,9 +689,40 @@ int np_resolve(struct np_ctx *ctx, char **out, const char *fmt, ...)
 	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 }
 
+static bool decimal(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* strverscmp's order ("rx-9" before "rx-10"), answered without its state
+ * machine where the names first differ outside digits (strverscmp orders
+ * those as strcmp does) or within a number that starts with no 0 (a queue's
+ * or a CPU's: the longer number is the larger, else the first differing
+ * digit decides); strverscmp itself otherwise (leading zeros). */
 static int natural_order(const void *a, const void *b)
 {
-	return strverscmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t k = 0;
+	while (x[k] && x[k] == y[k])
+		k++;
+	if (x[k] == y[k])
+		return 0;
+	size_t r = k; /* where the number the names differ in starts */
+	while (r > 0 && decimal(x[r - 1]))
+		r--;
+	if (r == k && !decimal(x[k]) && !decimal(y[k]))
+		return (unsigned char)x[k] - (unsigned char)y[k];
+	if (decimal(x[r]) && decimal(y[r]) && x[r] != '0' && y[r] != '0') {
+		size_t ex = r, ey = r;
+		while (decimal(x[ex]))
+			ex++;
+		while (decimal(y[ey]))
+			ey++;
+		if (ex != ey)
+			return ex < ey ? -1 : 1;
+		return (unsigned char)x[k] - (unsigned char)y[k];
+	}
+	return strverscmp(x, y);
 }
 
 void np_names_free(char **names, size_t count)
