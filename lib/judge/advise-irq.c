@@ -367,6 +367,13 @@ static const struct np_irq *slot_irq(const struct planner *p, const struct slot 
 	return &p->m->irqs.v[p->refs[s->first + k]];
 }
 
+/* Whether the IRQ lines' reasons are written (not for a caller that never
+ * shows them: the decisions are the same, their sentences left empty). */
+static bool says(const struct planner *p)
+{
+	return !p->opts->no_irq_reasons;
+}
+
 /* Where an IRQ runs: the kernel's effective CPUs when they are within its
  * affinity (else they say nothing reliable), its affinity otherwise. */
 static const struct np_cpuset *runs_on(const struct np_irq *irq)
@@ -477,6 +484,10 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
 			return "the vectors of one queue pair run apart";
 		const struct np_cpuset *where = runs_on(irq);
+		if (!np_cpuset_subset(where, t) && !says(p)) {
+			*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
+			return "";
+		}
 		if (!np_cpuset_subset(where, t)) {
 			struct np_cpuset out = NP_CPUSET_INIT;
 			if (np_cpuset_copy(&out, where))
@@ -506,11 +517,15 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		int cpu = home_cpu(first), want = spread_node(p, s->dev, s->queue);
 		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
 		if (cpu >= 0 && want >= 0 && node != want) {
+			if (!says(p))
+				return "";
 			snprintf(buf, size, "on CPU %d (node %d), not node %d where spread puts queue %d", cpu, node,
 				 want, s->queue);
 			return buf;
 		}
 		enum stack how = cpu >= 0 ? stacked(p, s, cpu) : STACK_NONE;
+		if (how != STACK_NONE && !says(p))
+			return "";
 		if (how == STACK_SHARED) {
 			const struct np_irq *top = &p->m->irqs.v[p->top_irq[core_of(p, cpu)]];
 			char a[32], b[32], c[32];
@@ -596,7 +611,8 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 		return true;
 	}
 	if (s->total < p->idle || !s->total) {
-		snprintf(buf, size, "it is idle (%s)", np_volume_text(p->m, s->total, a));
+		if (says(p))
+			snprintf(buf, size, "it is idle (%s)", np_volume_text(p->m, s->total, a));
 		return false;
 	}
 	/* A core that spends next to no time on interrupts has nothing to give
@@ -604,8 +620,9 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 	int cpu = home_cpu(slot_irq(p, s, 0));
 	double busy = rule == NP_RULE_BALANCE ? np_cpu_irq_share(&p->m->load, cpu) : -1;
 	if (busy >= 0 && busy < NP_IRQ_TIME_FLOOR) {
-		snprintf(buf, size, "CPU %d spends %.1f%% of its time on interrupts, under %.0f%%", cpu, 100 * busy,
-			 100 * NP_IRQ_TIME_FLOOR);
+		if (says(p))
+			snprintf(buf, size, "CPU %d spends %.1f%% of its time on interrupts, under %.0f%%", cpu,
+				 100 * busy, 100 * NP_IRQ_TIME_FLOOR);
 		return false;
 	}
 	/* A tenth more than a core's share is a rounding of the load, not a
@@ -613,12 +630,14 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 	if (at_stake >= p->opts->min_interrupts && at_stake * 10 >= keep)
 		return true;
 	if (at_stake >= p->opts->min_interrupts) {
-		snprintf(buf, size, "what the core carries beyond its share (%s) is under a tenth of it",
-			 np_volume_text(p->m, at_stake, a));
+		if (says(p))
+			snprintf(buf, size, "what the core carries beyond its share (%s) is under a tenth of it",
+				 np_volume_text(p->m, at_stake, a));
 		return false;
 	}
-	snprintf(buf, size, "%s (%s) are under the volume threshold (%s)", what, np_volume_text(p->m, at_stake, a),
-		 np_volume_text(p->m, p->opts->min_interrupts, b));
+	if (says(p))
+		snprintf(buf, size, "%s (%s) are under the volume threshold (%s)", what,
+			 np_volume_text(p->m, at_stake, a), np_volume_text(p->m, p->opts->min_interrupts, b));
 	return false;
 }
 
@@ -679,7 +698,9 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 		} else {
 			r.recommended = list_text(cpus);
 		}
-		if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
+		if (!says(p))
+			r.reason = strdup("");
+		else if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
 			r.reason = NULL;
 		p->has_plan[ii] = true;
 		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = plan_add_rec(p->m, p->plan, &r)) == 0 && keep)
@@ -723,14 +744,16 @@ int plan_keep_slots(struct planner *p)
 		if (move && worth_moving(p, s, rule, not, sizeof(not))) {
 			/* Said as judged now, before other slots move around it. */
 			s->rule = rule;
-			if (!(s->why = strdup(move)))
+			if (says(p) && !(s->why = strdup(move)))
 				rc = -ENOMEM;
 			continue;
 		}
 		const struct np_irq *first = slot_irq(p, s, 0);
 		const struct np_cpuset *where = runs_on(first);
-		char *list = list_text(where);
-		if (move)
+		char *list = says(p) ? list_text(where) : NULL;
+		if (!says(p))
+			why[0] = '\0';
+		else if (move)
 			snprintf(why, sizeof(why), "%s, but %s", move, not);
 		else
 			snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s",
@@ -852,7 +875,9 @@ int plan_place_slots(struct planner *p)
 		count_on(p, s, cpu, 1);
 		np_cpuset_clear(&one);
 		int nb = p->nbusy[s->dev], nc = p->ncores[s->dev];
-		if (over)
+		if (!says(p))
+			why[0] = '\0';
+		else if (over)
 			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
 				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
 				 s->queue, l->ncore[c]);
@@ -903,11 +928,13 @@ int plan_place_slots(struct planner *p)
 		rc = np_cpuset_copy(&one, &p->target[s->dev]);
 		bool only = nvecs[s->dev] == 1;
 		const char *what = only ? "the device's only vector" : s->queue >= 0 ? "queue" : "not a queue vector";
+		why[0] = '\0';
 		if (rc == 0 && irq->has_affinity && np_cpuset_intersects(&irq->affinity, &one)) {
 			np_cpuset_and(&one, &irq->affinity);
-			snprintf(why, sizeof(why), "%s; %s: the target's CPUs within its current affinity",
-				 move ? move : "not placed", what);
-		} else {
+			if (says(p))
+				snprintf(why, sizeof(why), "%s; %s: the target's CPUs within its current affinity",
+					 move ? move : "not placed", what);
+		} else if (says(p)) {
 			snprintf(why, sizeof(why), "%s; %s: any CPU of the target, the kernel picks one",
 				 move ? move : "not placed", what);
 		}
@@ -952,8 +979,10 @@ int plan_pin_kept_queues(struct planner *p)
 		char *reason, *value;
 		if (asprintf(&value, "%d", cpu) < 0)
 			return free(placing), -ENOMEM;
-		if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
-			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0) {
+		if (!says(p) ? !(reason = strdup("")) :
+			       asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed "
+					"around it: a wider mask lets the interrupt controller move it: %s", cpu,
+					p->target_why[r->dev]) < 0) {
 			free(value);
 			return free(placing), -ENOMEM;
 		}
