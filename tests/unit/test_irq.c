@@ -662,7 +662,8 @@ static void test_debugfs_managed(void **state)
 	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPU1\n"
 				   " 40:  1  0  PCI-MSIX-0000:00:02.0 0-edge virtio1-config\n"
 				   " 41:  0  1  PCI-MSIX-0000:00:02.0 1-edge virtio1-req.0\n"
-				   " 42:  0  1  PCI-MSIX-0000:00:02.0 2-edge virtio1-req.1\n");
+				   " 42:  0  1  PCI-MSIX-0000:00:02.0 2-edge virtio1-req.1\n"
+				   " 43:  0  1  PCI-MSIX-0000:00:02.0 3-edge virtio1-req.2\n");
 	tmproot_put(f->root, "/sys/kernel/debug/irq/irqs/40",
 	    "handler:  handle_edge_irq\ndevice:   0000:00:02.0\nstatus:   0x00004000\n"
 	    "dstate:   0x00401200\n            IRQD_ACTIVATED\n            IRQD_IRQ_STARTED\n"
@@ -672,12 +673,19 @@ static void test_debugfs_managed(void **state)
 	    "dstate:   0x31600200\n            IRQD_ACTIVATED\n            IRQD_IRQ_STARTED\n"
 	    "            IRQD_SINGLE_TARGET\n            IRQD_AFFINITY_MANAGED\n"
 	    "node:     0\naffinity: 0\neffectiv: 0\n");
+	/* Flags are whole words: a longer one holding the name is not it. */
+	tmproot_put(f->root, "/sys/kernel/debug/irq/irqs/43",
+	    "dstate:   0x31600200\n            IRQD_AFFINITY_MANAGED_X\n            XIRQD_AFFINITY_MANAGED\n"
+	    "            IRQD_SETAFFINITY_PENDING\nnode:     0\n");
 	/* 42 has no debugfs file: managed state stays unknown-as-no. */
 	assert_int_equal(np_irqs_read(&f->ctx, &f->topo, &f->irqs), 0);
 	assert_true(f->irqs.debugfs);
 	assert_int_equal(find(f, 40)->managed, NP_MANAGED_NO);
 	assert_int_equal(find(f, 41)->managed, NP_MANAGED_YES);
 	assert_int_equal(find(f, 42)->managed, NP_MANAGED_NO);
+	assert_int_equal(find(f, 43)->managed, NP_MANAGED_NO);
+	assert_false(find(f, 41)->move_pending);
+	assert_true(find(f, 43)->move_pending);
 	assert_int_equal(f->irqs.nwarnings, 0);
 
 	/* With debugfs known, np_irqs_tie infers nothing. */
