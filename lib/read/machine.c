@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -228,14 +229,21 @@ double np_irq_summary_remote_share(const struct np_irq_summary *s)
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes)
 {
 	np_cpuset_clear(nodes);
-	np_cpuset_foreach(cpu, cpus) {
-		int node = np_topology_node_of_cpu(topo, cpu);
-		if (node >= 0) {
+	/* A word of the set at a time, and a node set again only when it
+	 * changes: an IRQ's affinity of 0-1023 is 1024 CPUs of 16 nodes in runs
+	 * (a call each for the next CPU, its node and the set was 40
+	 * instructions a CPU). */
+	int last = -1;
+	for (size_t w = 0; w < cpus->nwords; w++)
+		for (uint64_t bits = cpus->bits[w]; bits; bits &= bits - 1) {
+			int node = np_topology_node_of_cpu(topo, (int)(w * 64) + __builtin_ctzll(bits));
+			if (node < 0 || node == last)
+				continue;
+			last = node;
 			int rc = np_cpuset_set(nodes, (unsigned)node);
 			if (rc)
 				return rc;
 		}
-	}
 	return 0;
 }
 
