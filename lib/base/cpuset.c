@@ -58,12 +58,25 @@ bool np_cpuset_test(const struct np_cpuset *set, unsigned cpu)
 unsigned np_cpuset_count(const struct np_cpuset *set)
 {
 	unsigned n = 0;
-	/* Without -mpopcnt (the x86-64 baseline) the builtin is a call into
-	 * libgcc; most words of a large machine's set are 0. */
+	/* Most words of a large machine's set are 0. */
 	for (size_t i = 0; i < set->nwords; i++)
 		if (set->bits[i])
-			n += (unsigned)__builtin_popcountll(set->bits[i]);
+			n += np_popcount64(set->bits[i]);
 	return n;
+}
+
+int np_cpuset_only(const struct np_cpuset *set)
+{
+	int cpu = -1;
+	for (size_t i = 0; i < set->nwords; i++) {
+		uint64_t w = set->bits[i];
+		if (!w)
+			continue;
+		if (cpu >= 0 || (w & (w - 1)))
+			return -1;
+		cpu = (int)(i * 64) + __builtin_ctzll(w);
+	}
+	return cpu;
 }
 
 bool np_cpuset_empty(const struct np_cpuset *set)

@@ -706,7 +706,7 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = plan_add_rec(p->m, p->plan, &r)) == 0 && keep)
 			p->plan->v[p->plan->n - 1].change = false;
 		if (rc == 0 && !keep) {
-			int old = home_cpu(irq), now = np_cpuset_count(cpus) == 1 ? np_cpuset_next(cpus, 0) : -1;
+			int old = home_cpu(irq), now = np_cpuset_only(cpus);
 			if (old >= 0 && old <= m->topo.max_cpu)
 				p->vectors[old]--;
 			if (now >= 0)

@@ -238,7 +238,7 @@ static int serving_cpu(const struct planner *p, int ii)
 	if (ii < 0)
 		return -1;
 	const struct np_cpuset *after = irq_cpus_after(p, (size_t)ii);
-	return np_cpuset_count(after) == 1 ? np_cpuset_next(after, 0) : -1;
+	return np_cpuset_only(after);
 }
 
 /* Whether today's XPS already follows interrupts that stay where they are:

@@ -108,8 +108,9 @@ static inline int core_of(const struct planner *p, int cpu)
  * one the kernel chose within its affinity; -1 when that says nothing. */
 static inline int home_cpu(const struct np_irq *irq)
 {
-	if (irq->has_affinity && np_cpuset_count(&irq->affinity) == 1)
-		return np_cpuset_next(&irq->affinity, 0);
+	int only = irq->has_affinity ? np_cpuset_only(&irq->affinity) : -1;
+	if (only >= 0)
+		return only;
 	if (irq->has_effective && !np_cpuset_empty(&irq->effective) &&
 	    (!irq->has_affinity || np_cpuset_subset(&irq->effective, &irq->affinity)))
 		return np_cpuset_next(&irq->effective, 0);

@@ -55,15 +55,6 @@ static const char *skip_count_blanks(const char *p, const char *end)
 }
 
 #ifdef __SSE2__
-/* Without -mpopcnt (the x86-64 baseline), __builtin_popcountll is a call
- * into libgcc's table walk: a fifth of this walk's cost. */
-static unsigned popcount64(uint64_t x)
-{
-	x -= (x >> 1) & UINT64_C(0x5555555555555555);
-	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
-}
 
 /* One 64-byte chunk at p, given which of its bytes are blanks and which are
  * '0': passes the zero counts that open it (at most max - *n). Returns false
@@ -81,7 +72,7 @@ static inline __attribute__((always_inline)) bool zero_chunk(const char **p, siz
 	uint64_t zeros = zero & starts & (space >> 1);
 	uint64_t other = starts & ~zeros & ~(UINT64_C(1) << 63);
 	uint64_t good = other ? zeros & ((other & (0 - other)) - 1) : zeros;
-	size_t k = hw ? (size_t)__builtin_popcountll(good) : popcount64(good);
+	size_t k = hw ? (size_t)__builtin_popcountll(good) : np_popcount64(good);
 	if (!other && k <= max - *n) {
 		*p += 63;
 		*n += k;
