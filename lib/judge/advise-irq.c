@@ -228,11 +228,7 @@ int plan_size_devices(struct planner *p)
 		for (size_t dj = 0; dj < di; dj++)
 			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
 		struct dev_load *l = &p->dl[di];
-		if (!(l->today_core = work_array(ncpu)) || !(l->top_core = work_array(ncpu)) ||
-		    !(l->today_cpu = work_array(ncpu)) || !(l->top_cpu = work_array(ncpu)) ||
-		    !(l->core = work_array(ncpu)) || !(l->cpu = work_array(ncpu)) ||
-		    !(l->today_ncore = calloc(ncpu, sizeof(int))) || !(l->today_ncpu = calloc(ncpu, sizeof(int))) ||
-		    !(l->ncore = calloc(ncpu, sizeof(int))) || !(l->ncpu = calloc(ncpu, sizeof(int))))
+		if (!(l->core = calloc(ncpu, sizeof(*l->core))) || !(l->cpu = calloc(ncpu, sizeof(*l->cpu))))
 			return -ENOMEM;
 	}
 	/* Every IRQ's work where it is delivered today: what a core's share
@@ -266,14 +262,14 @@ int plan_size_devices(struct planner *p)
 			continue;
 		struct dev_load *l = &p->dl[s->dev];
 		int c = core_of(p, cpu);
-		l->today_core[c] += s->total;
-		l->today_cpu[cpu] += s->total;
-		l->today_ncore[c]++;
-		l->today_ncpu[cpu]++;
-		if (s->total > l->top_core[c])
-			l->top_core[c] = s->total;
-		if (s->total > l->top_cpu[cpu])
-			l->top_cpu[cpu] = s->total;
+		l->core[c].today += s->total;
+		l->cpu[cpu].today += s->total;
+		l->core[c].ntoday++;
+		l->cpu[cpu].ntoday++;
+		if (s->total > l->core[c].top)
+			l->core[c].top = s->total;
+		if (s->total > l->cpu[cpu].top)
+			l->cpu[cpu].top = s->total;
 	}
 	/* A core's share of all the work its target takes, and half an average
 	 * queue of the device more (a tenth more, when that is more). */
@@ -295,17 +291,8 @@ int plan_size_devices(struct planner *p)
 void plan_free_loads(struct planner *p)
 {
 	for (size_t di = 0; p->dl && di < p->m->pci.ndevs; di++) {
-		struct dev_load *l = &p->dl[di];
-		free(l->today_core);
-		free(l->top_core);
-		free(l->today_cpu);
-		free(l->top_cpu);
-		free(l->core);
-		free(l->cpu);
-		free(l->today_ncore);
-		free(l->today_ncpu);
-		free(l->ncore);
-		free(l->ncpu);
+		free(p->dl[di].core);
+		free(p->dl[di].cpu);
 	}
 	free(p->dl);
 }
@@ -417,9 +404,9 @@ static enum stack stacked(const struct planner *p, const struct slot *s, int cpu
 	int c = core_of(p, cpu);
 	if (s->total < p->idle || !s->total || cpu > p->m->topo.max_cpu)
 		return STACK_NONE;
-	if (l->ncore[c] && l->core[c] + s->total > allowance(p, s->dev, p->ncores[s->dev]))
+	if (l->core[c].nplan && l->core[c].plan + s->total > allowance(p, s->dev, p->ncores[s->dev]))
 		return STACK_CORE;
-	if (l->ncpu[cpu] && l->cpu[cpu] + s->total > allowance(p, s->dev, p->nthreads[s->dev]))
+	if (l->cpu[cpu].nplan && l->cpu[cpu].plan + s->total > allowance(p, s->dev, p->nthreads[s->dev]))
 		return STACK_THREAD;
 	if (s->total < p->top_work[c] && p->core_work[c] + s->total > p->share_work[s->dev])
 		return STACK_SHARED;
@@ -440,9 +427,9 @@ static unsigned long long stacked_excess(const struct planner *p, const struct s
 		top = p->top_work[c];
 	} else {
 		bool thread = how == STACK_THREAD;
-		today = thread ? l->today_cpu[cpu] : l->today_core[c];
+		today = thread ? l->cpu[cpu].today : l->core[c].today;
 		keep = allowance(p, s->dev, thread ? p->nthreads[s->dev] : p->ncores[s->dev]);
-		top = thread ? l->top_cpu[cpu] : l->top_core[c];
+		top = thread ? l->cpu[cpu].top : l->core[c].top;
 	}
 	if (top > keep)
 		keep = top;
@@ -540,8 +527,8 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		if (how != STACK_NONE) {
 			const struct dev_load *l = &p->dl[s->dev];
 			bool thread = how == STACK_THREAD;
-			int c = core_of(p, cpu), n = thread ? l->today_ncpu[cpu] : l->today_ncore[c];
-			unsigned long long today = thread ? l->today_cpu[cpu] : l->today_core[c];
+			int c = core_of(p, cpu), n = thread ? l->cpu[cpu].ntoday : l->core[c].ntoday;
+			unsigned long long today = thread ? l->cpu[cpu].today : l->core[c].today;
 			int places = thread ? p->nthreads[s->dev] : p->ncores[s->dev];
 			char a[16], b[16];
 			int len = snprintf(buf, size, "its %s (CPU %d) delivers %s of this device's interrupts, through %d "
@@ -655,10 +642,10 @@ static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
 		struct dev_load *l = &p->dl[s->dev];
 		p->load[cpu] += sign;
 		p->core_load[c] += sign;
-		l->ncore[c] += sign;
-		l->ncpu[cpu] += sign;
-		l->core[c] = sign > 0 ? l->core[c] + w : l->core[c] - w;
-		l->cpu[cpu] = sign > 0 ? l->cpu[cpu] + w : l->cpu[cpu] - w;
+		l->core[c].nplan += sign;
+		l->cpu[cpu].nplan += sign;
+		l->core[c].plan = sign > 0 ? l->core[c].plan + w : l->core[c].plan - w;
+		l->cpu[cpu].plan = sign > 0 ? l->cpu[cpu].plan + w : l->cpu[cpu].plan - w;
 	}
 }
 
@@ -801,14 +788,14 @@ static int pick_cpu(struct planner *p, const struct slot *s, int home)
 		ahead = true;                               \
 	}
 			PICK(0, p->vectors[cpu] >= NP_VECTORS_PER_CPU)
-			PICK(1, l->ncore[c] && l->core[c] + s->total > allow_core)
-			PICK(2, l->ncpu[cpu] && l->cpu[cpu] + s->total > allow_cpu)
+			PICK(1, l->core[c].nplan && l->core[c].plan + s->total > allow_core)
+			PICK(2, l->cpu[cpu].nplan && l->cpu[cpu].plan + s->total > allow_cpu)
 			PICK(3, want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want)
 			PICK(4, cpu != home)
-			PICK(5, l->ncore[c])
+			PICK(5, l->core[c].nplan)
 			PICK(6, distance(p, p->anchor[dev], anchor, cpu))
 			PICK(7, p->core_work[c])
-			PICK(8, l->ncpu[cpu])
+			PICK(8, l->cpu[cpu].nplan)
 			PICK(9, p->load[cpu])
 			PICK(10, p->core_load[c])
 #undef PICK
@@ -871,7 +858,7 @@ int plan_place_slots(struct planner *p)
 		}
 		const struct dev_load *l = &p->dl[s->dev];
 		int c = core_of(p, cpu);
-		bool over = l->ncore[c] && l->core[c] + s->total > allowance(p, s->dev, p->ncores[s->dev]);
+		bool over = l->core[c].nplan && l->core[c].plan + s->total > allowance(p, s->dev, p->ncores[s->dev]);
 		count_on(p, s, cpu, 1);
 		np_cpuset_clear(&one);
 		int nb = p->nbusy[s->dev], nc = p->ncores[s->dev];
@@ -880,8 +867,8 @@ int plan_place_slots(struct planner *p)
 		else if (over)
 			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
 				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
-				 s->queue, l->ncore[c]);
-		else if (l->ncore[c] > 1)
+				 s->queue, l->core[c].nplan);
+		else if (l->core[c].nplan > 1)
 			snprintf(why, sizeof(why), "%s; queue %d on a core whose share of the device's work holds it "
 				 "(%d busy queue%s, %d core%s)", move ? move : "not placed yet", s->queue,
 				 nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");

@@ -34,15 +34,20 @@ struct slot {
 	enum np_rule_id rule; /* the problem it is */
 };
 
+/* A device's data queues at one core or CPU: what they bring there today
+ * and as the plan keeps and places them. One record a place (the planner
+ * reads them together), not one array a figure. */
+struct place_load {
+	unsigned long long today, top; /* today: the work delivered there, its busiest queue's */
+	unsigned long long plan;       /* the plan's work there so far */
+	int ntoday, nplan;             /* queues there today, and in the plan so far */
+};
+
 /* Where a device's data queues bring their work (interrupts over what the
- * counts cover), by core and by CPU (an SMT thread): today, and as the plan
- * keeps and places them. Allocated for devices with queues to place. */
+ * counts cover), by core and by CPU (an SMT thread). Allocated for devices
+ * with queues to place. */
 struct dev_load {
-	unsigned long long *today_core, *top_core; /* today: each core's work, its busiest queue's */
-	unsigned long long *today_cpu, *top_cpu;   /* the same per CPU */
-	int *today_ncore, *today_ncpu;             /* today: queues on each core and CPU */
-	unsigned long long *core, *cpu;            /* the plan's so far */
-	int *ncore, *ncpu;                         /* the plan's queues so far */
+	struct place_load *core, *cpu; /* by core index, by CPU */
 };
 
 /* A network device's channel judgement (advise-channels.c). */
