@@ -195,7 +195,9 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 	const struct np_pci_dev *d = &m->pci.devs[di];
 	struct tally t = { 0 };
 	int rc = 0;
-	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+		if (rc)
+			break;
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO || !irq->total)
 			continue;
@@ -315,7 +317,9 @@ static int exclusive_finding(const struct np_machine *m, size_t di, const struct
 	struct np_cpuset hit = NP_CPUSET_INIT;
 	unsigned long long there = 0;
 	int rc = 0;
-	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+		if (rc)
+			break;
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO)
 			continue;

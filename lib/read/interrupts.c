@@ -246,6 +246,8 @@ void np_irqs_free(struct np_irqs *irqs)
 	free(irqs->warnings);
 	np_cpuset_free(&irqs->default_affinity);
 	np_cpuset_free(&irqs->columns);
+	free(irqs->dev_start);
+	free(irqs->of_dev);
 	memset(irqs, 0, sizeof(*irqs));
 }
 

@@ -200,7 +200,7 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 	int node = np_device_node(m, &m->pci.devs[dev], NULL);
 	memset(s, 0, sizeof(*s));
 	s->node_known = node >= 0;
-	for (size_t i = 0; i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)dev, i) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)dev)
 			continue;
@@ -249,7 +249,7 @@ int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, st
 
 static bool device_has_irqs(const struct np_machine *m, size_t di)
 {
-	for (size_t i = 0; i < m->irqs.n; i++)
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
 		if (m->irqs.v[i].dev == (int)di)
 			return true;
 	return false;
@@ -303,7 +303,7 @@ size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w
 		if (m->topo.nodes[i].id == *node)
 			idx = i;
 	memset(w, 0, sizeof(*w));
-	for (size_t i = 0; i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
 		struct np_where one;
 		if (m->irqs.v[i].dev != (int)di)
 			continue;

@@ -810,6 +810,25 @@ static void assert_tie(struct fixture *f, int irq, int dev, enum np_irq_tie tie,
 			 q->dev, q->tie, q->queue, dev, tie, queue);
 }
 
+/* np_irqs_foreach_of_dev visits device d's IRQs, each once, ascending, and
+ * nothing for a device past the ones tied. */
+static void assert_dev_index(struct fixture *f, size_t ndevs)
+{
+	assert_non_null(f->irqs.of_dev);
+	for (int d = -1; d <= (int)ndevs; d++) {
+		size_t want = 0, got = 0, last = 0;
+		for (size_t i = 0; i < f->irqs.n; i++)
+			want += d >= 0 && f->irqs.v[i].dev == d;
+		np_irqs_foreach_of_dev(&f->irqs, d, i) {
+			assert_int_equal(f->irqs.v[i].dev, d);
+			if (got++)
+				assert_true(i > last);
+			last = i;
+		}
+		assert_int_equal(got, want);
+	}
+}
+
 static void test_tie(void **state)
 {
 	struct fixture *f = *state;
@@ -872,8 +891,12 @@ static void test_tie(void **state)
 			fail_msg("IRQ %d '%s': managed %d", q->irq, q->name, q->managed);
 	}
 
+	/* Each device's loop sees exactly its IRQs, in order. */
+	assert_dev_index(f, w.pci.ndevs);
+
 	/* Tying again gives the same answer and does not stack state. */
 	np_irqs_tie(&f->irqs, &w.pci);
+	assert_dev_index(f, w.pci.ndevs);
 	assert_tie(f, 40, D_MSI, NP_TIE_MSI_IRQS, -1);
 	assert_int_equal(find(f, 50)->managed, NP_MANAGED_INFERRED);
 	assert_int_equal(find(f, 53)->managed, NP_MANAGED_NO);
@@ -881,6 +904,7 @@ static void test_tie(void **state)
 	/* Without devices, nothing is tied and nothing inferred. */
 	struct np_pci none = { .devs = NULL };
 	np_irqs_tie(&f->irqs, &none);
+	assert_dev_index(f, 0);
 	for (size_t i = 0; i < f->irqs.n; i++) {
 		assert_int_equal(f->irqs.v[i].dev, -1);
 		assert_int_equal(f->irqs.v[i].tie, NP_TIE_NONE);
