@@ -141,7 +141,7 @@ static void string(struct np_jw *jw, const char *s)
  * indented by tabs to the depth, "key":<tab>value; an array's elements on
  * one line, ", " between them. Returns whether a key comes next (a member of
  * an object). */
-static bool separate(struct np_jw *jw)
+static inline __attribute__((always_inline)) bool separate(struct np_jw *jw)
 {
 	if (jw->depth == 0)
 		return false;
@@ -176,7 +176,20 @@ static void member(struct np_jw *jw, const char *key)
 {
 	if (!separate(jw))
 		return;
-	string(jw, key ? key : "");
+	key = key ? key : "";
+	/* A plain key in the compact form: quotes and colon with it, in one copy
+	 * (every member of every row). */
+	size_t n = strlen(key);
+	if (!jw->pretty && n + 3 <= sizeof(jw->buf) - jw->len && plain(key, n)) {
+		char *out = jw->buf + jw->len;
+		out[0] = '"';
+		memcpy(out + 1, key, n);
+		out[n + 1] = '"';
+		out[n + 2] = ':';
+		jw->len += n + 3;
+		return;
+	}
+	string(jw, key);
 	after_key(jw);
 }
 
