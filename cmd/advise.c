@@ -218,15 +218,15 @@ static const struct np_column rec_columns[] = {
 	NP_COLUMN("queue", "QUEUE", 3, SCOLS_FL_RIGHT, "the queue", get_queue),
 	NP_COLUMN("block", "BLOCK", 6, 0, "the block device (rq_affinity)", get_block),
 	NP_COLUMN("net", "NET", 6, 0, "the interface (rps_cpus, xps_cpus)", get_net),
-	NP_COLUMN("target", "TARGET", 1, 0, "what the recommendation sets", get_target),
+	NP_COLUMN("target", "TARGET", 1, NP_FL_KEY, "what the recommendation sets", get_target),
 	NP_COLUMN_TEXT("current", "CURRENT", 1, 0, "its value now (a CPU list, or a number)", get_current, "?", "off"),
 	NP_COLUMN_TEXT("recommended", "RECOMMENDED", 1, 0, "the value recommended", get_recommended, NULL, "off"),
-	NP_COLUMN("volume", "VOLUME", 1, 0, "interrupts at stake, their share off the device's node, a move onto or off it",
-		  get_volume),
-	NP_COLUMN("command", "COMMAND", 1, 0, "the command that does the same by hand (channels: ethtool -L)",
+	NP_COLUMN("volume", "VOLUME", 1, NP_FL_GIVE(3),
+		  "interrupts at stake, their share off the device's node, a move onto or off it", get_volume),
+	NP_COLUMN("command", "COMMAND", 1, NP_FL_GIVE(1), "the command that does the same by hand (channels: ethtool -L)",
 		  get_command),
-	NP_COLUMN("carried", "CARRIED", 3, 0, "in the plan (false: a judgement offered, such as a channel count "
-		  "without --channels)", get_carried),
+	NP_COLUMN("carried", "CARRIED", 3, NP_FL_GIVE(2), "in the plan (false: a judgement offered, such as a channel "
+		  "count without --channels)", get_carried),
 	NP_COLUMN("interrupts", "INTERRUPTS", 6, SCOLS_FL_RIGHT, "interrupts at stake (irq_affinity)", get_interrupts),
 	NP_COLUMN("rate", "RATE", 6, SCOLS_FL_RIGHT, "interrupts at stake a second: over --interval, else since boot "
 		  "(null without /proc/uptime)", get_rate),
@@ -445,7 +445,8 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 		np_jw_close(&jw);
 		rc = np_json_end(&jw);
 	} else if (rc == EXIT_OK) {
-		int width = table ? 0 : np_term_width() > 0 ? np_term_width() : 80;
+		/* A pipe gets the text at 80 columns and the table whole; a terminal both at its width. */
+		int width = np_term_width() > 0 ? np_term_width() : table ? 0 : 80;
 		char kept_text[256] = "", *head;
 		if (kept) {
 			int len = snprintf(kept_text, sizeof(kept_text), "; %zu value%s kept as %s: ", kept,
@@ -462,9 +463,9 @@ static int plan_output(const struct np_command *self, const struct np_machine *m
 			snprintf(offered_text, sizeof(offered_text), "; %zu judgement%s offered, not in the plan", noffered,
 				 noffered == 1 ? "" : "s");
 		if (asprintf(&head, "Policy %s: %zu change%s recommended%s%s%s", policy, n, n == 1 ? "" : "s",
-			     n > 0 || plan->nwarnings > 0 ? ""
-			     : m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
-					      : " (the machine already follows this plan)",
+			     m->irqs.absent ? " (interrupts unknown: there is no /proc/interrupts here)"
+			     : n > 0 || plan->nwarnings > 0 ? ""
+							    : " (the machine already follows this plan)",
 			     kept_text, offered_text) < 0)
 			head = NULL;
 		if (head)

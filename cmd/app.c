@@ -276,13 +276,16 @@ static void print_problems(const struct np_machine *m, const struct np_app *app,
 		}
 	}
 	if (!shown) {
-		char *comm = np_escape_dup(app->proc.comm);
-		if (app->proc.memory_known)
-			printf("Nothing wrong: %s (pid %d) has its memory where its threads run, and its devices' "
-			       "interrupts run where its threads or memory are.\n", comm ? comm : "?", app->proc.pid);
-		else
-			printf("Nothing found wrong: where the memory of %s (pid %d) is, is unknown, so only its threads "
-			       "and its devices' interrupts were judged.\n", comm ? comm : "?", app->proc.pid);
+		char *comm = np_escape_dup(app->proc.comm), *line;
+		if (asprintf(&line, app->proc.memory_known
+					    ? "Nothing wrong: %s (pid %d) has its memory where its threads run, and its "
+					      "devices' interrupts run where its threads or memory are."
+					    : "Nothing found wrong: where the memory of %s (pid %d) is, is unknown, so only its "
+					      "threads and its devices' interrupts were judged.",
+			     comm ? comm : "?", app->proc.pid) >= 0) {
+			np_print_wrapped(stdout, line, width, 0, 4);
+			free(line);
+		}
 		free(comm);
 	}
 	(void)m;

@@ -163,16 +163,31 @@ static int get_change(const void *data, const void *row, struct np_value *v)
 }
 
 static const struct np_column plan_columns[] = {
-	NP_COLUMN("path", "FILE", 1, 0, "the file", get_path),
-	NP_COLUMN("subject", "SUBJECT", 1, 0, "what the value is for", get_subject),
+	NP_COLUMN("path", "FILE", 1, NP_FL_GIVE(1), "the file", get_path),
+	NP_COLUMN("subject", "SUBJECT", 1, NP_FL_KEY, "what the value is for", get_subject),
 	NP_COLUMN("current", "CURRENT", 1, 0, "its value now", get_current),
 	NP_COLUMN("new", "NEW", 1, 0, "the profile's value", get_new),
 	NP_COLUMN("change", "CHANGE", 3, 0, "whether the apply would write it", get_change),
 	NP_COLUMN_END,
 };
 
-static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct np_irqban *ib, bool json, bool pretty)
+/* What the apply would meet in the state directory first: an unfinished
+ * transaction of this profile, which it would roll back (into *plan), or
+ * one it would refuse (an error, as the apply would fail: the readiness
+ * check of the DaemonSet's entry script and hold agree so). */
+static int recovery_plan(struct np_ctx *ctx, const struct np_txn_opts *topts, const char *profile,
+			 struct np_txn *plan)
 {
+	struct np_txn_opts o = *topts;
+	o.dry_run = true;
+	int rc = np_txn_recover(ctx, &o, profile, plan);
+	return rc ? np_error("%s", ctx->err) : EXIT_OK;
+}
+
+static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const struct np_irqban *ib,
+		   const struct np_txn *recover, bool json, bool pretty)
+{
+	char line[512];
 	struct np_table t;
 	int rc = np_table_init(&t, np_command_find("apply"), plan_columns, "path,subject,current,new,change", NULL, json,
 			       NULL);
@@ -205,8 +220,11 @@ static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const stru
 		cJSON_AddNumberToObject(doc, "would_change", (double)changing);
 		np_json_put(doc, "changes", np_table_take_json(&t));
 		irqb_json(doc, ib, false);
+		cJSON_AddItemToObject(doc, "recover", recover->id ? cJSON_CreateString(recover->id) : cJSON_CreateNull());
 		rc = np_print_json(doc, pretty);
 	} else if (rc == EXIT_OK) {
+		if (recover->id)
+			printf("%s\n", np_recovered_line(recover, true, line, sizeof(line)));
 		printf("dry run: %zu of %zu values would change; nothing written\n\n", changing, res->n);
 		rc = np_table_print(&t, stdout);
 		irqb_print(ib, false);
@@ -215,12 +233,14 @@ static int dry_run(struct np_ctx *ctx, const struct np_resolved *res, const stru
 	return rc;
 }
 
-static int report_applied(const struct np_txn *txn, const struct np_irqban *ib, bool json, bool pretty)
+static int report_applied(const struct np_txn *txn, const struct np_txn *recovered, const struct np_irqban *ib,
+			  bool json, bool pretty)
 {
 	if (json) {
 		cJSON *doc = np_json_doc();
 		cJSON_AddBoolToObject(doc, "changed", txn->nchanges > 0);
 		cJSON_AddItemToObject(doc, "transaction", txn->nchanges ? cJSON_CreateString(txn->id) : cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "recovered", recovered->id ? cJSON_CreateString(recovered->id) : cJSON_CreateNull());
 		np_json_put(doc, "changes", np_changes_json(txn->changes, txn->nchanges));
 		irqb_json(doc, ib, true);
 		return np_print_json(doc, pretty);
@@ -258,7 +278,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		return rc;
 	}
 	struct np_dirlist dirs = o.dirs;
-	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait };
+	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait, .recover = true };
 	enum np_irqb_mode mode = o.irqbalance;
 	bool json = o.json, dry = o.dry, boot = o.boot;
 
@@ -296,19 +316,36 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 	bool warned = rc == EXIT_OK && json && p.ban.warn;
 	if (warned)
 		irqb_warn(self, &p.ban);
+	struct np_stop stop;
+	bool stopping = rc == EXIT_OK && !dry && np_stop_hold(&stop, NULL) == 0;
 	if (rc == EXIT_OK && dry) {
-		rc = dry_run(ctx, &p.res, &p.ban, json, o.pretty);
+		struct np_txn plan = { 0 };
+		rc = recovery_plan(ctx, &topts, prof.name, &plan);
+		if (rc == EXIT_OK)
+			rc = dry_run(ctx, &p.res, &p.ban, &plan, json, o.pretty);
+		np_txn_free(&plan);
 	} else if (rc == EXIT_OK) {
-		if (np_pipeline_write(ctx, &p, &topts, prof.name, NP_PIPELINE_ALL)) {
+		char line[512];
+		/* From here a terminating signal stops the writes, which are
+		 * then undone; it acts once the apply has said so. */
+		topts.stop = stopping ? &stop.stops : NULL;
+		int wrc = np_pipeline_write(ctx, &p, &topts, prof.name, NP_PIPELINE_ALL);
+		if (p.recovered.id)
+			np_notef("%s: %s\n", self->name, np_recovered_line(&p.recovered, false, line, sizeof(line)));
+		if (wrc) {
 			rc = np_error("%s", ctx->err);
 		} else {
 			if (p.txn.nchanges)
 				retain(ctx, self, &topts);
-			rc = report_applied(&p.txn, &p.ban, json, o.pretty);
+			rc = report_applied(&p.txn, &p.recovered, &p.ban, json, o.pretty);
 		}
 	}
 	if (rc == EXIT_OK && p.ban.warn && !warned)
 		irqb_warn(self, &p.ban);
+	if (stopping) {
+		fflush(stdout);
+		np_stop_release(&stop);
+	}
 	np_pipeline_free(&p);
 	np_profile_free(&prof);
 	np_machine_free(&m);

@@ -116,6 +116,11 @@ int np_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * escaped (np_escape): messages carry names from the machine (interfaces,
  * IRQ actions, paths), whatever bytes the kernel allowed in them. */
 void np_say(const char *what, const char *text);
+/* With --root ARCHIVE, messages name a file of its unpacked copy (dir, gone
+ * once numaplace ends, never named by the user) as the archive's:
+ * "snap.tar.gz:/proc/cmdline". np_named_paths: text so named (malloc'd). */
+void np_say_unpacked_as(const char *dir, const char *archive);
+char *np_named_paths(const char *text);
 
 /* The commands themselves, one file each. */
 int cmd_help(int argc, char **argv, struct np_ctx *ctx);

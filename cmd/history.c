@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change/trial-outputs.h"
 #include "change/txn.h"
 #include "render/render.h"
 
@@ -21,34 +22,61 @@ const struct np_option history_options[] = {
 	NP_OPT_TABLE(struct history_opts, table),
 	NP_OPT_SORT(struct history_opts, table),
 	NP_OPT_BOOL(0, "prune", struct history_opts, prune,
-		    "remove the journals of old transactions that a revert no longer needs"),
+		    "remove the journals of old transactions that a revert no longer needs,\n"
+		    "and the outputs of old trials"),
 	NP_OPT_CALLBACK(0, "keep", struct history_opts, keep, int, "N",
-			"with --prune, keep the newest N transactions (default 50)", NULL, np_opt_int),
+			"with --prune, keep the newest N transactions and N trials' outputs (default 50)", NULL,
+			np_opt_int),
 	NP_OPT_END,
 };
 
+static void ids_free(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+static cJSON *ids_json(char **ids, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(ids[i]));
+	return a;
+}
+
+/* The old journals, then the old trials' outputs (trial.h's trials/ID). */
 static int prune(struct np_ctx *ctx, const struct np_txn_opts *topts, size_t keep, bool json, bool pretty)
 {
-	char **ids;
-	size_t n;
+	char **ids, **trials;
+	size_t n, ntrials;
 	if (np_txn_prune(ctx, topts, keep, &ids, &n))
 		return np_error("%s", ctx->err);
+	if (np_trial_dirs_prune(ctx, topts->state_dir, keep, &trials, &ntrials)) {
+		char err[sizeof(ctx->err)];
+		snprintf(err, sizeof(err), "%s", ctx->err);
+		ids_free(ids, n);
+		return np_error("%s (%zu transaction%s pruned before it)", err, n, n == 1 ? "" : "s");
+	}
 	int rc = EXIT_OK;
 	if (json) {
-		cJSON *doc = np_json_doc(), *a = cJSON_AddArrayToObject(doc, "pruned");
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(a, cJSON_CreateString(ids[i]));
+		cJSON *doc = np_json_doc();
+		np_json_put(doc, "pruned", ids_json(ids, n));
+		np_json_put(doc, "pruned_trials", ids_json(trials, ntrials));
 		cJSON_AddNumberToObject(doc, "keep", (double)keep);
 		rc = np_print_json(doc, pretty);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			printf("removed transaction %s\n", ids[i]);
-		printf("pruned %zu transaction%s (kept the newest %zu, and every one still applied this boot or pending)\n",
+		for (size_t i = 0; i < ntrials; i++)
+			printf("removed the outputs of trial %s\n", trials[i]);
+		printf("pruned %zu transaction%s (kept the newest %zu, and every one still applied this boot or pending)",
 		       n, n == 1 ? "" : "s", keep);
+		printf(" and %zu trial%s' outputs (kept the newest %zu, and any trial's that runs)\n", ntrials,
+		       ntrials == 1 ? "" : "s", keep);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(ids[i]);
-	free(ids);
+	ids_free(ids, n);
+	ids_free(trials, ntrials);
 	return rc;
 }
 
@@ -143,7 +171,9 @@ static const struct np_column history_columns[] = {
 };
 
 /* history ID: the transaction's line (every column) and its values, before
- * and after; in JSON the row's keys and "changes". */
+ * and after; in JSON the row's keys, "changes" the values instead of their
+ * number: a name twice in one object is read differently by each reader
+ * (RFC 8259, 4). */
 static int show_one(struct np_table *t, const struct listed *all, const char *id, const struct history_opts *o)
 {
 	const struct np_txn *txn = NULL;
@@ -157,6 +187,8 @@ static int show_one(struct np_table *t, const struct listed *all, const char *id
 		cJSON *doc = np_json_doc(), *rows = np_table_take_json(t);
 		cJSON *row = rows ? cJSON_DetachItemFromArray(rows, 0) : NULL;
 		cJSON_Delete(rows);
+		if (row)
+			cJSON_DeleteItemFromObjectCaseSensitive(row, "changes");
 		np_json_put(row, "changes", np_changes_json(txn->changes, txn->nchanges));
 		np_json_put(doc, "transaction", row);
 		return np_print_json(doc, o->pretty);

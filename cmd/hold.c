@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "metrics.h"
 #include "render/output.h"
+#include "render/render.h"
 
 #define DEFAULT_INTERVAL 30
 #define MAX_PENDING 64
@@ -87,6 +88,10 @@ struct holder {
 	long long log_window;     /* when the current second of event lines began */
 	int logged;               /* event lines logged in it */
 	unsigned long long folded; /* events not logged in it */
+	/* SIGTERM, SIGINT and SIGHUP, blocked from the start: the loop reads
+	 * them (signalfd), and a transaction under way when one comes is
+	 * stopped and rolled back (SIGTERM, SIGINT) or finished (SIGHUP). */
+	struct np_stop stop;
 };
 
 static long long now_ms(void)
@@ -174,6 +179,15 @@ static void write_metrics(struct holder *hd)
 		hold_log(hd, "error", NULL, "cannot write the metrics, still holding: %s", hd->ctx->err);
 }
 
+/* The one line that says an unfinished transaction was rolled back first. */
+static void log_recovered(const struct holder *hd, const struct np_txn *t, const char *cause)
+{
+	char line[512];
+	if (t->id)
+		hold_log(hd, "recovered", (const char *const[]){ "transaction", t->id, "cause", cause, NULL }, "%s",
+			 np_recovered_line(t, false, line, sizeof(line)));
+}
+
 /* One pass over device (NULL: all), logged; cause is the transaction's. */
 static void pass(struct holder *hd, const char *device, const char *cause)
 {
@@ -182,6 +196,7 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	long long start = now_ms();
 	int rc = np_hold_pass(hd->ctx, &hd->h, &hd->prof, device, cause, start, &r);
 	snprintf(ms, sizeof(ms), "%lld", now_ms() - start);
+	log_recovered(hd, &r.recovered, cause);
 	if (r.finished)
 		hold_log(hd, "finished", (const char *const[]){ "transaction", r.finished, "cause", cause, NULL },
 			 "reverted transaction %s, which a failed re-apply had left pending (%s)", r.finished, cause);
@@ -205,6 +220,9 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	if (rc == -EINVAL) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, NULL },
 		      "the profile does not fit the machine now, skipped (%s): %s", cause, hd->ctx->err);
+	} else if (rc == -EINTR) {
+		hold_log(hd, "stopped", (const char *const[]){ "cause", cause, NULL }, "re-apply (%s) %s", cause,
+			 hd->ctx->err);
 	} else if (rc && r.txn.id) {
 		hold_log(hd, "error", (const char *const[]){ "cause", cause, "transaction", r.txn.id, NULL },
 			 "re-apply failed, still holding (%s): %s; the next pass reverts transaction %s first",
@@ -248,8 +266,12 @@ static void pass(struct holder *hd, const char *device, const char *cause)
 	write_metrics(hd);
 }
 
+/* first_apply was stopped by SIGTERM or SIGINT, its writes undone: hold
+ * ends as a stop in its loop does (exit status 0). */
+#define EXIT_STOPPED (-1)
+
 /* The first apply: all of the profile as one transaction, as apply does,
- * with apply's irqbalance decision. Returns an exit status. */
+ * with apply's irqbalance decision. Returns an exit status, or EXIT_STOPPED. */
 static int first_apply(struct holder *hd, const struct np_command *self, enum np_irqb_mode irqb)
 {
 	struct np_machine m;
@@ -281,7 +303,14 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 			 "(--irqbalance=ban) or stop irqbalance", ib->running ? "is running" : "is installed",
 			 ib->nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs),
 			 ib->nirqs == 1 ? "it" : "them");
-	if (np_pipeline_write(hd->ctx, &p, &hd->h.txn, hd->prof.name, NP_PIPELINE_ALL)) {
+	rc = np_pipeline_write(hd->ctx, &p, &hd->h.txn, hd->prof.name, NP_PIPELINE_ALL);
+	log_recovered(hd, &p.recovered, "start");
+	if (rc == -EINTR) {
+		hold_log(hd, "exit", NULL, "%s", hd->ctx->err);
+		rc = EXIT_STOPPED;
+		goto out;
+	}
+	if (rc) {
 		rc = np_error("%s", hd->ctx->err);
 		goto out;
 	}
@@ -443,13 +472,23 @@ static void read_kube_watch(struct holder *hd, int fd, const struct kube_watch *
 {
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
-	bool changed = false;
+	bool changed = false, lost = false;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 			changed |= ev->len && !strcmp(ev->name, kw->base);
+			lost |= (ev->mask & IN_Q_OVERFLOW) != 0;
 			p += sizeof(*ev) + ev->len;
 		}
+	}
+	/* The queue overflowed (fs.inotify.max_queued_events): the events
+	 * after it were dropped, a change of the state file among them maybe. */
+	if (lost) {
+		hold_log(hd, "kubelet", (const char *const[]){ "path", kw->base, NULL },
+			 "event: events of the kubelet's directory were lost (inotify queue overflow): "
+			 "its CPU manager state may have changed");
+		pending_add(hd, "", "kubelet events lost", now_ms() + EVENT_SETTLE_MS);
+		return;
 	}
 	if (!changed)
 		return;
@@ -468,11 +507,9 @@ static int hold_loop(struct holder *hd, const struct np_command *self, int inter
 	sigset_t set;
 	for (int i = 0; i < NFDS; i++)
 		fds[i] = (struct pollfd){ .fd = -1, .events = POLLIN };
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
+	/* What cmd_hold blocked: the stops, and SIGHUP. */
+	set = hd->stop.stops;
 	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	fds[FD_SIGNAL].fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fds[FD_SIGNAL].fd < 0)
 		return np_error("cannot receive signals: %s", strerror(errno));
@@ -596,15 +633,38 @@ int cmd_hold(int argc, char **argv, struct np_ctx *ctx)
 		np_dirs_free(&hd.dirs);
 		return np_error("%s", strerror(ENOMEM));
 	}
-	rc = np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
+	/* From here on a stop (SIGTERM, SIGINT) ends hold between its
+	 * transactions, never inside one; SIGHUP reloads, after it. All three,
+	 * ignored or not, as the loop has always read them. */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	if (np_stop_hold(&hd.stop, &sigs)) {
+		np_dirs_free(&hd.dirs);
+		return np_error("cannot block signals: %s", strerror(errno));
+	}
+	sigdelset(&hd.stop.stops, SIGHUP);
+	hd.h.txn.stop = &hd.stop.stops;
+	/* An unfinished transaction of this profile (a hold or apply killed
+	 * mid-write) is rolled back, not left for someone to revert by hand. */
+	hd.h.txn.recover = true;
+	int claim = -1;
+	rc = o.report_only ? 0 : np_txn_hold_claim(ctx, &hd.h.txn, &claim);
+	rc = rc ? np_error("%s", ctx->err) : np_profile_open(ctx, self, &hd.dirs, hd.name, &hd.prof);
 	if (rc == EXIT_OK) {
 		rc = first_apply(&hd, self, o.irqbalance);
 		if (rc == EXIT_OK && hd.h.report_only)
 			pass(&hd, NULL, "start");
 		if (rc == EXIT_OK)
 			rc = hold_loop(&hd, self, o.interval);
+		if (rc == EXIT_STOPPED)
+			rc = EXIT_OK;
 		np_profile_free(&hd.prof);
 	}
+	if (claim >= 0)
+		close(claim);
 	np_hold_free(&hd.h);
 	free(hd.h.session);
 	free(hd.h.unfinished);

@@ -19,7 +19,7 @@
 
 void np_print_warnings(const struct np_machine *m)
 {
-	np_topo_print_notes(&m->topo, stderr);
+	np_topo_print_notes(&m->topo);
 	for (size_t i = 0; i < m->pci.nnotes; i++)
 		np_notef("note: %s\n", m->pci.notes[i]);
 	for (size_t i = 0; i < m->kube.nnotes; i++)

@@ -58,7 +58,8 @@ const struct np_command np_commands[] = {
 	  .summary = "Apply a profile, then keep it applied as devices come and go (foreground).",
 	  .epilog = "Re-applies what drifts (kernel uevents, link events, and every --interval seconds) as small\n"
 		    "transactions that history shows with their cause. SIGHUP re-reads the profile; SIGTERM and\n"
-		    "SIGINT exit 0 and leave the values applied.\n"
+		    "SIGINT exit 0 and leave the values applied; during a transaction they stop its writes and put\n"
+		    "back what it wrote (SIGHUP lets it finish): none is ever left pending.\n"
 		    "Exit status: 0 stopped by a signal (or --boot with no boot profile), 1 failure before holding,\n"
 		    "2 bad input (usage, or a profile that is invalid or does not fit this machine)." },
 	{ .name = "metrics", .fn = cmd_metrics, .operands = "none", .options = metrics_options,
@@ -72,7 +73,8 @@ const struct np_command np_commands[] = {
 	  .epilog = "The order inside each pair is drawn from a printed seed. The verdict comes from the exact\n"
 		    "Wilcoxon signed-rank interval of the per-pair ratios: keep (the profile stays applied as a\n"
 		    "transaction carrying the evidence), revert or inconclusive (the machine back to its baseline).\n"
-		    "SIGINT and SIGTERM stop CMD and return the machine to its baseline.\n"
+		    "A terminating signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, ...) stops CMD and every process\n"
+		    "it started, and returns the machine to its baseline.\n"
 		    "Exit status: 0 the trial completed (whatever the verdict), 1 failure, a failing CMD or a signal\n"
 		    "(the machine back to its baseline), 2 bad input, 4 with --require-keep a verdict other than keep." },
 	{ .name = "verify", .fn = cmd_verify, .operands = "profile-name", .options = verify_options, .usage = "PROFILE",
@@ -93,8 +95,7 @@ const struct np_command np_commands[] = {
 	  .summary = "Stop applying a profile at boot, held or not (remove " NP_BOOT_PROFILE ").",
 	  .epilog = "Exit status: 0 disabled (or none was enabled), 1 failure, 2 usage error." },
 	{ .name = "history", .fn = cmd_history, .operands = "none", .options = history_options, .usage = "[ID]",
-	  .summary = "List the transactions: id, time, profile, state, number of changes, session (the hold each "
-			     "belongs to), cause (hold's event); with ID, that one and its values before and after." },
+	  .summary = "List the transactions; with ID, one and its values before and after." },
 	{ .name = "profile", .fn = cmd_profile, .operands = "profile...", .options = profile_options, .usage = "list | show NAME | validate FILE...",
 	  .summary = "List, show and validate tuning profiles.",
 	  .epilog = "Exit status: 0 success, 1 failure, 2 an invalid profile or unknown name." },
@@ -285,8 +286,10 @@ int main(int argc, char **argv)
 		np_ctx_fini(&ctx);
 		return np_error("%s", ctx.err);
 	}
-	if (root == unpacked)
+	if (root == unpacked) {
 		ctx.archive = archive;
+		np_say_unpacked_as(ctx.root, archive);
+	}
 	ctx.kubelet_state = g.kubelet_state;
 	rc = cmd->fn(argc - optind, argv + optind, &ctx);
 	np_ctx_fini(&ctx);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/quote.h"
 #include "judge/request.h"
 #include "read/kubelet.h"
 #include "change/resolve.h"
@@ -35,20 +36,22 @@ const struct np_option metrics_options[] = {
 	NP_OPT_END,
 };
 
-/* A label value as the format wants it: backslash, double quote and line
- * feed escaped. */
+/* A label value as the format wants it: valid UTF-8 (a name is bytes:
+ * one that is not UTF-8 makes the parser reject the whole file, and
+ * node_exporter's textfile collector then drops every metric of it), so
+ * what does not show as itself is written \xHH as text output writes it
+ * (np_escape), then backslash and double quote escaped. */
 static void label(FILE *out, const char *name, const char *value, bool first)
 {
+	char *shown = np_escape_dup(value ? value : "");
 	fprintf(out, "%s%s=\"", first ? "" : ",", name);
-	for (const char *p = value ? value : ""; *p; p++) {
+	for (const char *p = shown ? shown : "?"; *p; p++) {
 		if (*p == '\\' || *p == '"')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*p, out);
+			fputc('\\', out);
+		fputc(*p, out);
 	}
 	fputc('"', out);
+	free(shown);
 }
 
 static void header(FILE *out, const char *name, const char *type, const char *help)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "read/machine.h"
 #include "change/move.h"
 #include "read/topology.h"
@@ -23,7 +24,7 @@ const struct np_option move_options[] = {
 			np_opt_int),
 	NP_OPT_STRING(0, "near", struct move_opts, near, "DEVICE",
 		      "to the CPUs and memory near this device, as run --near binds\n"
-		      "(address, interface, block device, driver)", "device"),
+		      "(" NP_FILTER_KINDS ")", "device"),
 	NP_OPT_BOOL(0, "memory", struct move_opts, memory,
 		    "migrate its pages too (numa_migrate_pages);\na revert does not move them back"),
 	NP_OPT_BOOL(0, "cgroup", struct move_opts, cgroup,
@@ -41,15 +42,21 @@ const struct np_option move_options[] = {
 /* The thread a change is for, for its name. */
 static const char *comm_of(const struct np_move *mv, const struct np_change *c)
 {
-	for (size_t i = 0; c->attr == NP_ATTR_THREAD_AFFINITY && i < mv->nthreads; i++)
-		if (mv->threads[i].tid == c->target.tid && mv->threads[i].start_time == c->target.start)
+	/* The process's row is its main thread's. */
+	int tid = c->attr == NP_ATTR_PROCESS_AFFINITY ? c->target.pid : c->target.tid;
+	bool thread = c->attr == NP_ATTR_THREAD_AFFINITY || c->attr == NP_ATTR_PROCESS_AFFINITY;
+	for (size_t i = 0; thread && i < mv->nthreads; i++)
+		if (mv->threads[i].tid == tid && mv->threads[i].start_time == c->target.start)
 			return mv->threads[i].comm;
 	return NULL;
 }
 
 static void print_line(const struct np_move *mv, const struct np_change *c, const char *from, const char *to)
 {
+	/* A thread's name is the bytes it gave itself (prctl PR_SET_NAME). */
+	char esc[256];
 	const char *comm = comm_of(mv, c);
+	comm = comm ? np_escape(comm, esc, sizeof(esc)) : NULL;
 	/* A v2 cgroup's empty cpuset file: its parent's, nothing of its own. */
 	from = *from ? from : "(empty: the parent's)";
 	printf("  %s%s%s%s: %s -> %s\n", c->subject, comm ? " (" : "", comm ? comm : "", comm ? ")" : "", from, to);
@@ -71,8 +78,9 @@ static void head_json(cJSON *doc, const struct np_move *mv)
 
 static void print_head(const struct np_move *mv, const char *verb)
 {
-	char *cpus = np_cpuset_format_list(&mv->cpus), *nodes = np_cpuset_format_list(&mv->nodes);
-	printf("%s process %d (%s), %zu thread%s, to CPUs %s%s%s%s\n", verb, mv->pid, mv->comm, mv->nthreads,
+	char *cpus = np_cpuset_format_list(&mv->cpus), *nodes = np_cpuset_format_list(&mv->nodes), esc[256];
+	printf("%s process %d (%s), %zu thread%s, to CPUs %s%s%s%s\n", verb, mv->pid,
+	       np_escape(mv->comm, esc, sizeof(esc)), mv->nthreads,
 	       mv->nthreads == 1 ? "" : "s", cpus ? cpus : "?", mv->memory ? ", memory to node " : "",
 	       mv->memory && nodes ? nodes : "", mv->cgroup ? " by its cgroup's cpuset" : "");
 	free(cpus);

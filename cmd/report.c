@@ -88,11 +88,13 @@ static int print_summary(const struct np_machine *m, const struct np_findings *f
 	else
 		puts("== Summary");
 	/* Without /proc/interrupts nothing is known of them: never "nothing wrong". */
+	char verdict[160];
 	if (!interrupts_known)
-		puts("Interrupts unknown: there is no /proc/interrupts here, so where they run cannot be judged.");
-	else if (n == 0)
-		printf("Nothing wrong: no device's interrupts ran off its node or on isolated CPUs (%s or more each).\n",
-		       floor);
+		np_print_wrapped(stdout, "Interrupts unknown: there is no /proc/interrupts here, so where they run "
+				 "cannot be judged.", width, 0, 4);
+	else if (n == 0 && snprintf(verdict, sizeof(verdict), "Nothing wrong: no device's interrupts ran off its "
+				    "node or on isolated CPUs (%s or more each).", floor) > 0)
+		np_print_wrapped(stdout, verdict, width, 0, 4);
 	for (size_t i = 0; i < n; i++) {
 		const struct np_summary_line *x = &lines[i];
 		char *message = np_escape_dup(x->text); /* names are the kernel's bytes */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/quote.h"
 #include "change/txn.h"
 #include "render/render.h"
 
@@ -30,23 +32,33 @@ static bool is_text(const struct np_change *c)
 	return np_attrs[c->attr].value == NP_VALUE_TEXT;
 }
 
-/* A thread that exited since a move (or whose TID a newer thread has):
- * nothing restored there, said as such. */
-static size_t count_gone(const struct np_txn *txn)
+static bool is_thread(const struct np_change *c)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < txn->nchanges; i++)
-		n += txn->changes[i].gone;
-	return n;
+	return c->attr == NP_ATTR_THREAD_AFFINITY || c->attr == NP_ATTR_PROCESS_AFFINITY;
 }
 
-/* Pages a move migrated stay where they are: a revert says so. */
-static bool moved_threads(const struct np_txn *txn)
+/* What a revert of a move's threads found. gone: exited since (or whose
+ * TID a newer thread has): nothing restored there. theirs: re-pinned by
+ * their application since: left. added: started after the move, found by
+ * the revert. found: every thread there (gone ones not). */
+struct thread_counts {
+	size_t threads, found, gone, theirs, added;
+};
+
+static struct thread_counts count_threads(const struct np_txn *txn)
 {
-	for (size_t i = 0; i < txn->nchanges; i++)
-		if (txn->changes[i].attr == NP_ATTR_THREAD_AFFINITY)
-			return true;
-	return false;
+	struct thread_counts n = { 0 };
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_change *c = &txn->changes[i];
+		n.gone += c->gone;
+		if (!is_thread(c))
+			continue;
+		n.threads++;
+		n.found += !c->gone;
+		n.theirs += c->theirs;
+		n.added += c->added && !c->gone;
+	}
+	return n;
 }
 
 static size_t count_reset(const struct np_txn *txn)
@@ -63,6 +75,10 @@ static void print_change(const struct np_change *c, bool dry_run)
 		printf("  %s: reset by its driver when the channels were restored: left as it set it\n", c->subject);
 	else if (c->gone)
 		printf("  %s: gone (exited, or its TID is another thread's now): skipped\n", c->subject);
+	else if (c->theirs)
+		printf("  %s: re-pinned by its application since the move: left as it is\n", c->subject);
+	else if (c->added)
+		printf("  %s: started after the move: %s -> %s\n", c->subject, c->new_value, c->old_value);
 	else if (is_text(c))
 		printf("  %s removed: %s %s\n", c->subject, c->path, dry_run ? "would be restored" : "restored");
 	else
@@ -71,19 +87,56 @@ static void print_change(const struct np_change *c, bool dry_run)
 
 static void print_summary(const struct np_txn *txn, bool dry_run)
 {
-	size_t gone = count_gone(txn), reset = count_reset(txn), n = txn->nchanges - gone - reset;
+	struct thread_counts t = count_threads(txn);
+	size_t reset = count_reset(txn), n = txn->nchanges - t.gone - t.theirs - reset;
+	/* The journal's text: a profile's file name, a move's device as given. */
+	char esc[512];
+	const char *profile = np_escape(txn->profile, esc, sizeof(esc));
 	if (dry_run)
-		printf("would revert transaction %s (%s): %zu value%s to restore", txn->id, txn->profile, n,
-		       n == 1 ? "" : "s");
+		printf("would revert transaction %s (%s): %zu value%s to restore", txn->id, profile, n, n == 1 ? "" : "s");
 	else
-		printf("reverted transaction %s (%s): %zu value%s restored", txn->id, txn->profile, n, n == 1 ? "" : "s");
-	if (gone)
-		printf(", %zu thread%s gone skipped", gone, gone == 1 ? "" : "s");
+		printf("reverted transaction %s (%s): %zu value%s restored", txn->id, profile, n, n == 1 ? "" : "s");
+	if (t.gone)
+		printf(", %zu thread%s gone skipped", t.gone, t.gone == 1 ? "" : "s");
 	if (reset)
 		printf(", %zu reset by the driver with the channels", reset);
 	puts(dry_run ? "; nothing written" : "");
-	if (moved_threads(txn) && strstr(txn->profile, " --memory"))
+	/* A move's process: what the revert found of it. */
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		if (txn->changes[i].attr != NP_ATTR_PROCESS_AFFINITY)
+			continue;
+		printf("process %d: %zu thread%s found, %zu started after the move", txn->changes[i].target.pid, t.found,
+		       t.found == 1 ? "" : "s", t.added);
+		if (t.theirs)
+			printf("; %zu re-pinned by %s application since, left as %s", t.theirs,
+			       t.theirs == 1 ? "its" : "their", t.theirs == 1 ? "it is" : "they are");
+		putchar('\n');
+		break;
+	}
+	if (t.threads && strstr(txn->profile, " --memory"))
 		puts("the memory that the move migrated (--memory) is not moved back");
+}
+
+/* The changes restored (or gone) and those left to their application. */
+static void put_changes(cJSON *doc, const struct np_txn *txn)
+{
+	struct np_change *restored = calloc(txn->nchanges + 1, sizeof(*restored)),
+			 *left = calloc(txn->nchanges + 1, sizeof(*left));
+	size_t nr = 0, nl = 0;
+	for (size_t i = 0; restored && left && i < txn->nchanges; i++) {
+		if (txn->changes[i].theirs)
+			left[nl++] = txn->changes[i];
+		else
+			restored[nr++] = txn->changes[i];
+	}
+	np_json_put(doc, "changes", restored && left ? np_changes_json(restored, nr) : NULL);
+	np_json_put(doc, "left", restored && left ? np_changes_json(left, nl) : NULL);
+	free(restored);
+	free(left);
+	struct thread_counts t = count_threads(txn);
+	cJSON_AddNumberToObject(doc, "gone", (double)t.gone);
+	cJSON_AddNumberToObject(doc, "threads_found", (double)t.found);
+	cJSON_AddNumberToObject(doc, "threads_started_since", (double)t.added);
 }
 
 /* The plan of a dry run: each change's new value is the current one the
@@ -99,6 +152,8 @@ static cJSON *plan_json(const struct np_txn *txn)
 		cJSON_AddItemToObject(o, "current", c->gone ? cJSON_CreateNull() : cJSON_CreateString(c->new_value));
 		cJSON_AddStringToObject(o, "restore", c->old_value);
 		cJSON_AddBoolToObject(o, "gone", c->gone);
+		cJSON_AddBoolToObject(o, "left", c->theirs);
+		cJSON_AddBoolToObject(o, "started_since", c->added);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -138,8 +193,7 @@ static int revert_session(struct np_ctx *ctx, const struct revert_opts *o, const
 			cJSON *t = cJSON_CreateObject();
 			cJSON_AddStringToObject(t, "transaction", txn.id);
 			cJSON_AddStringToObject(t, "profile", txn.profile);
-			np_json_put(t, "changes", np_changes_json(txn.changes, txn.nchanges));
-			cJSON_AddNumberToObject(t, "gone", (double)count_gone(&txn));
+			put_changes(t, &txn);
 			cJSON_AddNumberToObject(t, "reset_by_driver", (double)count_reset(&txn));
 			cJSON_AddItemToArray(list, t);
 		} else {
@@ -168,6 +222,56 @@ static int revert_session(struct np_ctx *ctx, const struct revert_opts *o, const
 	return rc ? rc : EXIT_OK;
 }
 
+/* One transaction (ID, or the latest), or its dry run. */
+static int revert_one(struct np_ctx *ctx, const struct revert_opts *o, const struct np_txn_opts *topts,
+		      const char *id)
+{
+	struct np_txn txn;
+	int rc = np_txn_revert(ctx, topts, id, o->force, &txn);
+	if (rc == -ESTALE && o->json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", false);
+		cJSON_AddStringToObject(doc, "message", ctx->err);
+		cJSON_AddItemToObject(doc, "changes", cJSON_CreateArray());
+		return np_print_json(doc, o->pretty);
+	}
+	if (rc == -ESTALE) {
+		/* Not a failure: the values are already the boot's defaults. */
+		printf("%s\n", ctx->err);
+		return EXIT_OK;
+	}
+	if (rc)
+		return np_error("%s", ctx->err);
+	bool config = false;
+	for (size_t i = 0; i < txn.nchanges; i++)
+		config |= is_text(&txn.changes[i]);
+	if (o->json) {
+		cJSON *doc = np_json_doc();
+		cJSON_AddBoolToObject(doc, "reverted", !o->dry_run);
+		if (o->dry_run)
+			cJSON_AddBoolToObject(doc, "dry_run", true);
+		cJSON_AddStringToObject(doc, "transaction", txn.id);
+		cJSON_AddStringToObject(doc, "profile", txn.profile);
+		if (o->dry_run) {
+			np_json_put(doc, "changes", plan_json(&txn));
+			cJSON_AddNumberToObject(doc, "gone", (double)count_threads(&txn).gone);
+		} else {
+			put_changes(doc, &txn);
+		}
+		cJSON_AddNumberToObject(doc, "reset_by_driver", (double)count_reset(&txn));
+		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
+		np_txn_free(&txn);
+		return np_print_json(doc, o->pretty);
+	}
+	for (size_t i = 0; i < txn.nchanges; i++)
+		print_change(&txn.changes[i], o->dry_run);
+	print_summary(&txn, o->dry_run);
+	if (config && !o->dry_run)
+		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
+	np_txn_free(&txn);
+	return EXIT_OK;
+}
+
 int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 {
 	const struct np_command *self = np_command_find("revert");
@@ -182,46 +286,16 @@ int cmd_revert(int argc, char **argv, struct np_ctx *ctx)
 		return np_usage_error(self, "--session and --dry-run do not go together: a dry run shows one "
 				      "transaction against the values of now");
 	struct np_txn_opts topts = { .state_dir = o.state_dir, .wait_for_lock = !o.no_wait, .dry_run = o.dry_run };
-	if (o.session)
-		return revert_session(ctx, &o, &topts, first < argc ? argv[first] : NULL);
-	struct np_txn txn;
-	rc = np_txn_revert(ctx, &topts, first < argc ? argv[first] : NULL, o.force, &txn);
-	if (rc == -ESTALE && o.json) {
-		cJSON *doc = np_json_doc();
-		cJSON_AddBoolToObject(doc, "reverted", false);
-		cJSON_AddStringToObject(doc, "message", ctx->err);
-		cJSON_AddItemToObject(doc, "changes", cJSON_CreateArray());
-		return np_print_json(doc, o.pretty);
+	/* A terminating signal stops the writes, which are then undone (the
+	 * transaction stays as it was); it acts once the revert has said so. */
+	struct np_stop stop;
+	if (!o.dry_run && np_stop_hold(&stop, NULL) == 0)
+		topts.stop = &stop.stops;
+	const char *id = first < argc ? argv[first] : NULL;
+	rc = o.session ? revert_session(ctx, &o, &topts, id) : revert_one(ctx, &o, &topts, id);
+	if (topts.stop) {
+		fflush(stdout);
+		np_stop_release(&stop);
 	}
-	if (rc == -ESTALE) {
-		/* Not a failure: the values are already the boot's defaults. */
-		printf("%s\n", ctx->err);
-		return EXIT_OK;
-	}
-	if (rc)
-		return np_error("%s", ctx->err);
-	bool config = false;
-	for (size_t i = 0; i < txn.nchanges; i++)
-		config |= is_text(&txn.changes[i]);
-	if (o.json) {
-		cJSON *doc = np_json_doc();
-		cJSON_AddBoolToObject(doc, "reverted", !o.dry_run);
-		if (o.dry_run)
-			cJSON_AddBoolToObject(doc, "dry_run", true);
-		cJSON_AddStringToObject(doc, "transaction", txn.id);
-		cJSON_AddStringToObject(doc, "profile", txn.profile);
-		np_json_put(doc, "changes", o.dry_run ? plan_json(&txn) : np_changes_json(txn.changes, txn.nchanges));
-		cJSON_AddNumberToObject(doc, "gone", (double)count_gone(&txn));
-		cJSON_AddNumberToObject(doc, "reset_by_driver", (double)count_reset(&txn));
-		cJSON_AddBoolToObject(doc, "restart_irqbalance", config);
-		np_txn_free(&txn);
-		return np_print_json(doc, o.pretty);
-	}
-	for (size_t i = 0; i < txn.nchanges; i++)
-		print_change(&txn.changes[i], o.dry_run);
-	print_summary(&txn, o.dry_run);
-	if (config && !o.dry_run)
-		puts("restart irqbalance if it runs: systemctl restart irqbalance (it reads IRQBALANCE_ARGS only when it starts)");
-	np_txn_free(&txn);
-	return EXIT_OK;
+	return rc;
 }

@@ -17,8 +17,7 @@ struct run_opts {
 
 const struct np_option run_options[] = {
 	NP_OPT_STRING(0, "near", struct run_opts, near, "DEVICE",
-		      "run on the CPUs and memory of this device's node (address, interface, block device, driver)",
-		      "device"),
+		      "run on the CPUs and memory of this device's node\n(" NP_FILTER_KINDS ")", "device"),
 	NP_OPT_BOOL(0, "print", struct run_opts, print, "print the binding (and the numactl equivalent) instead of running"),
 	NP_OPT_JSON(struct run_opts, json, "with --print, print JSON: {\"device\": ADDR, \"cpus\": LIST, \"memory_nodes\": LIST}"),
 	NP_OPT_PRETTY(struct run_opts, pretty),

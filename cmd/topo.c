@@ -40,7 +40,7 @@ int cmd_topo(int argc, char **argv, struct np_ctx *ctx)
 		if (rc == EXIT_OK)
 			rc = np_json_end(&jw);
 	} else {
-		np_topo_print_notes(&topo, stderr);
+		np_topo_print_notes(&topo);
 		for (size_t i = 0; i < kube.nnotes; i++)
 			np_notef("note: %s\n", kube.notes[i]);
 		rc = np_topo_print(self, &topo, stdout, o.cpus);

@@ -94,10 +94,11 @@ static int get_seconds(const void *data, const void *row, struct np_value *v)
 	return np_val_number(v, round(RUN(row)->seconds * 1000) / 1000);
 }
 
+/* Null when it could not be written (a full filesystem). */
 static int get_output(const void *data, const void *row, struct np_value *v)
 {
 	(void)data;
-	return np_val_str(v, RUN(row)->output);
+	return np_val_str(v, RUN(row)->saved ? RUN(row)->output : NULL);
 }
 
 const struct np_column trial_run_columns[] = {
@@ -108,7 +109,9 @@ const struct np_column trial_run_columns[] = {
 	NP_COLUMN("status", "STATUS", 7, SCOLS_FL_RIGHT, "CMD's exit status (128 + N: killed by signal N), or timeout",
 		  get_status),
 	NP_COLUMN("seconds", "SECONDS", 7, SCOLS_FL_RIGHT, "its wall time", get_seconds),
-	NP_COLUMN("output", "OUTPUT", 0.4, NP_FL_GIVE(1), "the file holding its output", get_output),
+	NP_COLUMN("output", "OUTPUT", 0.4, NP_FL_GIVE(1),
+		  "the file holding its output (its last --keep-output KiB); null when it could not be written",
+		  get_output),
 	NP_COLUMN_END,
 };
 

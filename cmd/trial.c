@@ -7,23 +7,29 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "change/irqbalance.h"
-#include "read/machine.h"
-#include "change/profile.h"
 #include "change/pipeline.h"
-#include "read/sysfs.h"
-#include "judge/trial-stats.h"
+#include "change/profile.h"
+#include "change/trial-outputs.h"
 #include "change/txn.h"
+#include "judge/trial-metric.h"
+#include "judge/trial-stats.h"
+#include "read/machine.h"
+#include "read/sysfs.h"
+#include "read/task.h"
 #include "render/output.h"
 #include "trial.h"
 
@@ -33,6 +39,13 @@
 #define MIN_PAIRS 6
 /* After SIGTERM, the time CMD has to exit before it is killed. */
 #define KILL_GRACE 5
+/* After SIGKILL, the time CMD's processes have to be gone. */
+#define KILL_WAIT 5
+/* What --metric's matching of one run's output may take. */
+#define METRIC_LIMIT 5
+/* --keep-output: the KiB of each run's output kept, by default and at most. */
+#define DEFAULT_KEEP_KIB 1024
+#define MAX_KEEP_KIB (1024 * 1024)
 /* Seeds stay exact in JSON (a double holds integers up to 2^53). */
 #define MAX_SEED ((1ULL << 53) - 1)
 
@@ -46,6 +59,17 @@ static int parse_pairs(const struct np_command *cmd, const struct np_option *o, 
 	long lo = warm ? 0 : MIN_PAIRS, hi = warm ? 100 : NP_TRIAL_MAX_PAIRS;
 	if (errno || end == arg || *end || v < lo || v > hi)
 		return np_usage_error(cmd, "--%s takes a whole number from %ld to %ld, not '%s'", o->name, lo, hi, arg);
+	*(int *)field = (int)v;
+	return EXIT_OK;
+}
+
+static int parse_keep(const struct np_command *cmd, const struct np_option *o, const char *arg, void *field)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > MAX_KEEP_KIB)
+		return np_usage_error(cmd, "--%s takes KiB from 1 to %d, not '%s'", o->name, MAX_KEEP_KIB, arg);
 	*(int *)field = (int)v;
 	return EXIT_OK;
 }
@@ -97,6 +121,8 @@ const struct np_option trial_options[] = {
 			"keep only when the whole interval is above PCT percent (default 0)", NULL, parse_gain),
 	NP_OPT_CALLBACK(0, "warmup", struct trial_opts, warmup, int, "N",
 			"run CMD N times first, before any switch, and count none of them", NULL, parse_pairs),
+	NP_OPT_CALLBACK(0, "keep-output", struct trial_opts, keep_output, int, "KIB",
+			"keep the last KIB KiB of each run's output (default 1024)", NULL, parse_keep),
 	NP_OPT_CALLBACK(0, "timeout", struct trial_opts, timeout, int, "SECONDS",
 			"stop a run of CMD after SECONDS: a failed run", NULL, np_opt_whole_seconds),
 	NP_OPT_CALLBACK(0, "settle", struct trial_opts, settle, double, "SECONDS",
@@ -121,26 +147,70 @@ const struct np_option trial_options[] = {
 	NP_OPT_END,
 };
 
-/* What a signal handler may touch. */
-static volatile sig_atomic_t stop_signal, timed_out, term_sent, child_pgid;
+/* The signals that end a process by default and can be caught: each
+ * returns the machine to its baseline first (SIGKILL and SIGSTOP cannot be
+ * caught: a revert undoes what they leave). One that numaplace was started
+ * with ignored (nohup) stays ignored. */
+static const int stop_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+	SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
 
-static void on_signal(int sig)
+static int catch_signals(struct trial *t)
 {
-	if (sig == SIGALRM) {
-		if (term_sent) {
-			if (child_pgid > 0)
-				kill(-child_pgid, SIGKILL);
-			return;
-		}
-		timed_out = 1;
-	} else {
-		stop_signal = sig;
+	sigemptyset(&t->sigs);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction sa;
+		if (sigaction(stop_signals[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&t->sigs, stop_signals[i]);
 	}
-	if (child_pgid > 0 && !term_sent) {
-		kill(-child_pgid, SIGTERM);
-		term_sent = 1;
-		alarm(KILL_GRACE);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct sigaction sa;
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			sigaddset(&t->sigs, sig);
 	}
+	/* CMD's end wakes the wait; ignored, the kernel would reap it unseen. */
+	signal(SIGCHLD, SIG_DFL);
+	sigaddset(&t->sigs, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &t->sigs, &t->oldmask))
+		return np_error("trial: cannot block signals: %s", strerror(errno));
+	t->sigfd = signalfd(-1, &t->sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (t->sigfd < 0) {
+		int err = errno;
+		sigprocmask(SIG_SETMASK, &t->oldmask, NULL);
+		return np_error("trial: signalfd: %s", strerror(err));
+	}
+	return EXIT_OK;
+}
+
+/* A signal that came after the trial's end is of no trial: it is taken
+ * now, as the default would have, once the mask is back. */
+static void release_signals(struct trial *t)
+{
+	if (t->sigfd < 0)
+		return;
+	close(t->sigfd);
+	t->sigfd = -1;
+	sigprocmask(SIG_SETMASK, &t->oldmask, NULL);
+}
+
+/* Takes the signals that came, without waiting: a terminating one stops
+ * the trial; SIGCHLD only wakes a wait. Returns whether it is stopped. */
+static bool stopped(struct trial *t)
+{
+	struct signalfd_siginfo si;
+	while (read(t->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if ((int)si.ssi_signo == SIGCHLD)
+			continue;
+		if (t->stop)
+			t->stop_again = true;
+		else
+			t->stop = (int)si.ssi_signo;
+	}
+	return t->stop != 0;
 }
 
 static double now_s(void)
@@ -150,17 +220,247 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Waits until a signal, fd readable (-1: none) or the monotonic time
+ * until, whichever comes first. */
+static void wait_for(struct trial *t, int fd, double until)
+{
+	struct pollfd p[2] = { { .fd = t->sigfd, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+	double left = until - now_s();
+	int ms = !isfinite(until) ? -1 : left <= 0 ? 0 : left > 3600 ? 3600000 : (int)ceil(left * 1000);
+	poll(p, fd >= 0 ? 2 : 1, ms);
+}
+
 /* Sleeps seconds unless a signal stops the trial. */
-static void settle(double seconds)
+static void settle(struct trial *t, double seconds)
 {
 	double until = now_s() + seconds;
-	while (!stop_signal) {
-		double left = until - now_s();
-		if (left <= 0)
-			return;
-		struct timespec ts = { (time_t)left, (long)((left - floor(left)) * 1e9) };
-		nanosleep(&ts, NULL);
+	while (!stopped(t) && now_s() < until)
+		wait_for(t, -1, until);
+}
+
+/* The output a run keeps: its last cap bytes, in a buffer that grows to
+ * cap and then turns into a ring whose oldest byte is at head. */
+struct tail {
+	char *buf;
+	size_t cap, size, len, head;
+	unsigned long long total;
+	bool failed;
+};
+
+static void tail_add(struct tail *tl, const char *p, size_t n)
+{
+	tl->total += n;
+	if (tl->failed)
+		return;
+	if (n > tl->cap) {
+		p += n - tl->cap;
+		n = tl->cap;
+		tl->len = tl->head = 0;
 	}
+	if (tl->len < tl->cap && tl->len + n + 1 > tl->size) {
+		size_t want = tl->size * 2 > tl->len + n + 1 ? tl->size * 2 : tl->len + n + 1;
+		want = want > tl->cap + 1 ? tl->cap + 1 : want;
+		char *more = realloc(tl->buf, want);
+		if (!more) {
+			tl->failed = true;
+			return;
+		}
+		tl->buf = more;
+		tl->size = want;
+	}
+	while (n) {
+		size_t k;
+		if (tl->len < tl->cap) {
+			k = n < tl->cap - tl->len ? n : tl->cap - tl->len;
+			memcpy(tl->buf + tl->len, p, k);
+			tl->len += k;
+		} else {
+			k = n < tl->cap - tl->head ? n : tl->cap - tl->head;
+			memcpy(tl->buf + tl->head, p, k);
+			tl->head = (tl->head + k) % tl->cap;
+		}
+		p += k;
+		n -= k;
+	}
+}
+
+/* The kept bytes in order, with room for a NUL after them, into r. */
+static int tail_take(struct tail *tl, struct run *r)
+{
+	r->bytes = tl->total;
+	if (tl->failed) {
+		free(tl->buf);
+		return -ENOMEM;
+	}
+	if (!tl->buf && !(tl->buf = malloc(1))) /* nothing written */
+		return -ENOMEM;
+	if (tl->head) {
+		char *line = malloc(tl->cap + 1);
+		if (!line) {
+			free(tl->buf);
+			return -ENOMEM;
+		}
+		memcpy(line, tl->buf + tl->head, tl->cap - tl->head);
+		memcpy(line + tl->cap - tl->head, tl->buf, tl->head);
+		free(tl->buf);
+		tl->buf = line;
+	}
+	r->kept = tl->buf;
+	r->nkept = tl->len;
+	tl->buf = NULL;
+	return 0;
+}
+
+/* Reads what the pipe *fd holds now into tl; at its end (or an error)
+ * closes it and sets *fd to -1. */
+static void drain(int *fd, struct tail *tl)
+{
+	char buf[65536];
+	while (*fd >= 0) {
+		ssize_t n = read(*fd, buf, sizeof(buf));
+		if (n > 0)
+			tail_add(tl, buf, (size_t)n);
+		else if (n < 0 && errno == EAGAIN)
+			return;
+		else if (n == 0 || errno != EINTR) {
+			close(*fd);
+			*fd = -1;
+		}
+	}
+}
+
+/* Sends sig to CMD's process group and to every process below the trial
+ * that is not numaplace's own: the trial is their subreaper, so what CMD
+ * started and left, in a session of its own (setsid) or not, is below it.
+ * Returns how many processes were below. */
+static size_t signal_tree(struct trial *t, pid_t pgid, int sig)
+{
+	int *pids = NULL;
+	size_t n = 0, count = 0;
+	if (pgid > 0)
+		kill(-pgid, sig);
+	if (np_descendants(&t->live, getpid(), &pids, &n))
+		return 0; /* no /proc: the group is all it can reach */
+	for (size_t i = 0; i < n; i++) {
+		bool own = false;
+		for (size_t j = 0; j < t->nown && !own; j++)
+			own = pids[i] == t->own[j];
+		if (!own) {
+			kill(pids[i], sig);
+			count++;
+		}
+	}
+	free(pids);
+	return count;
+}
+
+/* Collects the children that ended: CMD's status into *st once it has. */
+static void reap(pid_t cmd, int *st, bool *exited)
+{
+	int s;
+	pid_t p;
+	while ((p = waitpid(-1, &s, WNOHANG)) > 0)
+		if (p == cmd) {
+			*st = s;
+			*exited = true;
+		}
+}
+
+/* After CMD: whatever it left is killed, until nothing is left (or a
+ * process that does not die, as one stuck in the kernel, outlasts
+ * KILL_WAIT: said). */
+static void end_tree(struct trial *t, pid_t pgid)
+{
+	double until = now_s() + KILL_WAIT;
+	int st;
+	bool exited;
+	for (;;) {
+		size_t left = signal_tree(t, pgid, SIGKILL);
+		reap(pgid, &st, &exited);
+		if (!left)
+			return;
+		if (now_s() > until) {
+			np_notef("trial: WARNING: %zu process%s that '%s' started did not end %d s after SIGKILL\n", left,
+				 left == 1 ? "" : "es", t->cmd[0], KILL_WAIT);
+			return;
+		}
+		wait_for(t, -1, now_s() + 0.02);
+	}
+}
+
+/* Runs CMD once, its output kept in r. Returns 0, or -errno when it
+ * could not start (ctx->err). */
+static int run_cmd(struct trial *t, struct run *r)
+{
+	if (snprintf(r->output, sizeof(r->output), "%s/%03zu-%s%s.out", t->dir, r->number, trial_arm_names[r->arm],
+		     r->warmup ? "-warmup" : "") >= (int)sizeof(r->output))
+		return np_fail(t->ctx, -ENAMETOOLONG, "%s: %s", t->dir, strerror(ENAMETOOLONG));
+	int out[2];
+	if (pipe2(out, O_CLOEXEC))
+		return np_fail(t->ctx, -errno, "cannot start '%s': pipe: %s", t->cmd[0], strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	double start = now_s();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(out[0]);
+		close(out[1]);
+		return np_fail(t->ctx, -err, "cannot start '%s': %s", t->cmd[0], strerror(err));
+	}
+	if (pid == 0) {
+		/* Its own process group, so that a stop reaches whatever it started. */
+		setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &t->oldmask, NULL);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		dup2(out[1], STDERR_FILENO);
+		execvp(t->cmd[0], t->cmd);
+		dprintf(STDERR_FILENO, "numaplace: trial: cannot run '%s': %s\n", t->cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	struct tail tl = { .cap = (size_t)t->o->keep_output * 1024 };
+	double deadline = t->o->timeout ? start + t->o->timeout : INFINITY, kill_at = INFINITY;
+	bool exited = false, stopping = false, killed = false, timed_out = false;
+	int st = 0, fd = out[0];
+	while (!exited) {
+		wait_for(t, fd, kill_at < deadline ? kill_at : deadline);
+		drain(&fd, &tl);
+		/* The SIGCHLD taken before the reap: one that comes after it
+		 * wakes the next wait. */
+		bool stop = stopped(t);
+		reap(pid, &st, &exited);
+		if (!stopping && (stop || now_s() >= deadline)) {
+			timed_out = !stop;
+			signal_tree(t, pid, SIGTERM);
+			stopping = true;
+			kill_at = now_s() + KILL_GRACE;
+			deadline = INFINITY; /* passed: the grace is what is waited for now */
+		}
+		if (stopping && !killed && (t->stop_again || now_s() >= kill_at)) {
+			signal_tree(t, pid, SIGKILL);
+			killed = true;
+			kill_at = INFINITY;
+		}
+	}
+	r->seconds = now_s() - start;
+	/* Whatever it left running goes with it; then the pipe has no writer. */
+	end_tree(t, pid);
+	drain(&fd, &tl);
+	if (fd >= 0) /* held open by a process that escaped: what it writes is lost */
+		close(fd);
+	r->done = true;
+	r->timed_out = timed_out;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->value = NAN;
+	if (tail_take(&tl, r))
+		return np_fail(t->ctx, -ENOMEM, "the output of run %zu: %s", r->number, strerror(ENOMEM));
+	return 0;
 }
 
 /* The machine with the profile: one transaction, read back. Before every
@@ -199,16 +499,27 @@ static int to_profile(struct trial *t, size_t number)
 	return rc;
 }
 
-/* The machine as it was: the trial's transactions reverted, newest first.
- * force: a value someone changed while the profile was applied is put back
- * too, since the baseline is what the trial promised. */
+static void save_outputs(struct trial *t);
+
+/* The machine as it was: the trial's transactions reverted, newest first;
+ * then the outputs held meanwhile are written. force: a value someone
+ * changed while the profile was applied is put back too, since the
+ * baseline is what the trial promised. */
 static int to_baseline(struct trial *t)
 {
 	int rc = EXIT_OK;
 	while (t->napplied) {
 		struct np_txn txn;
 		char *id = t->applied[t->napplied - 1];
-		if (np_txn_revert(t->ctx, &t->topts, id, true, &txn)) {
+		int err = np_txn_revert(t->ctx, &t->topts, id, true, &txn);
+		if (err == -ENOSPC || err == -EDQUOT) {
+			rc = np_error("trial: reverting transaction %s: %s; the state directory's filesystem is full: "
+				      "make room (this trial's outputs are in %s, older trials' beside it in trials/: "
+				      "'numaplace history --prune' removes those) and undo it with 'numaplace revert %s'",
+				      id, t->ctx->err, t->dir, id);
+			break;
+		}
+		if (err) {
 			rc = np_error("trial: reverting transaction %s: %s; undo it with 'numaplace revert %s'", id,
 				      t->ctx->err, id);
 			break;
@@ -217,106 +528,116 @@ static int to_baseline(struct trial *t)
 		free(id);
 		t->napplied--;
 	}
-	if (rc == EXIT_OK)
+	if (rc == EXIT_OK) {
 		t->state = ARM_BASELINE;
+		save_outputs(t);
+	}
+	t->restore_failed = rc != EXIT_OK;
 	return rc;
 }
 
-/* The value of the last line of out that matches the metric. */
-static int read_metric(struct trial *t, const char *path, double *value, char *why, size_t whylen)
+/* Writes what r kept into its file (called with the machine at its
+ * baseline: a full filesystem cannot stop a restore then, there being none
+ * to make). A file that cannot be written whole is removed, so that the
+ * room it took is the journals' again, and the run goes on without it. */
+static void save_output(struct trial *t, struct run *r)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
+	char head[160];
+	int len = 0;
+	if (r->bytes > r->nkept)
+		len = snprintf(head, sizeof(head), "numaplace trial: the first %llu bytes of this run's output are left "
+			       "out (--keep-output %d KiB)\n", r->bytes - r->nkept, t->o->keep_output);
+	const char *name = strrchr(r->output, '/') + 1;
+	int fd = openat(t->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int rc = fd < 0 ? -errno : 0;
+	if (!rc)
+		rc = np_write_all(fd, head, (size_t)len);
+	if (!rc)
+		rc = np_write_all(fd, r->kept, r->nkept);
+	if (fd >= 0 && close(fd) && !rc)
+		rc = -errno;
+	if (rc && fd >= 0)
+		unlinkat(t->dirfd, name, 0);
+	if (rc)
+		np_notef("trial: WARNING: the output of run %zu was not saved in %s: %s\n", r->number, r->output,
+			 strerror(-rc));
+	r->saved = !rc;
+	free(r->kept);
+	r->kept = NULL;
+}
+
+/* Writes the outputs held (the machine is at its baseline now). */
+static void save_outputs(struct trial *t)
+{
+	for (size_t i = 0; i < t->nruns; i++)
+		if (t->runs[i].kept)
+			save_output(t, &t->runs[i]);
+}
+
+/* What the matcher hands back: whether a line matched, and its group. */
+struct match {
+	char found;
+	char text[127];
+};
+
+/* The metric of r's output, matched in a child process that has
+ * METRIC_LIMIT seconds: glibc's matcher can take time that grows as a
+ * power of a line's length (or exponentially, with back-references, which
+ * --metric refuses), and nothing else stops it. 0 with *value, or -1 with
+ * why (or with t->stop set, no why: a signal came first). */
+static int match_metric(struct trial *t, struct run *r, double *value, char *why, size_t whylen)
+{
+	struct match m = { 0 };
+	int p[2];
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(why, whylen, "cannot match --metric: pipe: %s", strerror(errno));
 		return -1;
 	}
-	char *line = NULL, last[128] = "";
-	size_t cap = 0;
-	ssize_t len;
-	bool found = false;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		regmatch_t m[2];
-		if (regexec(&t->re, line, 2, m, 0) || m[1].rm_so < 0)
-			continue;
-		found = true;
-		snprintf(last, sizeof(last), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), line + m[1].rm_so);
-	}
-	free(line);
-	fclose(f);
-	if (!found) {
-		snprintf(why, whylen, "no line of its output matches --metric (%s)", path);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(why, whylen, "cannot match --metric: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
+	if (pid == 0) {
+		close(p[0]);
+		m.found = np_trial_metric_last(&t->re, r->kept, r->nkept, r->bytes > r->nkept, m.text, sizeof(m.text));
+		_exit(write(p[1], &m, sizeof(m)) == (ssize_t)sizeof(m) ? 0 : 1);
+	}
+	close(p[1]);
+	double until = now_s() + METRIC_LIMIT;
+	ssize_t got = -1;
+	while (got < 0 && !stopped(t) && now_s() < until) {
+		wait_for(t, p[0], until);
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		if (poll(&pf, 1, 0) == 1)
+			got = read(p[0], &m, sizeof(m));
+	}
+	close(p[0]);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (t->stop)
+		return -1;
+	if (got < 0) {
+		snprintf(why, whylen, "--metric took more than %d s to match the %zu bytes of output kept: an expression "
+			 "whose matching backtracks? (%s)", METRIC_LIMIT, r->nkept, r->output);
+		return -1;
+	}
+	if (got != (ssize_t)sizeof(m) || !m.found) {
+		snprintf(why, whylen, "no line of its output matches --metric (%s)", r->output);
+		return -1;
+	}
+	m.text[sizeof(m.text) - 1] = '\0';
 	char *end;
 	errno = 0;
-	double v = strtod(last, &end);
-	if (errno || end == last || *end || !isfinite(v) || v <= 0) {
-		snprintf(why, whylen, "--metric captured '%s', not a positive number (%s)", last, path);
+	double v = strtod(m.text, &end);
+	if (errno || end == m.text || *end || !isfinite(v) || v <= 0) {
+		snprintf(why, whylen, "--metric captured '%s', not a positive number (%s)", m.text, r->output);
 		return -1;
 	}
 	*value = v;
-	return 0;
-}
-
-/* Runs CMD once, its output in r->output. Returns 0, or -errno when it
- * could not start (ctx->err). */
-static int run_cmd(struct trial *t, struct run *r)
-{
-	if (snprintf(r->output, sizeof(r->output), "%s/%03zu-%s%s.out", t->dir, r->number, trial_arm_names[r->arm],
-		     r->warmup ? "-warmup" : "") >= (int)sizeof(r->output))
-		return np_fail(t->ctx, -ENAMETOOLONG, "%s: %s", t->dir, strerror(ENAMETOOLONG));
-	int out = open(r->output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0)
-		return np_fail(t->ctx, -errno, "cannot create %s: %s", r->output, strerror(errno));
-	fflush(stdout);
-	fflush(stderr);
-	term_sent = timed_out = 0;
-	double start = now_s();
-	pid_t pid = fork();
-	if (pid < 0) {
-		int err = errno;
-		close(out);
-		return np_fail(t->ctx, -err, "cannot start '%s': %s", t->cmd[0], strerror(err));
-	}
-	if (pid == 0) {
-		/* Its own process group, so that a stop reaches whatever it started. */
-		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGALRM, SIG_DFL);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		dup2(out, STDOUT_FILENO);
-		dup2(out, STDERR_FILENO);
-		execvp(t->cmd[0], t->cmd);
-		dprintf(STDERR_FILENO, "numaplace: trial: cannot run '%s': %s\n", t->cmd[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	setpgid(pid, pid);
-	child_pgid = pid;
-	if (stop_signal && !term_sent) { /* it came between the fork and here */
-		kill(-pid, SIGTERM);
-		term_sent = 1;
-		alarm(KILL_GRACE);
-	} else if (t->o->timeout) {
-		alarm((unsigned)t->o->timeout);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	r->seconds = now_s() - start;
-	alarm(0);
-	child_pgid = 0;
-	/* Whatever it left running in its group goes with it. */
-	kill(-pid, SIGKILL);
-	close(out);
-	r->done = true;
-	r->timed_out = timed_out;
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->value = NAN;
 	return 0;
 }
 
@@ -338,7 +659,8 @@ static bool run_value(struct trial *t, struct run *r, char *why, size_t whylen)
 		return true;
 	}
 	char detail[2 * PATH_MAX];
-	if (read_metric(t, r->output, &r->value, detail, sizeof(detail))) {
+	detail[0] = '\0';
+	if (match_metric(t, r, &r->value, detail, sizeof(detail))) {
 		snprintf(why, whylen, "run %zu (%s): %s", r->number, trial_arm_names[r->arm], detail);
 		return false;
 	}
@@ -395,7 +717,7 @@ static int plan(struct trial *t)
 static int execute(struct trial *t)
 {
 	size_t counted = 0;
-	for (size_t i = 0; i < t->nruns && !stop_signal; i++) {
+	for (size_t i = 0; i < t->nruns && !stopped(t); i++) {
 		struct run *r = &t->runs[i];
 		int rc = EXIT_OK;
 		bool switched = r->arm != t->state;
@@ -406,12 +728,12 @@ static int execute(struct trial *t)
 		if (rc != EXIT_OK)
 			return rc;
 		if (switched && t->o->settle > 0)
-			settle(t->o->settle);
+			settle(t, t->o->settle);
 		/* Checked again after the settling too: a driver may undo a
 		 * value as it reacts to the switch. */
 		if (r->arm == ARM_PROFILE && (rc = to_profile(t, r->number)) != EXIT_OK)
 			return rc;
-		if (stop_signal)
+		if (stopped(t))
 			break;
 		/* Never while a transaction is half applied, ours or anyone's. */
 		char *pending = NULL;
@@ -425,12 +747,14 @@ static int execute(struct trial *t)
 		}
 		if (run_cmd(t, r))
 			return np_error("trial: %s", t->ctx->err);
-		if (stop_signal) {
-			r->done = false;
+		char why[3 * PATH_MAX];
+		r->ok = !t->stop && run_value(t, r, why, sizeof(why));
+		if (t->stop) {
+			r->done = r->ok = false; /* cut short: no run of the trial */
 			break;
 		}
-		char why[3 * PATH_MAX];
-		r->ok = run_value(t, r, why, sizeof(why));
+		if (t->state == ARM_BASELINE)
+			save_outputs(t);
 		counted += !r->warmup;
 		progress(t, r, counted);
 		if (!r->ok && !t->o->keep_going)
@@ -438,34 +762,6 @@ static int execute(struct trial *t)
 		if (!r->ok)
 			np_notef("trial: warning: %s: its pair is left out\n", why);
 	}
-	return EXIT_OK;
-}
-
-
-/* The directory of this trial's outputs, made. */
-static int make_dir(struct trial *t)
-{
-	char rel[PATH_MAX];
-	int rc;
-	if (t->o->state_dir && *t->o->state_dir) {
-		if (snprintf(t->dir, sizeof(t->dir), "%s/trials/%s", t->o->state_dir, t->id) >= (int)sizeof(t->dir))
-			return np_error("%s: %s", t->o->state_dir, strerror(ENAMETOOLONG));
-		/* mkdir -p: each parent that is missing, then the trial's own, new. */
-		for (char *p = t->dir + 1; (p = strchr(p, '/')); p++) {
-			*p = '\0';
-			int bad = mkdir(t->dir, 0700) && errno != EEXIST;
-			*p = '/';
-			if (bad)
-				break;
-		}
-		if (mkdir(t->dir, 0700))
-			return np_error("cannot create %s: %s", t->dir, strerror(errno));
-		return EXIT_OK;
-	}
-	/* Inside the root, as the journals are. */
-	snprintf(rel, sizeof(rel), "%s/trials/%s", NP_STATE_DIR, t->id);
-	if ((rc = np_mkdirs(t->ctx, rel, 0700)) || (rc = np_sysfs_path(t->ctx, t->dir, "%s", rel)))
-		return np_error("%s", t->ctx->err);
 	return EXIT_OK;
 }
 
@@ -536,13 +832,14 @@ static int prepare(struct trial *t)
 	localtime_r(&now, &tm);
 	snprintf(t->id, sizeof(t->id), "%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
-	if ((rc = make_dir(t)) != EXIT_OK || (rc = plan(t)) != EXIT_OK)
-		return rc;
-	return EXIT_OK;
+	if (np_trial_dir_create(t->ctx, t->o->state_dir, t->id, t->dir, &t->dirfd))
+		return np_error("%s", t->ctx->err);
+	return plan(t);
 }
 
-/* A trial leaves a journal per switch to the profile: the old ones go as
- * apply's do, and a failure to prune is only a warning. */
+/* A trial leaves a journal per switch to the profile and its outputs: the
+ * old ones go as apply's journals do (history --prune), and a failure to
+ * prune is only a warning. */
 static void prune(struct trial *t)
 {
 	struct np_txn_opts opts = t->topts;
@@ -559,6 +856,27 @@ static void prune(struct trial *t)
 	for (size_t i = 0; i < n; i++)
 		free(ids[i]);
 	free(ids);
+	if (np_trial_dirs_prune(t->ctx, t->o->state_dir, NP_TXN_KEEP, &ids, &n)) {
+		np_notef("trial: WARNING: the outputs of old trials were not pruned: %s\n", t->ctx->err);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+/* CMD's processes for the trial to end: it becomes their subreaper, so
+ * that what they leave behind comes to it, and it knows its own children
+ * from before (an archive root's remover) to leave those. */
+static int adopt(struct trial *t)
+{
+	if (np_ctx_init(&t->live, ""))
+		return np_error("%s", strerror(ENOMEM));
+	if (np_descendants(&t->live, getpid(), &t->own, &t->nown))
+		return np_error("trial: %s", t->live.err);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		return np_error("trial: cannot become the subreaper of CMD's processes: %s", strerror(errno));
+	return EXIT_OK;
 }
 
 static int trial_run(struct trial *t)
@@ -566,33 +884,30 @@ static int trial_run(struct trial *t)
 	int rc = prepare(t);
 	if (rc != EXIT_OK)
 		return rc;
+	if ((rc = adopt(t)) != EXIT_OK || (rc = catch_signals(t)) != EXIT_OK)
+		return rc;
 	/* Told before it starts, so a trial stopped halfway can be repeated. */
 	if (!t->o->json)
 		printf("trial %s: %s, %d pairs (%zu runs), seed %llu (--seed %llu repeats the order); outputs in %s\n",
 		       t->id, t->profile_name, t->o->pairs, t->nruns, (unsigned long long)t->seed,
 		       (unsigned long long)t->seed, t->dir);
 	fflush(stdout);
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old[3];
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
-	sigaction(SIGALRM, &sa, &old[2]);
 	rc = execute(t);
-	int back = to_baseline(t);
+	/* Once more unless that is what just failed (said already). */
+	int back = t->restore_failed ? rc : to_baseline(t);
 	prune(t);
 	if (back != EXIT_OK) {
 		rc = back;
-	} else if (stop_signal) {
+	} else if (stopped(t)) {
 		rc = np_error("trial: %s: CMD stopped; the machine is back to its baseline (outputs in %s)",
-			      strsignal(stop_signal), t->dir);
+			      strsignal(t->stop), t->dir);
 	} else if (rc != EXIT_OK) {
 		np_notef("trial: the machine is back to its baseline (outputs in %s)\n", t->dir);
 	} else {
 		rc = trial_conclude(t);
 	}
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
-	sigaction(SIGALRM, &old[2], NULL);
+	release_signals(t);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 	return rc;
 }
 
@@ -604,7 +919,7 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 	int dashdash = 1;
 	while (dashdash < argc && strcmp(argv[dashdash], "--"))
 		dashdash++;
-	struct trial_opts o = { .pairs = DEFAULT_PAIRS };
+	struct trial_opts o = { .pairs = DEFAULT_PAIRS, .keep_output = DEFAULT_KEEP_KIB };
 	int first, rc = np_parse_options(self, dashdash, argv, &o, &first);
 	/* -o help, or a column that does not exist, before the runs and not after. */
 	if (rc == NP_CONTINUE && o.table.columns) {
@@ -622,8 +937,14 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_usage_error(self, "expected one PROFILE (a name or a file) before '--'");
 	else if (rc == NP_CONTINUE && dashdash + 1 >= argc)
 		rc = np_usage_error(self, "no command to run (numaplace trial PROFILE -- CMD ARGS...)");
-	struct trial t = { .ctx = ctx, .self = self, .o = &o, .cmd = argv + dashdash + 1, .state = ARM_BASELINE };
-	if (rc == NP_CONTINUE && o.metric) {
+	struct trial t = { .ctx = ctx, .self = self, .o = &o, .cmd = argv + dashdash + 1, .state = ARM_BASELINE,
+			   .dirfd = -1, .sigfd = -1, .live = { .rootfd = -1 } };
+	long backref = o.metric ? np_trial_metric_backref(o.metric) : -1;
+	if (rc == NP_CONTINUE && backref >= 0) {
+		rc = np_usage_error(self, "--metric '%s': it refers back to group %c (a back-reference), whose matching can "
+				    "take longer than the trial: write the expression without it", o.metric,
+				    o.metric[backref + 1]);
+	} else if (rc == NP_CONTINUE && o.metric) {
 		int err = regcomp(&t.re, o.metric, REG_EXTENDED);
 		if (err) {
 			char msg[256];
@@ -676,7 +997,13 @@ int cmd_trial(int argc, char **argv, struct np_ctx *ctx)
 	for (size_t i = 0; i < t.napplied; i++)
 		free(t.applied[i]);
 	free(t.applied);
+	for (size_t i = 0; i < t.nruns; i++)
+		free(t.runs[i].kept);
 	free(t.runs);
+	free(t.own);
+	if (t.dirfd >= 0)
+		close(t.dirfd);
+	np_ctx_fini(&t.live);
 	if (t.has_re)
 		regfree(&t.re);
 	np_pipeline_free(&p);

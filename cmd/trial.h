@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@ struct seed_opt {
 
 struct trial_opts {
 	int pairs, warmup, timeout;
+	int keep_output;    /* KiB of each run's output kept, its last ones */
 	double settle, min_gain;
 	const char *metric, *state_dir;
 	bool lower, json, pretty, keep_going, require_keep;
@@ -45,6 +47,12 @@ struct run {
 	int status;         /* exit status, 128 + signal when killed */
 	bool timed_out;
 	double seconds;
+	/* Its output's last keep_output KiB, held until the machine is at its
+	 * baseline, then written (saved) and freed. */
+	char *kept;
+	size_t nkept;
+	unsigned long long bytes; /* all it wrote */
+	bool saved;
 	char output[PATH_MAX];
 };
 
@@ -58,6 +66,7 @@ struct trial {
 	char **cmd;
 	char id[64];
 	char dir[PATH_MAX];
+	int dirfd;          /* dir, open and locked while the trial runs */
 	uint64_t seed;
 	regex_t re;
 	bool has_re, progress;
@@ -67,7 +76,20 @@ struct trial {
 	char **applied;
 	size_t napplied;
 	enum arm state;
+	bool restore_failed;
 	size_t reapplied;
+	/* The terminating signals, blocked and read from sigfd; stop is the
+	 * first that came (0: none), stop_again a second. */
+	int sigfd;
+	sigset_t sigs, oldmask;
+	int stop;
+	bool stop_again;
+	/* This machine, whatever --root says: CMD's processes are its. */
+	struct np_ctx live;
+	/* numaplace's own children before the first run (an archive root's
+	 * remover): never CMD's. */
+	int *own;
+	size_t nown;
 };
 
 /* The columns of a run, and those shown unless -o says otherwise. */

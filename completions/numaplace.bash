@@ -23,7 +23,7 @@ _numaplace_options()
 	apply) echo '--dry-run --json -J --pretty --profile-dir --state-dir --no-wait --irqbalance --boot --help -h' ;;
 	hold) echo '--interval -i --report-only --json -J --profile-dir --state-dir --irqbalance --boot --metrics --help -h' ;;
 	metrics) echo '--save --profile --profile-dir --state-dir --help -h' ;;
-	trial) echo '--runs --metric --lower-is-better --min-gain --warmup --timeout --settle --seed --keep-going --require-keep --profile-dir --state-dir --irqbalance --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
+	trial) echo '--runs --metric --lower-is-better --min-gain --warmup --keep-output --timeout --settle --seed --keep-going --require-keep --profile-dir --state-dir --irqbalance --output -o --noheadings -n --raw -r --pairs -P --json -J --pretty --help -h' ;;
 	verify) echo '--json -J --pretty --profile-dir --help -h' ;;
 	revert) echo '--force -f --dry-run --session --state-dir --no-wait --json -J --pretty --help -h' ;;
 	enable) echo '--profile-dir --json -J --pretty --hold --help -h' ;;
@@ -87,6 +87,7 @@ _numaplace_argument()
 	trial:--metric) echo none ;;
 	trial:--min-gain) echo none ;;
 	trial:--warmup) echo none ;;
+	trial:--keep-output) echo none ;;
 	trial:--timeout) echo none ;;
 	trial:--settle) echo none ;;
 	trial:--seed) echo none ;;

@@ -97,6 +97,8 @@ function __numaplace_argument
             echo none
         case 'trial:--warmup'
             echo none
+        case 'trial:--keep-output'
+            echo none
         case 'trial:--timeout'
             echo none
         case 'trial:--settle'
@@ -158,7 +160,7 @@ function __numaplace_commands
         revert 'Restore the values saved by the latest (or given) transaction.' \
         enable 'Apply a profile at every boot (checked here, copied to /etc/numaplace/boot.json).' \
         disable 'Stop applying a profile at boot, held or not (remove /etc/numaplace/boot.json).' \
-        history 'List the transactions: id, time, profile, state, number of changes, session (the hold each belongs to), cause (hold\'s event); with ID, that one and its values before and after.' \
+        history 'List the transactions; with ID, one and its values before and after.' \
         profile 'List, show and validate tuning profiles.' \
         run 'Run a command on the CPUs and memory of a device\'s node.' \
         move 'Move a running process\'s threads (and its memory) to a node, as one transaction.' \
@@ -471,6 +473,7 @@ complete -c numaplace -n '__numaplace_option trial' -l metric -x -d 'the number 
 complete -c numaplace -n '__numaplace_option trial' -l lower-is-better -d 'a lower --metric is better (as a latency)'
 complete -c numaplace -n '__numaplace_option trial' -l min-gain -x -d 'keep only when the whole interval is above PCT percent (default 0)'
 complete -c numaplace -n '__numaplace_option trial' -l warmup -x -d 'run CMD N times first, before any switch, and count none of them'
+complete -c numaplace -n '__numaplace_option trial' -l keep-output -x -d 'keep the last KIB KiB of each run\'s output (default 1024)'
 complete -c numaplace -n '__numaplace_option trial' -l timeout -x -d 'stop a run of CMD after SECONDS: a failed run'
 complete -c numaplace -n '__numaplace_option trial' -l settle -x -d 'wait this long after each switch between the states'
 complete -c numaplace -n '__numaplace_option trial' -l seed -x -d 'draw the order of the pairs from SEED (a trial prints its own)'
@@ -527,8 +530,8 @@ complete -c numaplace -n '__numaplace_option history' -s n -l noheadings -d 'pri
 complete -c numaplace -n '__numaplace_option history' -s r -l raw -d 'columns separated by one space, nothing aligned or cut'
 complete -c numaplace -n '__numaplace_option history' -s P -l pairs -d 'one line per row of NAME="value" pairs'
 complete -c numaplace -n '__numaplace_option history' -s s -l sort -x -a '(__numaplace_values columns)' -d 'sort the rows by COLUMN (counts and shares largest first)'
-complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs'
-complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions (default 50)'
+complete -c numaplace -n '__numaplace_option history' -l prune -d 'remove the journals of old transactions that a revert no longer needs, and the outputs of old trials'
+complete -c numaplace -n '__numaplace_option history' -l keep -x -d 'with --prune, keep the newest N transactions and N trials\' outputs (default 50)'
 complete -c numaplace -n '__numaplace_option history' -s h -l help -d 'show this help'
 
 # profile
@@ -543,7 +546,7 @@ complete -c numaplace -n '__numaplace_option profile' -s h -l help -d 'show this
 complete -c numaplace -n '__numaplace_operand profile many' -a '(__numaplace_values profile)'
 
 # run
-complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option run' -l near -x -a '(__numaplace_values device)' -d 'run on the CPUs and memory of this device\'s node (an address, interface, block device, driver, matrix label, RDMA device or IRQ name)'
 complete -c numaplace -n '__numaplace_option run' -l print -d 'print the binding (and the numactl equivalent) instead of running'
 complete -c numaplace -n '__numaplace_option run' -s J -l json -d 'with --print, print JSON: {"device": ADDR, "cpus": LIST, "memory_nodes": LIST}'
 complete -c numaplace -n '__numaplace_option run' -l pretty -d 'indent the JSON (the default on a terminal)'
@@ -552,7 +555,7 @@ complete -c numaplace -n '__numaplace_operand run many' -a '(__numaplace_values 
 
 # move
 complete -c numaplace -n '__numaplace_option move' -l node -x -d 'to node N\'s online CPUs (and memory)'
-complete -c numaplace -n '__numaplace_option move' -l near -x -a '(__numaplace_values device)' -d 'to the CPUs and memory near this device, as run --near binds (address, interface, block device, driver)'
+complete -c numaplace -n '__numaplace_option move' -l near -x -a '(__numaplace_values device)' -d 'to the CPUs and memory near this device, as run --near binds (an address, interface, block device, driver, matrix label, RDMA device or IRQ name)'
 complete -c numaplace -n '__numaplace_option move' -l memory -d 'migrate its pages too (numa_migrate_pages); a revert does not move them back'
 complete -c numaplace -n '__numaplace_option move' -l cgroup -d 'when a cgroup\'s cpuset owns its placement, change that cgroup\'s cpuset.cpus (and with --memory cpuset.mems) instead of refusing'
 complete -c numaplace -n '__numaplace_option move' -l dry-run -d 'print the plan and write nothing'

@@ -2,6 +2,7 @@
 /* The changes of a transaction: apply shows what it wrote, revert what it
  * restored. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,4 +91,22 @@ cJSON *np_changes_json(const struct np_change *changes, size_t n)
 		a = np_table_take_json(&t);
 	np_table_free(&t);
 	return a;
+}
+
+const char *np_recovered_line(const struct np_txn *t, bool dry_run, char *buf, size_t size)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nchanges; i++)
+		n += !t->changes[i].gone;
+	if (t->state == NP_TXN_STALE)
+		snprintf(buf, size, "transaction %s did not finish during an earlier boot, whose reboot reset its "
+			 "values: %s stale", t->id, dry_run ? "would mark it" : "marked it");
+	else
+		snprintf(buf, size, "transaction %s (%s) did not finish: %s", t->id, t->profile,
+			 dry_run ? "an apply would roll it back first" : "rolled it back first");
+	if (t->state != NP_TXN_STALE && dry_run)
+		snprintf(buf + strlen(buf), size - strlen(buf), " (%zu value%s to restore)", n, n == 1 ? "" : "s");
+	else if (t->state != NP_TXN_STALE)
+		snprintf(buf + strlen(buf), size - strlen(buf), " (%zu value%s as before it)", n, n == 1 ? "" : "s");
+	return buf;
 }

@@ -628,7 +628,9 @@ struct fit_col {
 	bool left_out;
 };
 
-/* The widest word of a wrapped column's cells (it may go no narrower). */
+/* The widest word of a wrapped column's cells (it may go no narrower, up
+ * to WRAP_WORD). */
+#define WRAP_WORD 20
 static size_t widest_word(struct libscols_table *tb, size_t col)
 {
 	struct libscols_iter *it = scols_new_iter(SCOLS_ITER_FORWARD);
@@ -707,6 +709,32 @@ static size_t fit_plan(struct fit_col *fc, size_t n, size_t width)
 	}
 }
 
+/* text in lines of width columns at most: each ends at its last blank
+ * within width; a word wider than width (a path) is broken inside. */
+static char *wrapped(const char *text, size_t width)
+{
+	/* A newline replaces a blank, or is one more byte inside a word. */
+	char *out = malloc(2 * strlen(text) + 1), *o = out;
+	for (const char *line = text; out;) {
+		if (text_width(line, strlen(line)) <= width) {
+			strcpy(o, line);
+			break;
+		}
+		size_t fit = fit_bytes(line, width), cut = 0;
+		for (size_t k = 1; k <= fit && line[k]; k++)
+			if (line[k] == ' ')
+				cut = k;
+		bool inside = !cut;
+		if (inside)
+			cut = fit ? fit : 1;
+		memcpy(o, line, cut);
+		o += cut;
+		*o++ = '\n';
+		line += cut + !inside;
+	}
+	return out;
+}
+
 /* Cuts or wraps (at blanks, with newlines) each cell of column col to width. */
 static int fit_cells(struct libscols_table *tb, size_t col, size_t width, bool wrap)
 {
@@ -718,28 +746,13 @@ static int fit_cells(struct libscols_table *tb, size_t col, size_t width, bool w
 		const char *data = scols_cell_get_data(ce);
 		if (!data || text_width(data, strlen(data)) <= width)
 			continue;
-		char *text = strdup(data);
+		char *text = wrap ? wrapped(data, width) : strdup(data);
 		if (!text) {
 			err = -ENOMEM;
 			break;
 		}
-		if (!wrap) {
+		if (!wrap)
 			text[fit_bytes(text, width)] = '\0';
-		} else {
-			/* A line ends at its last blank within width (no word is wider: min). */
-			for (char *line = text; text_width(line, strlen(line)) > width;) {
-				size_t fit = fit_bytes(line, width), cut = 0;
-				for (size_t k = 1; k <= fit && line[k]; k++)
-					if (line[k] == ' ')
-						cut = k;
-				if (!cut)
-					cut = strcspn(line, " ");
-				if (!line[cut])
-					break;
-				line[cut] = '\n';
-				line += cut + 1;
-			}
-		}
 		if (scols_cell_refer_data(ce, text)) {
 			free(text);
 			err = -ENOMEM;
@@ -760,16 +773,22 @@ static int fit_table(struct np_table *t, size_t width)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nshown; i++) {
 		const struct np_column *c = &t->cols[t->shown[i]];
-		size_t header = text_width(c->header, strlen(c->header));
+		/* libsmartcols makes a column no narrower than its header, nor than a
+		 * width hint in columns (IRQ's 4, over 3 digits: 121 at 120). */
+		size_t least = text_width(c->header, strlen(c->header));
+		if (c->whint >= 1 && (size_t)c->whint > least)
+			least = (size_t)c->whint;
 		fc[i].cl = scols_table_get_column(t->tb, i);
-		fc[i].natural = t->widest[i] > header ? t->widest[i] : header;
+		fc[i].natural = t->widest[i] > least ? t->widest[i] : least;
 		fc[i].min = fc[i].natural;
 		if (!(c->flags & NP_FL_KEY) && (c->flags & SCOLS_FL_WRAP)) {
-			size_t word = widest_word(t->tb, i);
-			fc[i].min = word > header ? word : header;
+			/* Words stay whole down to WRAP_WORD columns; a longer one (a
+			 * file name in a reason) is broken rather than the column left out. */
+			size_t word = widest_word(t->tb, i), whole = least > WRAP_WORD ? least : WRAP_WORD;
+			fc[i].min = word > whole ? whole : word > least ? word : least;
 			fc[i].wrap = true;
 		} else if (!(c->flags & NP_FL_KEY) && (c->flags & SCOLS_FL_TRUNC)) {
-			fc[i].min = header > 8 ? header : fc[i].natural < 8 ? fc[i].natural : 8;
+			fc[i].min = least > 8 ? least : fc[i].natural < 8 ? fc[i].natural : 8;
 		}
 		if (fc[i].min > fc[i].natural)
 			fc[i].min = fc[i].natural;
@@ -859,6 +878,11 @@ void np_notef(const char *fmt, ...)
 	if (n > 0 && text[n - 1] == '\n')
 		text[n - 1] = '\0';
 	np_say(NULL, text);
+	char *named = np_named_paths(text);
+	if (named) {
+		free(text);
+		text = named;
+	}
 	char **more = realloc(notes, (nnotes + 1) * sizeof(*notes));
 	if (!more) {
 		free(text);

@@ -3,6 +3,7 @@
  * report's JSON carries them. */
 #include <stdlib.h>
 
+#include "base/quote.h"
 #include "judge/cpuset-names.h"
 #include "read/kubelet.h"
 #include "read/machine.h"
@@ -12,11 +13,13 @@ void np_kube_print(const struct np_kubelet *k, FILE *out)
 {
 	if (!k->path || !k->n)
 		return;
-	char buf[512];
-	fprintf(out, "\nExclusive CPUs (kubelet static CPU manager, %s):\n", k->path);
+	/* The file's names are whatever bytes its writer chose. */
+	char buf[512], esc[2048];
+	fprintf(out, "\nExclusive CPUs (kubelet static CPU manager, %s):\n", np_escape(k->path, esc, sizeof(esc)));
 	for (size_t i = 0; i < k->n; i++) {
 		char *cpus = np_cpuset_format_short(&k->v[i].cpus, NP_CPUS_TEXT_MAX);
-		fprintf(out, "  %-12s %s\n", cpus ? cpus : "?", np_kube_container_text(&k->v[i], buf, sizeof(buf)));
+		fprintf(out, "  %-12s %s\n", cpus ? cpus : "?",
+			np_escape(np_kube_container_text(&k->v[i], buf, sizeof(buf)), esc, sizeof(esc)));
 		free(cpus);
 	}
 }

@@ -20,7 +20,7 @@ struct np_topology;
 int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *topo);
 int np_topo_print(const struct np_command *self, const struct np_topology *topo, FILE *out, bool per_cpu);
 /* What the topology could not read, one "numaplace: note:" line each. */
-void np_topo_print_notes(const struct np_topology *topo, FILE *out);
+void np_topo_print_notes(const struct np_topology *topo);
 
 /* Pods' exclusive CPUs: a paragraph after the topology (nothing without
  * any), and the "kubelet" key (null without a state file). */
@@ -90,6 +90,13 @@ void np_print_change_line(FILE *out, enum np_attr attr, const char *subject, con
 struct np_change;
 extern const struct np_column np_change_columns[];
 cJSON *np_changes_json(const struct np_change *changes, size_t n);
+
+/* What an apply or a hold rolled back before it wrote (np_pipeline's
+ * recovered: an unfinished transaction of its profile), in one line for
+ * the log: "rolled back transaction ID (PROFILE), which did not finish:
+ * N values restored", or what a dry run would do. Returns buf. */
+struct np_txn;
+const char *np_recovered_line(const struct np_txn *t, bool dry_run, char *buf, size_t size);
 
 /* irqbalance, the same object wherever it appears: {"running": bool, ...}. */
 struct np_irqb_banned;

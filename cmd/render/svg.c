@@ -25,7 +25,7 @@
 #define DEV_W 240
 #define DEV_H 40
 #define DEV_GAP 14
-#define TOP 84
+#define TOP 100 /* below the title and the legend's three lines */
 #define LINE 22
 /* CPU marks: CPU_BOX squares CPU_STEP apart, CPU_ROW to a row. */
 #define CPU_BOX 8
@@ -85,16 +85,24 @@ struct flow {
 	unsigned long long quiet;   /* on isolated or nohz_full CPUs: the problem */
 };
 
-static void arrow(FILE *out, const char *cls, const char *dev, int node, unsigned long long v, double sx, double sy,
-		  double cx, double tx, double ty, const char *colour, double w, const char *head, const char *dash,
-		  const char *what)
+/* Where a device's arrows run: out of the side of its box that faces the
+ * target (sx, sy), along a lane of its own beside its column of boxes (lx:
+ * one per row, so that the arrows of lower rows pass beside the boxes above,
+ * not under them), up to above the first row (top), then to the node (tx, ty). */
+struct route {
+	double sx, sy, lx, top;
+};
+
+static void arrow(FILE *out, const char *cls, const char *dev, int node, unsigned long long v, const struct route *r,
+		  double tx, double ty, const char *colour, double w, const char *head, const char *dash, const char *what)
 {
 	char a[16];
 	fprintf(out, "<path class=\"irq-flow%s\" data-device=\"%s\" data-node=\"%d\" data-interrupts=\"%llu\" "
-		     "d=\"M%.0f,%.0f C%.0f,%.0f %.0f,%.0f %.0f,%.0f\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s "
-		     "stroke-opacity=\"0.75\" marker-end=\"url(#head-%s)\"><title>%s: %s interrupts %s node %d</title></path>\n",
-		cls, dev, node, v, sx, sy, cx, sy, tx, ty + 90, tx, ty, colour, w, dash, head, dev, np_count_text(v, a), what,
-		node);
+		     "d=\"M%.0f,%.0f H%.0f V%.0f C%.0f,%.0f %.0f,%.0f %.0f,%.0f\" fill=\"none\" stroke=\"%s\" "
+		     "stroke-width=\"%.1f\"%s stroke-opacity=\"0.75\" marker-end=\"url(#head-%s)\"><title>%s: %s interrupts "
+		     "%s node %d</title></path>\n",
+		cls, dev, node, v, r->sx, r->sy, r->lx, r->top, r->lx, r->top - 60, tx, ty + 90, tx, ty, colour, w, dash,
+		head, dev, np_count_text(v, a), what, node);
 }
 
 int np_report_svg(const struct np_request *req, const char *path)
@@ -278,13 +286,16 @@ int np_report_svg(const struct np_request *req, const char *path)
 		if (col[d] < 0)
 			continue;
 		int node = np_device_node(m, &m->pci.devs[d], NULL);
-		/* From the side of the box that faces the target, so arrows of lower
-		 * rows do not run under the boxes above them. */
 		double left = GAP + col[d] * (node_w + GAP) + 20, mid = dev_top + row[d] * (DEV_H + DEV_GAP) + DEV_H / 2.0;
+		/* Lanes 12 apart (the widest arrow), 10 to 34 off the box: within
+		 * the 20 of the column and the GAP beside it, the next column's
+		 * lanes on the other side. */
+		double lane = 10 + 12 * (row[d] % 3);
 		for (int n = 0; n < t->nnodes; n++) {
 			const struct flow *f = &fl[d * (size_t)nn + (size_t)n];
 			bool right = n > col[d] && col[d] < nn;
-			double sx = right ? left + dev_w : left, cx = right ? sx + 30 : sx - 14;
+			struct route r = { right ? left + dev_w : left, mid, right ? left + dev_w + lane : left - lane,
+					   dev_top - 10 };
 			double tx = GAP + n * (node_w + GAP) + node_w / 2.0 + (double)((int)(d % 7) - 3) * 12;
 			double ty = TOP + node_h + 2;
 			bool remote = node >= 0 && t->nodes[n].id != node;
@@ -292,14 +303,14 @@ int np_report_svg(const struct np_request *req, const char *path)
 			/* Width by volume, on a log scale so small flows stay visible. */
 #define FLOW_W(v) (1.5 + 10.0 * log1p((double)(v)) / log1p((double)max))
 			if (f->plain)
-				arrow(out, remote ? " remote" : "", addr, t->nodes[n].id, f->plain, sx, mid, cx, tx, ty,
+				arrow(out, remote ? " remote" : "", addr, t->nodes[n].id, f->plain, &r, tx, ty,
 				      remote ? RED : GREEN, FLOW_W(f->plain), remote ? "remote" : "local", "", "on");
 			if (f->managed)
-				arrow(out, " managed", addr, t->nodes[n].id, f->managed, sx, mid, cx, tx + 4, ty, GREEN,
+				arrow(out, " managed", addr, t->nodes[n].id, f->managed, &r, tx + 4, ty, GREEN,
 				      FLOW_W(f->managed), "local", " stroke-dasharray=\"6 3\"",
 				      "of managed per-CPU queues (placed by the kernel, local by design) on");
 			if (f->quiet)
-				arrow(out, " isolated", addr, t->nodes[n].id, f->quiet, sx, mid, cx, tx - 4, ty, ORANGE,
+				arrow(out, " isolated", addr, t->nodes[n].id, f->quiet, &r, tx - 4, ty, ORANGE,
 				      FLOW_W(f->quiet), "isolated", "", "on isolated CPUs of");
 #undef FLOW_W
 		}

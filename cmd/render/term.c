@@ -6,6 +6,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/quote.h"
+
 int np_output_width(int fd)
 {
 	struct winsize ws;
@@ -47,6 +49,8 @@ bool np_color_parse(const char *when, bool *on)
 
 void np_print_wrapped(FILE *out, const char *text, int width, int col, int indent)
 {
+	char *shown = np_escape_dup(text);
+	text = shown ? shown : "?";
 	size_t len = strlen(text);
 	while (width > indent + 20 && (int)len + col > width) {
 		/* The last blank that keeps the line within width, else the first. */
@@ -66,4 +70,5 @@ void np_print_wrapped(FILE *out, const char *text, int width, int col, int inden
 		col = indent;
 	}
 	fprintf(out, "%s\n", text);
+	free(shown);
 }

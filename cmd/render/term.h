@@ -20,7 +20,9 @@ bool np_term_escapes(int fd);
  * Returns false for an unknown WHEN. */
 bool np_color_parse(const char *when, bool *on);
 /* Prints text and a newline at most width columns wide (0: no limit), from
- * column col, breaking at blanks and indenting continuation lines by indent. */
+ * column col, breaking at blanks and indenting continuation lines by indent.
+ * What would not show as itself (a name's control bytes: np_escape) is
+ * escaped first: text is prose with names in it, never escaped already. */
 void np_print_wrapped(FILE *out, const char *text, int width, int col, int indent);
 
 #endif

@@ -256,16 +256,19 @@ int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct 
 	np_jw_cpus(jw, "nohz_full", &t->nohz_full, false);
 	np_cpuset_free(&offline);
 	np_jw_array(jw, "notes");
-	for (size_t i = 0; i < t->nnotes; i++)
-		np_jw_str(jw, NULL, t->notes[i]);
+	for (size_t i = 0; i < t->nnotes; i++) {
+		char *named = np_named_paths(t->notes[i]);
+		np_jw_str(jw, NULL, named ? named : t->notes[i]);
+		free(named);
+	}
 	np_jw_close(jw);
 	return EXIT_OK;
 }
 
-void np_topo_print_notes(const struct np_topology *t, FILE *out)
+void np_topo_print_notes(const struct np_topology *t)
 {
 	for (size_t i = 0; i < t->nnotes; i++)
-		fprintf(out, "numaplace: note: %s\n", t->notes[i]);
+		np_say("note", t->notes[i]);
 }
 
 /* Lines of CPU lists stay within 80 columns: a long list is shortened and

@@ -8,6 +8,8 @@
 
 #define NP_ROOT_ENV "NUMAPLACE_ROOT"
 
+struct np_write_batch;
+
 struct np_ctx {
 	char *root;      /* "" for this machine, else a directory holding sys/ and proc/ */
 	int rootfd;      /* root opened (O_PATH) when root is not "": every path under it is
@@ -15,6 +17,7 @@ struct np_ctx {
 	char err[1024];  /* detail of the last failure, for the caller to print */
 	const char *kubelet_state; /* --kubelet-state: the kubelet's CPU manager state, not under the root */
 	const char *archive; /* the snapshot archive root was unpacked from (read only), or NULL */
+	struct np_write_batch *batch; /* writes synced together (lib/read/sysfs.h), or NULL */
 };
 
 /* root NULL: take $NUMAPLACE_ROOT, else this machine. Returns 0 or -errno.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "change/channels.h"
+#include "change/channels-value.h"
 #include "change/target.h"
 
 
@@ -83,7 +83,7 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.name = "thread_affinity", .value = NP_VALUE_CPULIST,
 		.path = "/proc/{pid}/task/{tid}@{start}",
 		.subject = "pid {pid} thread {tid}",
-		.target = &np_target_thread, .access = &np_access_thread_affinity,
+		.target = &np_target_thread, .access = &np_access_thread_affinity, .keep_theirs = true,
 	},
 	[NP_ATTR_CGROUP_CPUS] = {
 		/* "" is a v2 cgroup's "nothing of its own" (its parent's CPUs). */
@@ -112,6 +112,15 @@ const struct np_attr_desc np_attrs[NP_ATTR_COUNT] = {
 		.path = "/proc/sys/net/core/rps_sock_flow_entries",
 		.subject = "net.core.rps_sock_flow_entries",
 		.target = &np_target_machine, .dir = NP_DIR_ROOT, .snapshot = sock_flow_files,
+	},
+	[NP_ATTR_PROCESS_AFFINITY] = {
+		/* The CPUs of a process as taskset -p sees them: its main thread's,
+		 * named by its start time. A move journals it in place of that
+		 * thread: what its revert gives the threads started since. */
+		.name = "process_affinity", .value = NP_VALUE_CPULIST,
+		.path = "/proc/{pid}@{start}",
+		.subject = "pid {pid}",
+		.access = &np_access_thread_affinity, .keep_theirs = true,
 	},
 #ifdef NP_ATTR_MORE
 #include NP_ATTR_MORE
@@ -266,7 +275,8 @@ static int expand(const char *pattern, const char *const *files, const struct np
 			continue;
 		}
 		p += len;
-		/* A thread's ids are > 0 (0: none); its start time is there with its tid. */
+		/* A thread's ids are > 0 (0: none); its start time is there with
+		 * its tid, or a process's with its pid. */
 		int num = fd == F_IRQ ? t->irq : fd == F_QUEUE ? t->queue : fd == F_PID ? (t->pid > 0 ? t->pid : -1)
 			: fd == F_TID ? (t->tid > 0 ? t->tid : -1) : -1;
 		const char *s = fd == F_NET ? t->net : fd == F_BLOCK ? t->block
@@ -274,7 +284,7 @@ static int expand(const char *pattern, const char *const *files, const struct np
 		bool numeric = fd == F_IRQ || fd == F_QUEUE || fd == F_PID || fd == F_TID || fd == F_START;
 		bool safe = s && (fd == F_FILE ? safe_file(s, strlen(s), files) : safe_name(s, strlen(s)));
 		char n[24];
-		if (fd == F_START && t->tid > 0)
+		if (fd == F_START && (t->tid > 0 || t->pid > 0))
 			append(&x, n, (size_t)snprintf(n, sizeof(n), "%llu", t->start));
 		else if (numeric && fd != F_START && num >= 0)
 			append(&x, n, (size_t)snprintf(n, sizeof(n), "%d", num));

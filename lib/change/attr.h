@@ -35,6 +35,7 @@ enum np_attr {
 	NP_ATTR_CGROUP_MEMS,          /* /sys/fs/cgroup/PATH/cpuset.mems (move --cgroup --memory) */
 	NP_ATTR_RPS_FLOW_CNT,         /* /sys/class/net/IF/queues/rx-N/rps_flow_cnt (RFS, per queue) */
 	NP_ATTR_RPS_SOCK_FLOW_ENTRIES,/* /proc/sys/net/core/rps_sock_flow_entries (RFS, global) */
+	NP_ATTR_PROCESS_AFFINITY,     /* a process's CPUs, its main thread's (move), not in profiles */
 	/* A build with kinds more: NP_ATTR_MORE names a file of rows (make's
 	 * test build, tests/unit/newrow-rows.h), included here for their ids
 	 * and in attr.c for their rows. */
@@ -53,7 +54,7 @@ enum np_value_kind {
 	NP_VALUE_CPUMASK, /* "00000003" == "3"; profiles still say CPU lists */
 	NP_VALUE_INT,     /* a number in [min, max] */
 	NP_VALUE_TEXT,    /* a whole configuration file, byte for byte, replaced atomically */
-	NP_VALUE_CHANNELS, /* ethtool -L's words: "rx 2 tx 2" == "rx 2 tx 2 combined 0" (change/channels.h) */
+	NP_VALUE_CHANNELS, /* ethtool -L's words: "rx 2 tx 2" == "rx 2 tx 2 combined 0" (change/channels-value.h) */
 };
 
 /* What one value belongs to. The path is built from irq, queue, net,
@@ -75,6 +76,7 @@ struct np_target {
 
 struct np_target_class; /* target.h */
 struct np_ctx;          /* context.h */
+struct np_change;       /* below */
 
 /* How a value that is no file is read and written, one method table per
  * way, as pciutils has one per access method: a thread's affinity is
@@ -92,6 +94,14 @@ struct np_attr_access {
 	 * channels a setting does not name keep their counts, as ethtool -L
 	 * leaves them. NULL: a value is always whole. */
 	int (*complete)(struct np_ctx *ctx, const char *path, const char *value, char **out);
+	/* At a revert, before any value is read: the values of this kind that
+	 * the journal's changes (all of the transaction's) lack, to restore with
+	 * them (a move's threads started since it), into *more (malloc'd, each
+	 * marked added, old_value what the revert restores); or -errno, ctx->err
+	 * saying why, to refuse the revert and leave the transaction as it is
+	 * (a process that is not this machine's). NULL: none. */
+	int (*revert_more)(struct np_ctx *ctx, const struct np_change *changes, size_t n, struct np_change **more,
+			   size_t *nmore);
 };
 extern const struct np_attr_access np_access_thread_affinity; /* thread-affinity.c */
 extern const struct np_attr_access np_access_channels;        /* channels.c */
@@ -118,6 +128,12 @@ struct np_attr_desc {
 	bool resets_queues;
 	/* The command that sets it by hand, its value appended ("ethtool -L
 	 * eth0" + " combined 4"), shown beside a recommendation. */
+	/* At a revert, a value someone else set since is theirs: left as it
+	 * is and counted (np_change.theirs), never refused, --force or not (a
+	 * thread its application pinned itself). */
+	bool keep_theirs;
+	/* A recommendation the user carries out (its command in the subject's
+	 * place): no path, never in a profile, a change or a journal. */
 	const char *command;
 	/* Machine path and subject, with fields from the target: {irq} and
 	 * {queue} are numbers, {net} and {block} names; the subject may also
@@ -189,6 +205,8 @@ struct np_change {
 	bool reset;        /* a revert restored its interface's channels first and the
 			    * driver then rewrote it (or re-created its IRQ): left as the
 			    * driver set it, nothing written there */
+	bool theirs;       /* a revert left it: someone else set it since (keep_theirs) */
+	bool added;        /* not in the journal: a revert found it (revert_more) */
 };
 
 /* Fills c (path, subject, the target its path says, new_value copied).

@@ -168,6 +168,7 @@ void np_hold_result_free(struct np_hold_result *r)
 	free(r->finished);
 	np_irqban_free(&r->ban);
 	np_txn_free(&r->txn);
+	np_txn_free(&r->recovered);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -368,6 +369,8 @@ static void take_write(struct np_pipeline *w, struct np_hold_result *r)
 {
 	r->txn = w->txn;
 	memset(&w->txn, 0, sizeof(w->txn));
+	r->recovered = w->recovered;
+	memset(&w->recovered, 0, sizeof(w->recovered));
 	r->ban = w->ban;
 	memset(&w->ban, 0, sizeof(w->ban));
 	if (r->ban.ban && w->joined && w->res.n > w->nplaced) {

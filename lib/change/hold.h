@@ -82,6 +82,9 @@ struct np_hold_result {
 	struct np_irqban ban; /* the irqbalance decision for the IRQs the pass placed */
 	long long retry_ms;   /* > 0: a drifted device is rate limited; pass again after this */
 	char *finished;       /* np_hold.unfinished, reverted by this pass; else NULL */
+	struct np_txn recovered; /* an unfinished transaction of the profile (not this
+				  * hold's: another's, killed), rolled back by the
+				  * re-apply first (np_txn_opts.recover); id NULL: none */
 };
 
 /* One pass. device: an interface, block device or PCI address whose

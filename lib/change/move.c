@@ -132,13 +132,16 @@ static int parent_allows(struct np_ctx *ctx, const char *cgroup, const struct np
 	return rc;
 }
 
+/* A thread's change; the main thread's is the process's (process_affinity):
+ * the row a revert takes the process's CPUs before the move from, for the
+ * threads started since, and its identity from. */
 static int thread_change(struct np_change *c, int pid, const struct np_task_stat *t, const char *cpus)
 {
 	struct np_target target = NP_TARGET_NONE;
 	target.pid = pid;
 	target.tid = t->tid;
 	target.start = t->start_time;
-	return np_change_make(c, NP_ATTR_THREAD_AFFINITY, &target, cpus);
+	return np_change_make(c, t->tid == pid ? NP_ATTR_PROCESS_AFFINITY : NP_ATTR_THREAD_AFFINITY, &target, cpus);
 }
 
 static int cgroup_change(struct np_change *c, enum np_attr attr, const char *cgroup, const char *value)

@@ -44,9 +44,11 @@ struct np_move {
 	/* The threads as found, ascending TID. */
 	struct np_task_stat *threads;
 	size_t nthreads;
-	/* The transaction's changes: each thread's affinity, or (use_cgroup
-	 * and a cgroup) the cgroup's cpuset.cpus and, with memory, cpuset.mems,
-	 * its threads following through np_move_more. */
+	/* The transaction's changes: each thread's affinity, the main
+	 * thread's as the process's (process_affinity: what a revert gives the
+	 * threads started since), or (use_cgroup and a cgroup) the cgroup's
+	 * cpuset.cpus and, with memory, cpuset.mems, its threads following
+	 * through np_move_more. */
 	struct np_change *changes;
 	size_t nchanges;
 	/* The threads that appeared while the first changes were written

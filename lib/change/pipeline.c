@@ -47,17 +47,21 @@ int np_pipeline_join(struct np_pipeline *p)
 int np_pipeline_write(struct np_ctx *ctx, struct np_pipeline *p, const struct np_txn_opts *opts, const char *name,
 		      size_t n)
 {
+	struct np_txn_opts o = opts ? *opts : (struct np_txn_opts){ 0 };
 	np_txn_free(&p->txn);
+	np_txn_free(&p->recovered);
 	if (np_pipeline_join(p))
 		return np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	o.recovered = &p->recovered;
 	size_t count = n < p->res.n ? n : p->res.n;
-	int rc = pipeline_write_reset(ctx, p, opts, name, count);
-	return rc <= 0 ? rc : np_txn_apply(ctx, opts, name, p->res.changes, count, &p->txn);
+	int rc = pipeline_write_reset(ctx, p, &o, name, count);
+	return rc <= 0 ? rc : np_txn_apply(ctx, &o, name, p->res.changes, count, &p->txn);
 }
 
 void np_pipeline_free(struct np_pipeline *p)
 {
 	np_txn_free(&p->txn);
+	np_txn_free(&p->recovered);
 	np_irqban_free(&p->ban);
 	np_resolved_free(&p->res);
 	memset(p, 0, sizeof(*p));

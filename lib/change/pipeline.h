@@ -36,6 +36,8 @@ struct np_pipeline {
 	bool joined;            /* the ban is the last of res.changes */
 	size_t nplaced;         /* once joined: the changes before it */
 	struct np_txn txn;      /* the last transaction written (nchanges 0: nothing was) */
+	struct np_txn recovered; /* what that write rolled back first (opts->recover): an
+				  * unfinished transaction of its profile; id NULL: none */
 	/* What res was resolved from (borrowed), resolved again after a change
 	 * that resets queues; NULL: only such changes are written then, the
 	 * others left to a later pass (hold's, which resolves the profile
@@ -66,7 +68,9 @@ int np_pipeline_decide(struct np_ctx *ctx, struct np_pipeline *p, const struct n
 int np_pipeline_join(struct np_pipeline *p);
 /* Joins, then writes the first n changes (NP_PIPELINE_ALL: all, the ban
  * with them) as one transaction into p->txn (np_txn_apply; an earlier
- * one freed first). 0 or -errno, ctx->err saying what was left. After a
+ * one freed first), and what it recovered first into p->recovered.
+ * 0 or -errno, ctx->err saying what was left; -EINTR when a terminating
+ * signal (opts->stop, change/stop.h) stopped it: nothing changed. After a
  * change that resets queues, p->res and p->ban hold what was resolved and
  * decided again (the first changes those that reset). */
 int np_pipeline_write(struct np_ctx *ctx, struct np_pipeline *p, const struct np_txn_opts *opts, const char *name,

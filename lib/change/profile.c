@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "base/cpuset.h"
-#include "change/channels.h"
+#include "change/channels-value.h"
 #include "read/pci.h"
 #include "change/profile-reader.h"
 #include "change/target.h"

@@ -252,10 +252,52 @@ int txn_state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct tx
 	return 0;
 }
 
+int np_txn_hold_claim(struct np_ctx *ctx, const struct np_txn_opts *opts, int *fd)
+{
+	struct txn_store st;
+	char path[PATH_MAX + sizeof(HOLD_NAME) + 1], text[32];
+	int rc = txn_state_open(ctx, opts, true, &st);
+
+	*fd = -1;
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/%s", st.dir, HOLD_NAME);
+	int lfd = openat(st.dirfd, HOLD_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	txn_state_close(&st);
+	if (lfd < 0)
+		return np_fail(ctx, -errno, "cannot open lock '%s': %s", path, strerror(errno));
+	if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+		ssize_t n = err == EWOULDBLOCK ? pread(lfd, text, sizeof(text) - 1, 0) : -1;
+		close(lfd);
+		if (err != EWOULDBLOCK)
+			return np_fail(ctx, -err, "cannot lock '%s': %s", path, strerror(err));
+		text[n > 0 ? n : 0] = '\0';
+		long pid = strtol(text, NULL, 10);
+		char who[48] = "";
+		if (pid > 0)
+			snprintf(who, sizeof(who), " (pid %ld)", pid);
+		return np_fail(ctx, -EBUSY,
+			       "another numaplace hold%s keeps a profile applied with the state directory '%s' "
+			       "(lock '%s'): two would undo each other's values; stop it first", who, st.dir, path);
+	}
+	int len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	ssize_t n = ftruncate(lfd, 0) < 0 ? -1 : pwrite(lfd, text, (size_t)len, 0);
+	if (n != len) {
+		int err = n < 0 ? errno : EIO;
+		close(lfd);
+		return np_fail(ctx, -err, "cannot write lock '%s': %s", path, strerror(err));
+	}
+	*fd = lfd;
+	return 0;
+}
+
 /* Write to a temporary name, sync, rename, sync the directory: a crash
  * leaves either the old journal or the new one, never a torn one. sync_dir
  * false leaves the rename to the next directory sync: only for an outcome
- * replacing a pending journal (see np_txn_apply). */
+ * replacing a pending journal (see np_txn_apply). The values written before
+ * (a write batch: lib/read/sysfs.h) are synced first: a journal never says
+ * more than the disk holds. */
 int txn_write_journal_sync(struct np_ctx *ctx, struct txn_store *st, const struct np_txn *txn,
 			      const char *error, bool sync_dir)
 {
@@ -263,6 +305,11 @@ int txn_write_journal_sync(struct np_ctx *ctx, struct txn_store *st, const struc
 	int err = 0, fd = -1;
 
 	snprintf(name, sizeof(name), "%s" JOURNAL_EXT, txn->id);
+	if (np_write_batch_sync(ctx)) {
+		char detail[sizeof(ctx->err)];
+		snprintf(detail, sizeof(detail), "%s", ctx->err);
+		return np_fail(ctx, -EIO, "cannot write journal '%s/%s': %s", st->txndir, name, detail);
+	}
 	snprintf(tmp, sizeof(tmp), "%s" TMP_EXT, name);
 	char *text = np_txn_format(txn, error);
 	if (!text)
@@ -512,21 +559,6 @@ static int latest_pending(struct np_ctx *ctx, struct txn_store *st, char **id)
 			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	}
 	np_txns_free(txns, n);
-	return rc;
-}
-
-/* Refuses to write while an earlier transaction is unfinished. */
-int txn_refuse_pending(struct np_ctx *ctx, struct txn_store *st)
-{
-	char *id;
-	int rc = latest_pending(ctx, st, &id);
-	if (rc || !id)
-		return rc;
-	rc = np_fail(ctx, -EBUSY,
-		     "transaction %s did not finish (journal '%s/%s" JOURNAL_EXT
-		     "' is pending): run 'numaplace revert' first",
-		     id, st->txndir, id);
-	free(id);
 	return rc;
 }
 

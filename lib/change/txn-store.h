@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "change/stop.h"
 #include "change/txn-journal.h"
 
 #define NP_STATE_DIR "/var/lib/numaplace"
@@ -32,6 +33,20 @@ struct np_txn_opts {
 	 * stay the callback's (old_value filled as np_txn_apply's own). */
 	int (*more)(struct np_ctx *ctx, void *arg, struct np_change **changes, size_t *n);
 	void *more_arg;
+	/* np_txn_apply and np_txn_revert: blocked signals (struct np_stop's
+	 * stops) that, once pending, stop the writes: those made are undone
+	 * and -EINTR returned, naming the signal. NULL: none. */
+	const sigset_t *stop;
+	/* np_txn_apply: an unfinished (pending) transaction of the same
+	 * profile, or of session, is rolled back first, as a plain revert
+	 * would (each value checked; one that someone else changed since
+	 * refuses, naming it), instead of refusing the apply: a kill (-9, a
+	 * power cut) of a hold or an apply needs no one to revert by hand, as
+	 * SQLite's next opener rolls back a hot journal. What it rolled back
+	 * goes to *recovered (what was there freed first) unless recovered is
+	 * NULL; when there is none, *recovered is left as it is. */
+	bool recover;
+	struct np_txn *recovered;
 };
 
 /* The transactions of id's hold session (id: any of them; NULL: the session
@@ -40,6 +55,12 @@ struct np_txn_opts {
  * session. A transaction of no session is a session of one. */
 int np_txn_session(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, char ***ids,
 		   size_t *count);
+
+/* One hold per state directory, for two would undo each other's values:
+ * the state directory's lock "hold.pid", made when missing, held for as
+ * long as *fd stays open, with the PID of its holder in it. -EBUSY naming
+ * the PID of the hold that has it. */
+int np_txn_hold_claim(struct np_ctx *ctx, const struct np_txn_opts *opts, int *fd);
 
 /* Every transaction in the state directory, oldest first; a journal that
  * cannot be read is listed as NP_TXN_UNREADABLE, the others as they are. */
@@ -65,6 +86,7 @@ int np_txn_prune(struct np_ctx *ctx, const struct np_txn_opts *opts, size_t keep
 #define UNKNOWN_BOOT "unknown"
 #define TXN_SUBDIR "txn"
 #define LOCK_NAME "lock"
+#define HOLD_NAME "hold.pid"
 #define JOURNAL_EXT ".json"
 #define TMP_EXT ".tmp"
 /* A journal holds one entry per written file; this bounds what a corrupt
@@ -90,7 +112,6 @@ int txn_write_journal_sync(struct np_ctx *ctx, struct txn_store *st, const struc
 int txn_journal_load(struct np_ctx *ctx, struct txn_store *st, const char *id, struct np_txn *txn,
 		     char **error);
 int txn_load_all(struct np_ctx *ctx, struct txn_store *st, struct np_txn **txns, size_t *count);
-int txn_refuse_pending(struct np_ctx *ctx, struct txn_store *st);
 int txn_new_id(struct np_ctx *ctx, struct txn_store *st, time_t now, char **id);
 int txn_read_boot_id(struct np_ctx *ctx, char **out);
 bool txn_boot_differs(const char *a, const char *b);

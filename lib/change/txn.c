@@ -64,6 +64,18 @@ static const char *show(const char *value, char *buf, size_t size)
 	return np_excerpt_n(value, len, buf, size);
 }
 
+/* A value of c quoted in a drift message: a CPU mask as its list ("off"
+ * when empty), as verify and revert --dry-run show it, not the file's hex. */
+static const char *shown(const struct np_change *c, const char *value, char *buf, size_t size)
+{
+	char *list = kind_of(c) == NP_VALUE_CPUMASK ? np_value_normalize(NP_VALUE_CPUMASK, value) : NULL;
+	if (!list)
+		return show(value, buf, size);
+	np_excerpt(*list ? list : "off", buf, size);
+	free(list);
+	return buf;
+}
+
 /* Reads the value at path; 1 when it equals value once both are normalized,
  * 0 when not, -errno when unreadable or malformed. *current gets the raw
  * text when asked for, and is NULL on error. */
@@ -164,6 +176,21 @@ __attribute__((weak)) long np_txn_fault_after(void)
 	return 0;
 }
 
+/* 0: as np_txn_fault_after. A signal number: the fault raises it instead
+ * of ending the process, as a kill at that moment would. */
+__attribute__((weak)) int np_txn_fault_signal(void)
+{
+	return 0;
+}
+
+/* The name of a terminating signal that is pending and stops the writes
+ * (opts->stop), else NULL. */
+static const char *stop_requested(const struct np_txn_opts *opts)
+{
+	int sig = opts ? np_stop_pending(opts->stop) : 0;
+	return sig ? np_stop_name(sig) : NULL;
+}
+
 /* One write and its read-back. *written tells the caller whether the file
  * may have changed, so that a mismatching value is undone too. */
 static int write_checked(struct np_ctx *ctx, const struct np_change *c, const char *value,
@@ -205,6 +232,20 @@ static int write_step(struct np_ctx *ctx, struct np_change *c, const char *value
 	if (written)
 		done[(*ndone)++] = i;
 	return rc;
+}
+
+/* Test builds: after the K-th write of a transaction (NP_FAULT_ENV), the
+ * crash, or the signal a kill would send at that moment. *nwrites: the
+ * transaction's count. */
+static void fault_point(const struct np_change *c, long *nwrites)
+{
+	long k = np_txn_fault_after();
+	if (!k || c->gone || ++*nwrites != k)
+		return;
+	int sig = np_txn_fault_signal();
+	if (!sig)
+		_exit(3);
+	raise(sig);
 }
 
 /* Writes values[done[j]] back for j from last to first, reading each back.
@@ -361,6 +402,9 @@ static int more_changes(struct np_ctx *ctx, const struct np_txn_opts *opts, stru
 	return txn_write_journal(ctx, st, txn, NULL);
 }
 
+static int settle_unfinished(struct np_ctx *ctx, const struct np_txn_opts *opts, struct txn_store *st,
+			     const char *profile, struct np_txn *recovered);
+
 int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
 		 struct np_change *changes, size_t nchanges, struct np_txn *txn_out)
 {
@@ -369,22 +413,29 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)], both[2 * sizeof(ctx->err) + 64];
 	char **olds = NULL;
 	size_t *done = NULL, ndone = 0;
-	long fault = np_txn_fault_after(), nwrites = 0;
 	bool left_pending = false;
-	int rc;
+	long nwrites = 0;
+	struct np_write_batch batch;
+	const char *stop;
+	int rc, batched = 0;
 
 	if (txn_out)
 		memset(txn_out, 0, sizeof(*txn_out));
 	if ((rc = validate_changes(ctx, changes, nchanges)))
 		return rc;
+	batched = np_write_batch_begin(ctx, &batch);
 	if ((rc = txn_state_open(ctx, opts, true, &st)) || (rc = txn_state_lock(ctx, opts, &st)) ||
-	    (rc = txn_refuse_pending(ctx, &st)))
+	    (rc = settle_unfinished(ctx, opts, &st, profile, opts ? opts->recovered : NULL)))
 		goto out;
 	if ((rc = txn_read_boot_id(ctx, &txn.boot_id)) ||
 	    (rc = read_old_values(ctx, changes, nchanges, &txn)))
 		goto out;
 	if (!txn.nchanges)
 		goto out;
+	if ((stop = stop_requested(opts))) {
+		rc = np_fail(ctx, -EINTR, "stopped by %s before writing anything: nothing changed", stop);
+		goto out;
+	}
 
 	txn.time = (long long)time(NULL);
 	txn.state = NP_TXN_PENDING;
@@ -409,10 +460,14 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 
 	for (size_t from = 0;;) {
 		for (size_t i = from; i < txn.nchanges; i++) {
+			if ((stop = stop_requested(opts))) {
+				rc = np_fail(ctx, -EINTR, "stopped by %s after writing %zu of %zu values", stop, i,
+					     txn.nchanges);
+				break;
+			}
 			if ((rc = write_step(ctx, &txn.changes[i], txn.changes[i].new_value, false, i, done, &ndone)))
 				break;
-			if (fault && !txn.changes[i].gone && ++nwrites == fault)
-				_exit(3);
+			fault_point(&txn.changes[i], &nwrites);
 		}
 		from = txn.nchanges;
 		if (rc || !opts || !opts->more || (rc = more_changes(ctx, opts, &st, &txn, &olds, &done)) ||
@@ -439,7 +494,11 @@ int np_txn_apply(struct np_ctx *ctx, const struct np_txn_opts *opts, const char 
 		}
 		txn.state = NP_TXN_ROLLED_BACK;
 		if (txn_write_journal(ctx, &st, &txn, primary) == 0) {
-			np_fail(ctx, rc, "%s", primary);
+			if (rc == -EINTR)
+				np_fail(ctx, rc, "%s: they were put back, nothing changed (transaction %s rolled back)",
+					primary, txn.id);
+			else
+				np_fail(ctx, rc, "%s", primary);
 		} else {
 			snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 			np_fail(ctx, rc, "%s; the writes were undone but %s", primary, undo_err);
@@ -491,6 +550,7 @@ out:
 	/* Who keeps writing (hold) must know which transaction to finish first. */
 	if (rc && left_pending && txn_out && (txn_out->id = strdup(txn.id)))
 		txn_out->state = NP_TXN_PENDING;
+	np_write_batch_end(ctx, batched);
 	free(olds);
 	free(done);
 	np_txn_free(&txn);
@@ -583,7 +643,7 @@ static enum seen seen_by_session(const struct np_txn *txn, const struct np_chang
  * no one's change to refuse: nothing is written there; nor is one of its
  * hold session's history (seen_by_session). stale: only the values that
  * survive a reboot (the others stay NULL). all: every transaction. */
-static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool stale,
+static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, const char *force_how, bool stale,
 		       const struct np_txn *all, size_t nall, char **before, char **restore)
 {
 	char fp[PATH_MAX], ex[64], exn[64], exo[64];
@@ -607,6 +667,12 @@ static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool 
 			return with_subject(ctx, rc, c);
 		if (held == HELD_NEW || held == HELD_OLD)
 			continue;
+		if (np_attrs[c->attr].keep_theirs) {
+			c->theirs = true; /* said, neither written nor refused */
+			free(restore[i]);
+			restore[i] = NULL;
+			continue;
+		}
 		enum seen seen = kind_of(c) == NP_VALUE_TEXT ? SEEN_NOT : seen_by_session(txn, c, before[i], all, nall);
 		if (seen == SEEN_EARLIER) {
 			free(restore[i]);
@@ -628,32 +694,34 @@ static int check_drift(struct np_ctx *ctx, struct np_txn *txn, bool force, bool 
 	if (c->attr == NP_ATTR_IRQBALANCE_CONFIG)
 		return np_fail(ctx, -EBUSY,
 			       "'%s' (%s): its banned-IRQ lines (IRQBALANCE_ARGS) changed since transaction %s%s; "
-			       "use --force to put back the ones from before it anyway",
-			       full_path(ctx, c->path, fp), np_excerpt(display_name(c), ex, sizeof(ex)), txn->id, more);
+			       "%s to put back the ones from before it anyway",
+			       full_path(ctx, c->path, fp), np_excerpt(display_name(c), ex, sizeof(ex)), txn->id, more,
+			       force_how);
 	char expected[200];
 	if (txn->state == NP_TXN_PENDING)
 		snprintf(expected, sizeof(expected), "'%s' or '%s'",
-			 np_excerpt(c->new_value, exn, sizeof(exn)),
-			 show(c->old_value, exo, sizeof(exo)));
+			 shown(c, c->new_value, exn, sizeof(exn)),
+			 shown(c, c->old_value, exo, sizeof(exo)));
 	else
 		snprintf(expected, sizeof(expected), "'%s'",
-			 np_excerpt(c->new_value, exn, sizeof(exn)));
+			 shown(c, c->new_value, exn, sizeof(exn)));
 	return np_fail(ctx, -EBUSY,
 		       "'%s' (%s) changed since transaction %s: it is '%s', expected %s%s; "
-		       "use --force to revert anyway",
+		       "%s to revert anyway",
 		       full_path(ctx, c->path, fp), display_name(c), txn->id,
-		       show(before[first], ex, sizeof(ex)), expected, more);
+		       shown(c, before[first], ex, sizeof(ex)), expected, more, force_how);
 }
 
 /* What a revert would write: the changes whose current value (before[i],
- * taken over) is not the old one yet, in journal order; the text of a
- * configuration file as it would be written (restore[i], taken over). */
+ * taken over) is not the old one yet, in journal order, and those it would
+ * leave as theirs with theirs; the text of a configuration file as it
+ * would be written (restore[i], taken over). */
 static void revert_plan(struct np_txn *txn, bool stale, char **before, char **restore)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < txn->nchanges; i++) {
 		struct np_change *c = &txn->changes[i];
-		if ((stale && !txn_survives_reboot(c)) || (!restore[i] && !c->gone)) {
+		if ((stale && !txn_survives_reboot(c)) || (!restore[i] && !c->gone && !c->theirs)) {
 			np_change_free(c);
 			continue;
 		}
@@ -689,19 +757,34 @@ static bool reset_by_driver(struct np_ctx *ctx, const struct np_change *c, const
 	return reset;
 }
 
-/* The revert's writes: the changes that reset queues first (a channel
- * count: the queues the others name exist again only after it), then the
- * others, last first. A value the driver rewrote when its channels were
- * restored is left as it set it, as on any channel change. */
-static int revert_writes(struct np_ctx *ctx, struct np_txn *txn, char **before, char **restore, size_t *done,
-			 size_t *ndone)
+/* One write of a revert (i of txn, nwrite in all), unless a stop
+ * (opts->stop) is pending: then none, -EINTR. */
+static int revert_step(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn *txn, size_t i,
+		       const char *value, size_t *done, size_t *ndone, size_t nwrite)
+{
+	const char *stop = stop_requested(opts);
+	if (stop)
+		return np_fail(ctx, -EINTR, "stopped by %s after restoring %zu of %zu values", stop, *ndone, nwrite);
+	long nwrites = (long)*ndone;
+	int rc = write_step(ctx, &txn->changes[i], value, true, i, done, ndone);
+	if (!rc)
+		fault_point(&txn->changes[i], &nwrites);
+	return rc;
+}
+
+/* The revert's writes (nwrite of them): the changes that reset queues first
+ * (a channel count: the queues the others name exist again only after it),
+ * then the others, last first. A value the driver rewrote when its channels
+ * were restored is left as it set it, as on any channel change. */
+static int revert_writes(struct np_ctx *ctx, const struct np_txn_opts *opts, struct np_txn *txn, char **before,
+			 char **restore, size_t *done, size_t *ndone, size_t nwrite)
 {
 	bool reset = false;
 	int rc = 0;
 	for (size_t i = 0; i < txn->nchanges && rc == 0; i++) {
 		if (!restore[i] || !np_attrs[txn->changes[i].attr].resets_queues)
 			continue;
-		rc = write_step(ctx, &txn->changes[i], restore[i], true, i, done, ndone);
+		rc = revert_step(ctx, opts, txn, i, restore[i], done, ndone, nwrite);
 		reset = true;
 	}
 	for (size_t i = txn->nchanges; rc == 0 && i-- > 0;) {
@@ -711,45 +794,64 @@ static int revert_writes(struct np_ctx *ctx, struct np_txn *txn, char **before, 
 		if (reset && !c->gone && before[i] && reset_by_driver(ctx, c, before[i]))
 			c->reset = true;
 		else
-			rc = write_step(ctx, c, restore[i], true, i, done, ndone);
+			rc = revert_step(ctx, opts, txn, i, restore[i], done, ndone, nwrite);
 	}
 	return rc;
 }
 
-int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
-		  struct np_txn *txn_out)
+/* What the access method of a kind in txn adds to its revert (a move's
+ * threads started since), appended: journaled with the others before any
+ * is written. The first kind that has one is asked, once. */
+static int revert_more(struct np_ctx *ctx, struct np_txn *txn)
+{
+	for (size_t i = 0; i < txn->nchanges; i++) {
+		const struct np_attr_access *a = np_attrs[txn->changes[i].attr].access;
+		struct np_change *more = NULL;
+		size_t n = 0;
+		if (!a || !a->revert_more)
+			continue;
+		int rc = a->revert_more(ctx, txn->changes, txn->nchanges, &more, &n);
+		struct np_change *grown = rc || !n ? NULL : realloc(txn->changes, (txn->nchanges + n) * sizeof(*grown));
+		if (grown) {
+			memcpy(grown + txn->nchanges, more, n * sizeof(*more));
+			txn->changes = grown;
+			txn->nchanges += n;
+		} else {
+			for (size_t j = 0; j < n; j++)
+				np_change_free(&more[j]);
+		}
+		free(more);
+		if (!rc && n && !grown)
+			rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		return rc;
+	}
+	return 0;
+}
+
+/* Reverts transaction picked of st, whose lock the caller holds (unless a
+ * dry run). force_how: what the message tells a user to do to restore over
+ * a value someone else changed. See np_txn_revert. */
+static int revert_locked(struct np_ctx *ctx, const struct np_txn_opts *opts, struct txn_store *st,
+			 const char *picked, bool force, const char *force_how, struct np_txn *txn_out)
 {
 	struct np_txn txn = { 0 };
-	struct txn_store st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
 	char primary[sizeof(ctx->err)], undo_err[sizeof(ctx->err)];
-	char *picked = NULL, *error = NULL, *boot = NULL, **before = NULL, **restore = NULL;
-	size_t *done = NULL, ndone = 0, nbefore = 0, nall = 0;
+	char *error = NULL, *boot = NULL, **before = NULL, **restore = NULL;
+	size_t *done = NULL, ndone = 0, nbefore = 0, nall = 0, nwrite = 0;
 	struct np_txn *all = NULL;
 	enum np_txn_state was;
 	bool any = false, stale;
+	const char *stop;
 	int rc;
 
-	if (txn_out)
-		memset(txn_out, 0, sizeof(*txn_out));
-	if (id && !txn_id_valid(id))
-		return np_fail(ctx, -EINVAL, "'%s' is not a transaction id", id);
-	if ((rc = txn_state_open(ctx, opts, false, &st)))
-		return rc;
-	if (st.dirfd < 0) {
-		rc = np_fail(ctx, -ENOENT, "nothing to revert: no state directory '%s'", st.dir);
-		goto out;
-	}
-	/* A dry run reads a journal another revert may be rewriting: it shows
-	 * the plan of that moment, which is all a dry run promises. */
-	if ((rc = opts->dry_run ? 0 : txn_state_lock(ctx, opts, &st)) || (rc = txn_pick(ctx, &st, id, &picked)) ||
-	    (rc = txn_journal_load(ctx, &st, picked, &txn, &error)) ||
-	    (rc = refuse_finished(ctx, &txn)) || (rc = txn_read_boot_id(ctx, &boot)))
+	if ((rc = txn_journal_load(ctx, st, picked, &txn, &error)) || (rc = refuse_finished(ctx, &txn)) ||
+	    (rc = txn_read_boot_id(ctx, &boot)))
 		goto out;
 
 	stale = txn_boot_differs(txn.boot_id, boot);
 	if (stale && !txn_has_survivor(&txn)) {
 		txn.state = NP_TXN_STALE;
-		rc = opts->dry_run ? 0 : txn_write_journal(ctx, &st, &txn, error);
+		rc = opts->dry_run ? 0 : txn_write_journal(ctx, st, &txn, error);
 		if (!rc)
 			rc = np_fail(
 				ctx, -ESTALE,
@@ -760,6 +862,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 
+	if ((rc = revert_more(ctx, &txn)))
+		goto out;
 	before = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*before));
 	restore = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*restore));
 	done = calloc(txn.nchanges ? txn.nchanges : 1, sizeof(*done));
@@ -768,8 +872,8 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		goto out;
 	}
 	nbefore = txn.nchanges;
-	if ((rc = txn_load_all(ctx, &st, &all, &nall)) ||
-	    (rc = check_drift(ctx, &txn, force, stale, all, nall, before, restore)))
+	if ((rc = txn_load_all(ctx, st, &all, &nall)) ||
+	    (rc = check_drift(ctx, &txn, force, force_how, stale, all, nall, before, restore)))
 		goto out;
 	if (opts->dry_run) {
 		revert_plan(&txn, stale, before, restore);
@@ -783,18 +887,24 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		if ((rc = np_remove_stale_temps(ctx, "%s", txn.changes[i].path)))
 			goto out;
 
+	for (size_t i = 0; i < txn.nchanges; i++)
+		nwrite += restore[i] != NULL;
+	any = nwrite > 0;
+	if (any && (stop = stop_requested(opts))) {
+		rc = np_fail(ctx, -EINTR, "stopped by %s before restoring anything: transaction %s is as it was",
+			     stop, txn.id);
+		goto out;
+	}
 	/* Pending while the revert writes: if it crashes half way, the next
 	 * revert accepts old and new values alike and finishes the job. */
 	was = txn.state;
-	for (size_t i = 0; i < txn.nchanges && !any; i++)
-		any = restore[i] != NULL;
 	if (any && was != NP_TXN_PENDING) {
 		txn.state = NP_TXN_PENDING;
-		if ((rc = txn_write_journal(ctx, &st, &txn, error)))
+		if ((rc = txn_write_journal(ctx, st, &txn, error)))
 			goto out;
 	}
 
-	rc = revert_writes(ctx, &txn, before, restore, done, &ndone);
+	rc = revert_writes(ctx, opts, &txn, before, restore, done, &ndone, nwrite);
 
 	if (rc) {
 		snprintf(primary, sizeof(primary), "%s", ctx->err);
@@ -810,7 +920,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 		}
 		txn.state = was;
 		const char *undone = ndone ? "; the revert's writes were undone" : "";
-		if (any && was != NP_TXN_PENDING && txn_write_journal(ctx, &st, &txn, error)) {
+		if (any && was != NP_TXN_PENDING && txn_write_journal(ctx, st, &txn, error)) {
 			snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 			np_fail(ctx, rc, "%s%s; %s", primary, undone, undo_err);
 		} else {
@@ -820,7 +930,7 @@ int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char
 	}
 
 	txn.state = stale ? NP_TXN_STALE : NP_TXN_REVERTED;
-	if ((rc = txn_write_journal(ctx, &st, &txn, error))) {
+	if ((rc = txn_write_journal(ctx, st, &txn, error))) {
 		snprintf(undo_err, sizeof(undo_err), "%s", ctx->err);
 		np_fail(ctx, rc, "the old values were restored but %s", undo_err);
 		goto out;
@@ -852,11 +962,123 @@ out:
 	free(before);
 	free(restore);
 	free(done);
-	free(picked);
 	free(error);
 	free(boot);
 	np_txns_free(all, nall);
 	np_txn_free(&txn);
+	return rc;
+}
+
+int np_txn_revert(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *id, bool force,
+		  struct np_txn *txn_out)
+{
+	struct txn_store st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
+	struct np_write_batch batch;
+	char *picked = NULL;
+	int rc, batched = 0;
+
+	if (txn_out)
+		memset(txn_out, 0, sizeof(*txn_out));
+	if (id && !txn_id_valid(id))
+		return np_fail(ctx, -EINVAL, "'%s' is not a transaction id", id);
+	if ((rc = txn_state_open(ctx, opts, false, &st)))
+		return rc;
+	if (st.dirfd < 0) {
+		rc = np_fail(ctx, -ENOENT, "nothing to revert: no state directory '%s'", st.dir);
+		goto out;
+	}
+	/* A dry run reads a journal another revert may be rewriting: it shows
+	 * the plan of that moment, which is all a dry run promises. */
+	if ((rc = opts->dry_run ? 0 : txn_state_lock(ctx, opts, &st)) || (rc = txn_pick(ctx, &st, id, &picked)))
+		goto out;
+	batched = np_write_batch_begin(ctx, &batch);
+	rc = revert_locked(ctx, opts, &st, picked, force, "use --force", txn_out);
+out:
+	/* Synced already when a journal was written after the values. */
+	np_write_batch_end(ctx, batched);
+	free(picked);
+	txn_state_close(&st);
+	return rc;
+}
+
+/* ---- recovery ---- */
+
+/* Whether an apply of profile (in hold session session, or NULL) may roll
+ * back the unfinished transaction txn by itself: it is the same profile's,
+ * or the same session's. */
+static bool own_unfinished(const struct np_txn *txn, const char *profile, const char *session)
+{
+	return (profile && *profile && !strcmp(txn->profile, profile)) ||
+	       (session && !strcmp(txn_session_of(txn), session));
+}
+
+/* Before an apply of profile writes (the lock held, unless a dry run): the
+ * unfinished (pending) transactions, newest first. Its own (own_unfinished)
+ * are rolled back when opts->recover, as a plain revert would, each value
+ * checked first; any other refuses the apply, as do all without recover.
+ * *recovered (unless NULL) gets the last one rolled back: what revert
+ * hands back (a dry run: its plan), or only id and state NP_TXN_STALE for
+ * one from an earlier boot, marked so. */
+static int settle_unfinished(struct np_ctx *ctx, const struct np_txn_opts *opts, struct txn_store *st,
+			     const char *profile, struct np_txn *recovered)
+{
+	struct np_txn *txns;
+	size_t n;
+	int rc = txn_load_all(ctx, st, &txns, &n);
+	if (rc)
+		return rc;
+	for (size_t i = n; i-- > 0 && !rc;) {
+		const struct np_txn *t = &txns[i];
+		char how[ID_MAX + 64], detail[sizeof(ctx->err)];
+		if (t->state != NP_TXN_PENDING)
+			continue;
+		if (!opts || !opts->recover || !own_unfinished(t, profile, opts->session)) {
+			rc = np_fail(ctx, -EBUSY,
+				     "transaction %s (%s) did not finish (journal '%s/%s" JOURNAL_EXT
+				     "' is pending): run 'numaplace revert' first",
+				     t->id, *t->profile ? t->profile : "no profile", st->txndir, t->id);
+			break;
+		}
+		struct np_txn back = { 0 };
+		snprintf(how, sizeof(how), "run 'numaplace revert --force %s'", t->id);
+		rc = revert_locked(ctx, opts, st, t->id, false, how, &back);
+		if (rc == -ESTALE) {
+			ctx->err[0] = '\0';
+			back.state = NP_TXN_STALE;
+			rc = (back.id = strdup(t->id)) ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+		} else if (rc && rc != -EINTR) {
+			snprintf(detail, sizeof(detail), "%s", ctx->err);
+			np_fail(ctx, rc, "transaction %s (%s) did not finish, and its roll-back needs you: %s", t->id,
+				t->profile, detail);
+		}
+		if (recovered && !rc) {
+			np_txn_free(recovered);
+			*recovered = back;
+		} else {
+			np_txn_free(&back);
+		}
+	}
+	np_txns_free(txns, n);
+	return rc;
+}
+
+int np_txn_recover(struct np_ctx *ctx, const struct np_txn_opts *opts, const char *profile,
+		   struct np_txn *txn_out)
+{
+	struct txn_store st = { .dirfd = -1, .txnfd = -1, .lockfd = -1 };
+	struct np_txn_opts o = *opts;
+	struct np_write_batch batch;
+	int rc, batched = 0;
+
+	memset(txn_out, 0, sizeof(*txn_out));
+	o.recover = true;
+	if ((rc = txn_state_open(ctx, &o, false, &st)) || st.txnfd < 0 ||
+	    (rc = o.dry_run ? 0 : txn_state_lock(ctx, &o, &st)))
+		goto out;
+	batched = np_write_batch_begin(ctx, &batch);
+	rc = settle_unfinished(ctx, &o, &st, profile, txn_out);
+out:
+	np_write_batch_end(ctx, batched);
 	txn_state_close(&st);
 	return rc;
 }

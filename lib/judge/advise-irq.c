@@ -597,7 +597,9 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 	default:
 		return true;
 	}
-	if (s->total < p->idle || !s->total) {
+	/* (A profile's rule has no floor: it places even an IRQ that has not
+	 * fired yet, as after a device's re-probe.) */
+	if (s->total < p->idle) {
 		if (says(p))
 			snprintf(buf, size, "it is idle (%s)", np_volume_text(p->m, s->total, a));
 		return false;
@@ -960,7 +962,7 @@ int plan_pin_kept_queues(struct planner *p)
 		size_t ii = (size_t)(irq - m->irqs.v);
 		int cpu = home_cpu(irq);
 		/* A CPU at the x86 vector budget takes no pin: the kernel may need to move it. */
-		if (!np_vector_balanced(&p->cls[ii]) || irq->total < p->idle || !irq->total || cpu < 0 || cpu > m->topo.max_cpu ||
+		if (!np_vector_balanced(&p->cls[ii]) || irq->total < p->idle || cpu < 0 || cpu > m->topo.max_cpu ||
 		    np_cpuset_count(&irq->affinity) <= 1 || p->vectors[cpu] >= NP_VECTORS_PER_CPU)
 			continue;
 		char *reason, *value;

@@ -303,14 +303,43 @@ static int nvme_owner(const struct np_pci *pci, const char *block)
 	return -1;
 }
 
+/* A copy without /sys/class/net or /sys/block (a running kernel has both)
+ * while functions of their class have a driver: what hangs below those is
+ * unknown, said once, not taken for none. */
+static int note_no_children(struct np_pci *pci, bool block)
+{
+	size_t count = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pci->ndevs; i++)
+		if (pci->devs[i].driver && pci->devs[i].class_id >> 8 == (block ? 0x01u : 0x02u) && !count++)
+			first = pci->devs[i].addr;
+	if (!count)
+		return 0;
+	char note[320];
+	const char *s = count == 1 ? "" : "s", *more = count == 1 ? "" : ", ...";
+	if (block)
+		snprintf(note, sizeof(note), "block devices unknown: there is no /sys/block here (a partial copy): "
+			 "the disks of %zu storage controller%s (%s%s) and their rq_affinity are not read",
+			 count, s, first, more);
+	else
+		snprintf(note, sizeof(note), "network interfaces unknown: there is no /sys/class/net here (a partial "
+			 "copy): the interfaces of %zu network controller%s (%s%s), their queues, RPS and XPS are "
+			 "not read", count, s, first, more);
+	return add_name(&pci->notes, &pci->nnotes, note);
+}
+
 static int attach_children(struct np_ctx *ctx, struct np_pci *pci, bool block)
 {
 	const char *dir = block ? "/sys/block" : "/sys/class/net";
 	char **names;
 	size_t n;
 	int rc = np_list_dir(ctx, &names, &n, "%s", dir);
+	if (rc == -ENOENT) {
+		ctx->err[0] = '\0';
+		return note_no_children(pci, block);
+	}
 	if (rc)
-		return rc == -ENOENT ? 0 : rc;
+		return rc;
 	int *owner = calloc(n + 1, sizeof(int));
 	rc = owner ? owners(ctx, pci, dir, names, n, owner) : -ENOMEM;
 	for (size_t i = 0; i < n && rc == 0; i++) {

@@ -477,8 +477,10 @@ int np_write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *shown,
-		  const char *buf, size_t len, mode_t mode, const struct stat *old)
+/* sync false: neither the file nor the directory is synced here (a write
+ * batch syncs them with the others, see np_write_batch_begin). */
+static int replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *shown, const char *buf,
+		      size_t len, mode_t mode, const struct stat *old, bool sync)
 {
 	char tmp[NAME_MAX + 1], self[64];
 	/* An unnamed file that gets a name only when whole: a kill leaves no
@@ -495,7 +497,7 @@ int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *s
 		err = errno;
 	if (!err)
 		err = -np_write_all(fd, buf, len);
-	if (!err && fsync(fd) < 0)
+	if (!err && sync && fsync(fd) < 0)
 		err = errno;
 	/* Hidden, and named by our pid: two writers never share a temporary name. */
 	snprintf(tmp, sizeof(tmp), ".%.200s.numaplace-%ld", base, (long)getpid());
@@ -511,11 +513,63 @@ int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *s
 		err = errno;
 	if (err && named)
 		unlinkat(dirfd, tmp, 0);
-	if (!err && fsync(dirfd) < 0)
+	if (!err && sync && fsync(dirfd) < 0)
 		err = errno;
 	if (err)
 		return np_fail(ctx, -err, "cannot write '%s': %s", shown, strerror(err));
 	return 0;
+}
+
+int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *shown,
+		  const char *buf, size_t len, mode_t mode, const struct stat *old)
+{
+	return replace_at(ctx, dirfd, base, shown, buf, len, mode, old, true);
+}
+
+int np_write_batch_begin(struct np_ctx *ctx, struct np_write_batch *b)
+{
+	if (ctx->batch)
+		return 0;
+	b->fd = -1;
+	ctx->batch = b;
+	return 1;
+}
+
+/* A write of the batch into dirfd, on device dev: the batch keeps a
+ * directory of its filesystem to sync at the end. A file on another
+ * filesystem (a mount inside a copied tree) is synced on its own. */
+static bool batch_defers(struct np_ctx *ctx, int dirfd, dev_t dev)
+{
+	struct np_write_batch *b = ctx->batch;
+	if (!b)
+		return false;
+	if (b->fd < 0) {
+		b->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+		b->dev = dev;
+	}
+	return b->fd >= 0 && b->dev == dev;
+}
+
+int np_write_batch_sync(struct np_ctx *ctx)
+{
+	struct np_write_batch *b = ctx->batch;
+	if (!b || b->fd < 0)
+		return 0;
+	int err = syncfs(b->fd) < 0 ? errno : 0;
+	close(b->fd);
+	b->fd = -1;
+	if (err)
+		return np_fail(ctx, -err, "cannot sync the values written: %s", strerror(err));
+	return 0;
+}
+
+int np_write_batch_end(struct np_ctx *ctx, int owner)
+{
+	if (!owner)
+		return 0;
+	int rc = np_write_batch_sync(ctx);
+	ctx->batch = NULL;
+	return rc;
 }
 
 /* A temporary name of np_replace_at for base: ".BASE.numaplace-PID". */
@@ -614,7 +668,7 @@ static int write_path(struct np_ctx *ctx, const char *mpath, const char *path, c
 	int dfd = np_open_parent(ctx, mpath, &base);
 	if (dfd < 0)
 		return np_fail(ctx, dfd, "cannot open the directory of '%s': %s", path, strerror(-dfd));
-	int rc = np_replace_at(ctx, dfd, base, path, buf, len, 0, &st);
+	int rc = replace_at(ctx, dfd, base, path, buf, len, 0, &st, !batch_defers(ctx, dfd, st.st_dev));
 	close(dfd);
 	return rc;
 }

@@ -35,6 +35,28 @@ int np_mkdirs(struct np_ctx *ctx, const char *path, mode_t mode);
  * owner when old is given, else takes mode. shown names it in messages. */
 int np_replace_at(struct np_ctx *ctx, int dirfd, const char *base, const char *shown,
 		  const char *buf, size_t len, mode_t mode, const struct stat *old);
+/* A batch of writes: the regular files np_write_text and np_write_bytes
+ * replace (a copy of a machine under --root) from np_write_batch_begin on
+ * are renamed into place unsynced, and synced all at once, one syncfs, by
+ * np_write_batch_sync: a transaction's values, whose journal (which holds
+ * the old value and the new of each) is synced before the first of them is
+ * written, and again after, so that it never says applied before they are
+ * durable. A kill leaves each file old or new, as an unbatched write does:
+ * the rename is what makes it so, not the sync. A power cut before the sync
+ * may leave one renamed without its data, which a revert then takes for a
+ * value someone changed: the price of a copied tree (sysfs and procfs files
+ * are written as ever, one write(2), nothing to sync). */
+struct np_write_batch {
+	int fd;    /* a directory on the filesystem of the unsynced writes, or -1 */
+	dev_t dev; /* its device: a file on another one is synced as it is written */
+};
+/* Starts a batch on ctx, unless one is on already (a revert within an
+ * apply): returns 1 when this call owns it, 0 when not. */
+int np_write_batch_begin(struct np_ctx *ctx, struct np_write_batch *b);
+/* Syncs what the batch wrote so far; 0 or -errno (the kernel's writeback error). */
+int np_write_batch_sync(struct np_ctx *ctx);
+/* Syncs and ends the batch when owner (np_write_batch_begin's 1). */
+int np_write_batch_end(struct np_ctx *ctx, int owner);
 /* Removes what np_replace_at leaves beside path when killed between naming
  * its temporary file and renaming it (".NAME.numaplace-PID"). Only for a
  * caller that knows no other writer of path runs: the transaction lock. */

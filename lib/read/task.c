@@ -62,6 +62,10 @@ int np_task_stat_parse(struct np_ctx *ctx, const char *text, const char *shown, 
 			ok = len == 1;
 			out->state = *p;
 			break;
+		case 4:
+			ok = field_ull(p, len, &v) && v <= INT_MAX;
+			out->ppid = (int)v;
+			break;
 		case 9:
 			ok = field_ull(p, len, &v) && v <= ULONG_MAX;
 			out->flags = (unsigned long)v;
@@ -154,6 +158,61 @@ int np_tasks_read(struct np_ctx *ctx, int pid, struct np_task_stat **tasks, size
 	qsort(v, n, sizeof(*v), by_tid);
 	*tasks = v;
 	*count = n;
+	return 0;
+}
+
+struct family {
+	int pid, ppid;
+};
+
+int np_descendants(struct np_ctx *ctx, int pid, int **pids, size_t *count)
+{
+	char **names = NULL;
+	size_t nnames = 0, n = 0, found = 0;
+	struct family *all = NULL;
+	int *out = NULL;
+	*pids = NULL;
+	*count = 0;
+	int rc = np_list_dir(ctx, &names, &nnames, "/proc");
+	if (rc)
+		return rc;
+	all = calloc(nnames ? nnames : 1, sizeof(*all));
+	out = calloc(nnames ? nnames : 1, sizeof(*out));
+	if (!all || !out)
+		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
+	for (size_t i = 0; i < nnames && rc == 0; i++) {
+		unsigned long long p;
+		char *text = NULL;
+		struct np_task_stat st;
+		if (!field_ull(names[i], strlen(names[i]), &p) || p > INT_MAX)
+			continue;
+		int r = np_read_text(ctx, &text, "/proc/%llu/stat", p);
+		if (r == 0 && np_task_stat_parse(ctx, text, names[i], &st) == 0)
+			all[n++] = (struct family){ (int)p, st.ppid };
+		free(text);
+	}
+	np_names_free(names, nnames);
+	/* Generation by generation: a child's parent is found before it is. */
+	for (size_t from = 0, to = 0; rc == 0; from = to, to = found) {
+		for (size_t i = 0; i < n; i++) {
+			bool below = all[i].ppid == pid;
+			for (size_t j = from; !below && j < to; j++)
+				below = all[i].ppid == out[j];
+			if (below) {
+				out[found++] = all[i].pid;
+				all[i].ppid = 0; /* taken */
+			}
+		}
+		if (found == to)
+			break;
+	}
+	free(all);
+	if (rc || !found) {
+		free(out);
+		return rc;
+	}
+	*pids = out;
+	*count = found;
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct np_task_stat {
 	char comm[64];                /* 2, without its parentheses; cut to fit (the kernel
 				       * writes at most 63 bytes: a workqueue worker's name) */
 	char state;                   /* 3: R, S, D, Z, T, t, X, I, ... */
+	int ppid;                     /* 4: the parent process */
 	unsigned long flags;          /* 9: PF_* (NP_PF_KTHREAD) */
 	unsigned long long utime;     /* 14 */
 	unsigned long long stime;     /* 15 */
@@ -54,6 +55,13 @@ bool np_task_is_kthread(const struct np_task_stat *t);
  * read of its stat is left out, not an error. -ENOENT (ctx->err says "no
  * process PID") when the process is gone. */
 int np_tasks_read(struct np_ctx *ctx, int pid, struct np_task_stat **tasks, size_t *count);
+
+/* The processes below pid, its children's and theirs, each once, as the
+ * stat files of /proc say now (field 4): *pids is malloc'd (free() it),
+ * NULL when none. A process that ends while they are read is left out;
+ * one that starts meanwhile may be too: a caller that must see them all
+ * asks again after it acted on these. */
+int np_descendants(struct np_ctx *ctx, int pid, int **pids, size_t *count);
 
 /* Live only (see above). The CPUs thread tid may run on, as
  * sched_getaffinity(2) gives them (a mask as wide as the kernel needs). */

@@ -29,7 +29,8 @@
 # 64 to 256 queues (start-up work cancels out), whose ratio should be within
 # 1.3x (linear); and the peak memory of irqs --json and advise --json at 16
 # and 256 queues, next to the size of what they print: written as they are
-# made, the output is never held.
+# made, the output is never held. Then hold's re-apply of a 64-queue NIC
+# (tests/bench/hold.sh) and an apply of 4,096 values (tests/bench/apply.sh).
 #
 # Wall time comes from bash's EPOCHREALTIME around /usr/bin/time (whose own
 # %e has only 10 ms resolution); peak RSS from /usr/bin/time -f %M; CPU time
@@ -299,6 +300,8 @@ done
 
 # hold's re-apply of one 64-queue NIC after its event (its own small root).
 bash tests/bench/hold.sh || failed=1
+# apply and revert of 4,096 values on the 1024-CPU root.
+bash tests/bench/apply.sh || failed=1
 
 if [ "$failed" != 0 ]; then
 	echo "bench: some runs failed (see above)" >&2

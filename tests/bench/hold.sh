@@ -12,10 +12,11 @@
 #
 # The root is copied to a tmpfs (BENCH_HOLD_TMPFS, default /dev/shm): it
 # stands in for sysfs and procfs, where a write is one write(2). On a disk,
-# each of the 191 values would be written as a regular file is (a new file,
-# synced, renamed over, the directory synced: 382 syncs that a real kernel
-# never makes). The state directory, whose journal syncs are real, stays on
-# the disk under build/.
+# each of the 191 values would be written as a regular file is (a new file
+# renamed over it, all of them synced at the end with one syncfs, which
+# also waits for whatever else the filesystem has to write: a cost a real
+# kernel never has). The state directory, whose journal syncs are real,
+# stays on the disk under build/.
 #
 # HOLD_BASELINE=BINARY times another numaplace (an older build) the same way
 # in the same run, after this one, for a before/after.
@@ -32,7 +33,7 @@ TMPFS=${BENCH_HOLD_TMPFS:-/dev/shm}
 if [ "$(stat -f -c %T "$TMPFS" 2>/dev/null)" = tmpfs ] && R=$(mktemp -d "$TMPFS/numaplace-bench-hold.XXXXXX"); then
 	where="root on tmpfs"
 else
-	R=$W where="root on disk (no tmpfs at $TMPFS): each write is synced"
+	R=$W where="root on disk (no tmpfs at $TMPFS)"
 fi
 PID=
 trap '[ -z "$PID" ] || kill $PID 2>/dev/null; rm -rf "$W" "$R"' EXIT

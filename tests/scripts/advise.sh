@@ -519,3 +519,19 @@ test_smt_no_third_vector_while_a_thread_is_empty() {
 	} | sort -un -k1,1 | awk '$2 ~ /^[0-9]+$/ {print $2}' | sort -n | uniq -c | awk '{print $1}' | sort -n | tail -1)
 	expect_eq 2 "$after" "most completion vectors on one thread after the plan"
 }
+
+# A profile's rule has no volume floor: it places a device whose IRQs have not fired yet
+# (as hold finds them after a re-probe). irqb112's second port is idle, its queues on both
+# nodes: advise leaves it, a rule moves its node-1 queues to node 0.
+test_profile_rule_places_idle_vectors() {
+	cat >"$WORK/idle-rule.json" <<-EOF
+	{"format": "numaplace-profile/1", "name": "idle", "rules": [
+	 {"match": {"net": "ens3f1"}, "irqs": "local"}]}
+	EOF
+	expect_eq 0 "$("$NUMAPLACE" --root "$FIXTURES/irqb112" advise --json --device ens3f1 | applicable)" \
+		"advise's changes for the idle port"
+	local out
+	out=$("$NUMAPLACE" --root "$FIXTURES/irqb112" apply --dry-run --json "$WORK/idle-rule.json" 2>/dev/null)
+	expect_eq 28 "$(jq '[.changes[] | select(.change and (.subject | test("ens3f1-TxRx")))] | length' <<<"$out")" \
+		"the rule's moves of the idle port's node-1 queues"
+}

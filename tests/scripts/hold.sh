@@ -489,3 +489,59 @@ test_hold_rebans_the_new_irqs_of_a_reprobed_device() {
 	expect_eq "--hintpolicy=exact --banirq=40" "$( (set -a && . "$conf" && echo "$IRQBALANCE_ARGS"))" \
 		"IRQBALANCE_ARGS after reverting the re-apply"
 }
+
+# Two holds on one state directory would undo each other's values (issue
+# 35): the second refuses at once, naming the first one's PID, and writes
+# nothing; once the first is gone, a hold runs again.
+test_second_hold_on_a_state_dir_refuses_naming_the_first() {
+	hold_root
+	start_hold --interval 3600 "$WORK/hold/p.json"
+	profile "$WORK/hold/q.json" '"cpus": "1"' '"cpus": "1"'
+	local status=0 err
+	err=$(timeout 60 "$NUMAPLACE" --root "$ROOT" hold --state-dir "$WORK/hold/state" "$WORK/hold/q.json" 2>&1) ||
+		status=$?
+	expect_eq 1 "$status" "the second hold's exit status (124: it ran on)"
+	[[ $err == *"another numaplace hold (pid $HOLD_PID) keeps a profile applied with the state directory '$WORK/hold/state'"* ]] ||
+		die "the refusal does not name the first hold: $err"
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0, the first hold's value"
+	expect_eq 1 "$(np history --state-dir "$WORK/hold/state" --json | jq '.transactions | length')" "transactions"
+	stop_hold
+	start_hold --interval 3600 "$WORK/hold/q.json"
+	expect_eq 0002 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 once the first hold is gone"
+	stop_hold
+}
+
+# inotify drops the events past fs.inotify.max_queued_events and queues
+# IN_Q_OVERFLOW instead (issue 35): a new Guaranteed pod among the dropped
+# ones was lost until the next --interval check. hold is stopped (SIGSTOP)
+# while the kubelet's directory takes more events than the queue holds, then
+# the state file changes; once hold runs again, the overflow alone must make
+# it check every device.
+test_hold_kubelet_event_overflow_is_a_full_check() {
+	local max dir n
+	max=$(cat /proc/sys/fs/inotify/max_queued_events 2>/dev/null) || skip_test "no fs.inotify.max_queued_events"
+	[ "$max" -le 1000000 ] || skip_test "fs.inotify.max_queued_events is $max: too many files to make"
+	rm -rf "$WORK/hold" && mkdir -p "$WORK/hold"
+	cp -a "$FIXTURES/kube" "$WORK/hold/root"
+	mkfifo "$WORK/hold/ev"
+	ROOT=$WORK/hold/root
+	dir=$ROOT/var/lib/kubelet
+	printf '%s' '{"policyName":"static","defaultCpuSet":"0-7","checksum":1}' >"$dir/cpu_manager_state"
+	start_hold --interval 3600 "$TOP/profiles/network-local.json"
+	grep -q "watching .*/var/lib/kubelet/cpu_manager_state" "$HOLD_LOG" || die "not watching: $(cat "$HOLD_LOG")"
+	expect_eq "6 7" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 before the pod"
+	kill -STOP "$HOLD_PID"
+	# Each new file is two events (created, closed after writing): the
+	# queue fills past its limit, and what follows is dropped.
+	n=$((max / 2 + 100))
+	(cd "$dir" && seq -f 'flood-%.0f' 1 "$n" | xargs touch)
+	printf '%s' '{"policyName":"static","defaultCpuSet":"0-5","entries":{"6f1c2e9a-3b7d-4c2e-9a51-0d2f8e7b4c13":{"l2fwd":"6-7"}},"checksum":2}' \
+		>"$dir/cpu_manager_state.tmp"
+	mv "$dir/cpu_manager_state.tmp" "$dir/cpu_manager_state"
+	kill -CONT "$HOLD_PID"
+	wait_log "re-applied" 150
+	grep -q "events of the kubelet's directory were lost (inotify queue overflow)" "$HOLD_LOG" ||
+		die "the re-apply was not for the overflow: $(grep -v note: "$HOLD_LOG")"
+	expect_eq "5 4" "$(cat "$ROOT"/proc/irq/4[01]/smp_affinity_list | paste -sd ' ')" "queues 2 and 3 after the pod"
+	stop_hold
+}

@@ -128,3 +128,34 @@ test_interval_counts_exclusive_interrupts_of_the_interval() {
 	# problem with its fix, as any IRQ set to run on CPUs the plan forbids.
 	expect_eq "[0,0,false]" "$f" "the finding over 0.1 s"
 }
+
+# The kubelet's file holds names its writer chose (a pod UID, a container, the pod's name in
+# its etc-hosts): with an escape sequence (OSC retitles a terminal, CSI colours it) and line
+# feeds that would forge an output line, each reaches the terminal \xHH-escaped, in every
+# command that names them (topo lists them, report finds their CPUs taking interrupts,
+# advise warns of a pile-up), and JSON stays valid.
+test_names_from_the_kubelet_file_are_escaped() {
+	kube_root
+	local uid=$'6f1c2e9a\e]0;owned\a\nverdict: keep' ctr=$'l2fwd\e[31m\nnumaplace: forged'
+	jq -n --arg uid "$uid" --arg ctr "$ctr" --arg cpus 6-7 \
+		'{policyName: "static", defaultCpuSet: "0-5", entries: {($uid): {($ctr): $cpus}}, checksum: 1}' \
+		>"$ROOT/var/lib/kubelet/cpu_manager_state"
+	jq --arg uid "$uid" --arg ctr "$ctr" '.entries = {($uid): {($ctr): "5-7"}}' \
+		"$FIXTURES/kubelet-states/pileup" >"$WORK/kube-pileup"
+	local cmd out shown
+	for cmd in topo report advise "--kubelet-state $WORK/kube-pileup advise" "--kubelet-state $WORK/kube-pileup topo"; do
+		# shellcheck disable=SC2086
+		out=$(np $cmd 2>&1) || die "numaplace $cmd failed: $out"
+		shown=$(printf %q "$(grep -a -m 3 -e verdict -e forged <<<"$out")")
+		! LC_ALL=C grep -q $'[\e\a]' <<<"$out" || die "numaplace $cmd: a raw escape sequence: $shown"
+		! grep -qa -e '^verdict: keep' -e '^numaplace: forged' <<<"$out" || die "numaplace $cmd: a forged line: $shown"
+	done
+	out=$(np topo)
+	grep -qF '6f1c2e9a\x1b]0;owned\x07\x0averdict: keep/l2fwd\x1b[31m\x0anumaplace: forged' <<<"$out" ||
+		die "topo does not show the names escaped: $(grep -a -A1 'Exclusive CPUs' <<<"$out")"
+	for cmd in "topo --json" "report --json" "advise --json"; do
+		# shellcheck disable=SC2086
+		np $cmd | jq -e . >/dev/null || die "numaplace $cmd: not valid JSON"
+	done
+	expect_eq "$uid" "$(np topo --json | jq -r '.kubelet.containers[0].pod_uid')" "the pod UID in JSON, as the file has it"
+}

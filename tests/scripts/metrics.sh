@@ -74,18 +74,32 @@ test_values_equal_report_json() {
 		"IRQs on exclusive CPUs"
 }
 
+# Label values are valid UTF-8 whatever a name's bytes: a byte of invalid UTF-8 or a control
+# byte is written \xHH (a backslash too), as text output shows it, then escaped as the format
+# wants; promtool (node_exporter's textfile collector parses as it does) accepts the file.
 test_label_values_are_escaped() {
-	rm -rf "$WORK/mroot" && cp -a "$FIXTURES/placed" "$WORK/mroot"
-	# An interface name may hold a backslash and a double quote (not a line feed).
-	local dev=$WORK/mroot/sys/devices/pci0000:97/0000:97:01.0/0000:98:00.0/net odd='e"n\s6'
-	mv "$dev/ens6f0np0" "$dev/$odd"
-	rm "$WORK/mroot/sys/class/net/ens6f0np0"
-	ln -s "../../devices/pci0000:97/0000:97:01.0/0000:98:00.0/net/$odd" "$WORK/mroot/sys/class/net/$odd"
-	local out
-	out=$("$NUMAPLACE" --root "$WORK/mroot" metrics)
-	grep -qF 'numaplace_device_irqs_on_isolated_cpus{device="0000:98:00.0",name="e\"n\\s6",driver="mlx5_core"} 0' <<<"$out" ||
-		die "unescaped: $(grep 0000:98:00.0 <<<"$out" | head -n 2)"
-	if command -v promtool >/dev/null; then promtool check metrics <<<"$out" >/dev/null 2>&1 || die "promtool"; fi
+	need_promtool
+	local odd want
+	for odd in 'e"n\s6' $'e\xffn\x1b[31m' $'e\xc3\x28n'; do
+		case $odd in
+		'e"n\s6') want='name="e\"n\\x5cs6"' ;;
+		e?n*) want='name="e\\xffn\\x1b[31m"' ;;
+		*) want='name="e\\xc3(n"' ;;
+		esac
+		rm -rf "$WORK/mroot" && cp -a "$FIXTURES/placed" "$WORK/mroot"
+		# An interface name may hold any byte but '/', ':', a blank and NUL.
+		local dev=$WORK/mroot/sys/devices/pci0000:97/0000:97:01.0/0000:98:00.0/net
+		mv "$dev/ens6f0np0" "$dev/$odd"
+		rm "$WORK/mroot/sys/class/net/ens6f0np0"
+		ln -s "../../devices/pci0000:97/0000:97:01.0/0000:98:00.0/net/$odd" "$WORK/mroot/sys/class/net/$odd"
+		local out
+		out=$("$NUMAPLACE" --root "$WORK/mroot" metrics)
+		grep -qF "numaplace_device_irqs_on_isolated_cpus{device=\"0000:98:00.0\",$want,driver=\"mlx5_core\"} 0" <<<"$out" ||
+			die "not escaped as $want: $(grep 0000:98:00.0 <<<"$out" | head -n 2 | od -c | head -5)"
+		iconv -f UTF-8 -t UTF-8 <<<"$out" >/dev/null 2>&1 || die "the metrics are not valid UTF-8"
+		promtool check metrics <<<"$out" >"$WORK/promtool.out" 2>&1 ||
+			die "promtool rejects the metrics of an interface named $(printf %q "$odd"): $(cat "$WORK/promtool.out")"
+	done
 }
 
 test_drift_and_last_apply_follow_the_journals() {

@@ -105,7 +105,8 @@ test_move_thread_created_mid_move_live() {
 	# Let the spawner finish: every thread it starts from now on is on node 0 anyway.
 	sleep 0.2
 	expect_all_on "$CHILD" "$NODE0" "after the move"
-	ids=$(jq -r '.changes[].path' <<<"$out" | sed -E 's|.*/task/([0-9]+)@.*|\1|')
+	# A thread's path, or the process's: its main thread's.
+	ids=$(jq -r '.changes[].path' <<<"$out" | sed -E 's|^/proc/[0-9]+/task/([0-9]+)@.*|\1|; s|^/proc/([0-9]+)@.*|\1|')
 	[ "$(wc -l <<<"$ids")" -ge 42 ] || die "only $(wc -l <<<"$ids") threads moved"
 	np_revert >/dev/null
 	local tid
@@ -197,5 +198,68 @@ test_move_cgroup_live() {
 	expect_all_on "$CHILD" "$NODE0" "after the move"
 	np_revert >/dev/null
 	expect_eq "$LAST" "$(cat "$cg/cpuset.cpus")" "the cgroup's cpuset.cpus after the revert"
+	expect_all_on "$CHILD" "$LAST" "after the revert"
+}
+
+# Threads started after the move (a thread pool that grows) take the moved CPUs from the
+# thread that starts them: the revert finds them, puts them back with the others, and says
+# how many it found.
+test_move_revert_finds_threads_started_after_the_move_live() {
+	live_move_ok
+	start_child 2 5
+	np_move --node 0 "$CHILD" >/dev/null
+	# The spawner, moved, starts five more.
+	kill -USR1 "$CHILD"
+	local i
+	for i in $(seq 200); do
+		[ "$(ls "/proc/$CHILD/task" | wc -l)" -ge 9 ] && break
+		sleep 0.01
+	done
+	[ "$i" -lt 200 ] || die "the child did not start its five threads"
+	expect_all_on "$CHILD" "$NODE0" "the threads started after the move"
+	local out
+	out=$(np_revert) || die "revert: $out"
+	grep -q "^process $CHILD: 9 threads found, 5 started after the move$" <<<"$out" || die "revert said: $out"
+	expect_all_on "$CHILD" "$LAST" "after the revert"
+	no_pending
+}
+
+# A thread its application re-pinned since the move is left where it is, and said; the
+# others are restored (it was a refusal: "changed since the transaction, use --force").
+test_move_revert_leaves_a_repinned_thread_live() {
+	live_move_ok
+	start_child 3
+	np_move --node 0 "$CHILD" >/dev/null
+	local tid out first
+	tid=$(ls "/proc/$CHILD/task" | sort -n | tail -n 1)
+	first=${NODE0%%[-,]*}
+	taskset -p -c "$first" "$tid" >/dev/null
+	out=$(np_revert) || die "revert of a move with a re-pinned thread: $out"
+	grep -q "pid $CHILD thread $tid: re-pinned by its application since the move: left as it is" <<<"$out" ||
+		die "revert said: $out"
+	grep -q "1 re-pinned by its application since, left as it is" <<<"$out" || die "revert said: $out"
+	expect_eq "$first" "$(awk '/^Cpus_allowed_list:/ { print $2 }' "/proc/$CHILD/task/$tid/status")" \
+		"the re-pinned thread's CPUs"
+	[ -z "$(thread_cpus "$CHILD" | awk -v t="$tid" -v l="$LAST" '$1 != t && $2 != "" && $2 != l')" ] ||
+		die "a thread other than $tid is not on $LAST after the revert: $(thread_cpus "$CHILD")"
+	no_pending
+}
+
+# A move reverted under --root where its process is not (a copy of another machine, or of
+# this one taken without it) is refused and stays applied; on its machine it reverts.
+test_move_revert_under_another_root_refuses_live() {
+	live_move_ok
+	start_child 2
+	np_move --node 0 "$CHILD" >/dev/null
+	local root=$WORK/move-other-root status=0 err
+	rm -rf "$root" && mkdir -p "$root/proc/sys/kernel/random"
+	cat /proc/sys/kernel/random/boot_id >"$root/proc/sys/kernel/random/boot_id"
+	err=$("$NUMAPLACE" --root "$root" revert --state-dir "$MOVE_STATE" 2>&1) || status=$?
+	expect_eq 1 "$status" "revert under a root without the process"
+	[[ $err == *"process $CHILD (as it started) is not under --root"*"left as it is"* ]] || die "revert said: $err"
+	expect_eq applied "$("$NUMAPLACE" history --state-dir "$MOVE_STATE" --json | jq -r '.transactions[-1].state')" \
+		"the transaction after the refused revert"
+	expect_all_on "$CHILD" "$NODE0" "after the refused revert"
+	np_revert >/dev/null || die "revert on this machine failed"
 	expect_all_on "$CHILD" "$LAST" "after the revert"
 }

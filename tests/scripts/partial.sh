@@ -40,6 +40,11 @@ test_no_proc_interrupts_is_unknown_not_fine() {
 		die "report --json does not carry the note"
 	out=$("$NUMAPLACE" --root "$P" irqs 2>&1) || die "irqs failed"
 	[[ $out == *"interrupts unknown"* ]] || die "irqs says nothing: $out"
+	# A real copy without them, whose plan has warnings (nodes unknown): its
+	# heading still says so, not only stderr.
+	out=$("$NUMAPLACE" --root "$(snapshot_root hwloc-40intel64-2g2n4c-pci.tar.bz2)" advise 2>/dev/null | head -2)
+	[[ $(tr '\n' ' ' <<<"$out") == "Policy local: 0 changes recommended (interrupts unknown: there is no "* ]] ||
+		die "advise's heading on the hwloc copy: $out"
 }
 
 test_pasted_interrupts_checked_against_the_root() {
@@ -78,4 +83,25 @@ test_unknown_stays_unknown_and_notes_come_once() {
 	notes=$("$NUMAPLACE" --root "$P" irqs 2>&1 >/dev/null | grep 'named as device queues')
 	[[ $notes == "numaplace: note: 8 IRQs named as device queues (ens9-TxRx-0, ...) are tied to no device"* ]] ||
 		die "untied vectors: $notes"
+}
+
+# A real copy without /sys/class/net and /sys/block (cnto-worker2: ixgbe,
+# igb, i40e NICs, megaraid and NVMe): interfaces and disks are unknown, one
+# note each, not shown as none.
+test_copy_without_net_and_block_says_so() {
+	local root out
+	root=$(snapshot_root cnto-worker2.tgz)
+	for cmd in devices report advise irqs; do
+		out=$("$NUMAPLACE" --root "$root" $cmd 2>&1 >/dev/null) || die "$cmd failed: $out"
+		expect_eq 1 "$(grep -c 'note: network interfaces unknown: there is no /sys/class/net here (a partial copy): the interfaces of 6 network controllers' <<<"$out")" \
+			"$cmd's note of the interfaces"
+		expect_eq 1 "$(grep -c 'note: block devices unknown: there is no /sys/block here (a partial copy): the disks of 4 storage controllers' <<<"$out")" \
+			"$cmd's note of the disks"
+	done
+	"$NUMAPLACE" --root "$root" report --json 2>/dev/null |
+		jq -e '.warnings | map(select(test("network interfaces unknown"))) | length == 1' >/dev/null ||
+		die "report --json does not carry the note"
+	# A copy that has them says nothing of the kind.
+	out=$("$NUMAPLACE" --root "$FIXTURES/r715" devices 2>&1 >/dev/null)
+	[[ $out != *"unknown: there is no /sys/"* ]] || die "r715: $out"
 }

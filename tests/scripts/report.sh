@@ -50,7 +50,8 @@ test_report_fits_120_columns() {
 	for root in wide112 rt-igb80 r715 smt-isolated nonode amd16; do
 		out=$(NO_COLOR= in_pty 120 --root "$FIXTURES/$root" report --all)
 		grep -q '^== Summary' <<<"$out" || die "$root: no report in the pty: $out"
-		wide=$(sed "s/$esc\[[0-9;]*m//g" <<<"$out" | awk 'length > 120')
+		# stderr shares the pty: its notes are one line each, as util-linux's messages.
+		wide=$(sed "s/$esc\[[0-9;]*m//g" <<<"$out" | grep -v '^numaplace: ' | awk 'length > 120')
 		[ -z "$wide" ] || die "$root: lines wider than 120 columns: $wide"
 	done
 	out=$(in_pty 120 --root "$FIXTURES/r715" report)

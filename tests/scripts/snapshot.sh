@@ -273,6 +273,13 @@ test_root_is_a_snapshot_archive() {
 	# hwloc's archives hold NAME/sys: the one directory is the root.
 	TMPDIR=$tmp "$NUMAPLACE" --root "$SNAPSHOTS/hwloc-40intel64-2g2n4c-pci.tar.bz2" topo -J | jq -e '.nodes | length == 4' >/dev/null ||
 		die "hwloc's archive as --root"
+	# What it lacks is named in the archive, not in its copy, gone once numaplace ends.
+	local hwloc=$SNAPSHOTS/hwloc-32em64t-2n8c-mic.tar.bz2
+	err=$(TMPDIR=$tmp "$NUMAPLACE" --root "$hwloc" topo 2>&1 >/dev/null)
+	[[ $err == *"no '$hwloc:/sys/devices/system/cpu/isolated', 'nohz_full' nor '$hwloc:/proc/cmdline'"* && $err != *"$tmp"* ]] ||
+		die "the note names the copy: $err"
+	[[ $(TMPDIR=$tmp "$NUMAPLACE" --root "$hwloc" report -J 2>/dev/null | jq -r '.topology.notes[0]') == *"'$hwloc:/proc/cmdline'" ]] ||
+		die "JSON's note names the copy: $(TMPDIR=$tmp "$NUMAPLACE" --root "$hwloc" report -J 2>/dev/null | jq -r '.topology.notes[0]')"
 	# An archive that is no snapshot: one line naming it.
 	tar -czf "$out/other.tar.gz" -C "$TOP" README.md
 	status=0

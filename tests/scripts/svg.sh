@@ -71,3 +71,55 @@ test_svg_canvas_holds_title() {
 	# 16px bold DejaVu Sans is under 0.6 em a character.
 	[ "$width" -ge $((40 + ${#title} * 16 * 6 / 10)) ] || die "canvas $width px for a title of ${#title} characters"
 }
+
+# Arrows run beside the boxes, never over other ones (on the real-time
+# worker they left each box at its left edge and crossed the boxes above),
+# and the legend ends above the node boxes. Each arrow is followed along its
+# path, as wide as it is drawn.
+test_svg_arrows_pass_beside_the_boxes() {
+	local f svg
+	for f in rt-igb80 gpu8 r715 wide112 pxb2; do
+		svg=$(svg_of "$f")
+		python3 - "$svg" >"$WORK/svg-check.log" 2>&1 <<'PY' || die "$f: $(tail -3 "$WORK/svg-check.log")"
+import re, sys
+svg = open(sys.argv[1]).read()
+devices = {m[0]: tuple(map(int, m[1:])) for m in re.findall(
+    r'<g class="device[^"]*" data-device="([^"]*)">\n(?: <title>.*</title>\n)? <rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', svg)}
+nodes = [int(y) for y in re.findall(r'<g class="node" data-node="\d+">\n <rect x="\d+" y="(\d+)"', svg)]
+paths = re.findall(r'<path class="irq-flow[^"]*" data-device="([^"]*)"[^>]* d="([^"]*)"[^>]* stroke-width="([\d.]+)"', svg)
+if not devices or not nodes or not paths:
+    sys.exit('no device boxes, node boxes or arrows found')
+
+def points(d):
+    """The path's points, a cubic in 50 steps (the commands numaplace writes: M, H, V, C)."""
+    x = y = 0.0
+    for cmd, args in re.findall(r'([MHVC])([^MHVC]*)', d):
+        v = [float(a) for a in re.findall(r'-?[\d.]+', args)]
+        if cmd == 'M':
+            x, y = v
+            yield x, y
+        elif cmd in 'HV':
+            end = v[0]
+            for k in range(1, 51):
+                yield (x + (end - x) * k / 50, y) if cmd == 'H' else (x, y + (end - y) * k / 50)
+            x, y = (end, y) if cmd == 'H' else (x, end)
+        else:
+            (x1, y1, x2, y2, x3, y3) = v
+            for k in range(1, 51):
+                t = k / 50
+                a, b, c, e = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3
+                yield a * x + b * x1 + c * x2 + e * x3, a * y + b * y1 + c * y2 + e * y3
+            x, y = x3, y3
+
+for dev, d, width in paths:
+    half = float(width) / 2
+    for px, py in points(d):
+        for other, (x, y, w, h) in devices.items():
+            if other != dev and x - half < px < x + w + half and y - half < py < y + h + half:
+                sys.exit(f'the arrow of {dev} runs over the box of {other} at {px:.0f},{py:.0f}')
+legend = max(int(y) for y in re.findall(r'<text class="legend" x="\d+" y="(\d+)"', svg))
+if legend + 8 > min(nodes):
+    sys.exit(f'the legend (its last line at y={legend}) runs into the node boxes (y={min(nodes)})')
+PY
+	done
+}

@@ -235,3 +235,49 @@ test_kill_hold_reapply_then_plain_reverts() {
 		"them with one left pending (windows: SIGHUP $span_hup ms, events $span_ev ms), all restored by plain" \
 		"reverts; $((SECONDS - t0)) s"
 }
+
+# SIGTERM, SIGINT and SIGHUP (a stop, Ctrl-C, a lost ssh session) at random
+# moments of apply and revert (issue 35): the writes under way are stopped
+# and undone, so no transaction is ever left pending, and the tree is the
+# original or the plan's, whole (a plain revert brings it back). Before,
+# each of these signals ended the process where it was: the transaction
+# pending, every later apply refused.
+SIGNAL_TRIALS=30
+
+test_terminating_signals_at_random_never_leave_a_pending_transaction() {
+	torture_tree
+	local out start trial sig pid ms status stopped=0 t0=$SECONDS
+	start=$(date +%s%N)
+	out=$(tnp apply --irqbalance=ban "$T/plan.json" 2>&1) || die "reference apply failed: $out"
+	SPAN=$((($(date +%s%N) - start) / 1000000 + 5))
+	tnp revert >/dev/null 2>&1 || die "reference revert failed"
+	same_tree reference
+	RANDOM=35
+	local sigs=(TERM INT HUP)
+	for trial in $(seq 1 $SIGNAL_TRIALS); do
+		sig=${sigs[trial % 3]}
+		((trial % 2)) || tnp apply --irqbalance=ban "$T/plan.json" >/dev/null 2>&1 || die "trial $trial: apply failed"
+		# As a shell starts a command in the foreground: a background job's
+		# SIGINT is ignored (and numaplace leaves an ignored signal alone).
+		if ((trial % 2)); then
+			env --default-signal=HUP,INT,TERM "$TOP/numaplace" --root "$T/t" apply --irqbalance=ban \
+				"$T/plan.json" >/dev/null 2>"$T/err" &
+		else
+			env --default-signal=HUP,INT,TERM "$TOP/numaplace" --root "$T/t" revert >/dev/null 2>"$T/err" &
+		fi
+		pid=$! ms=$((RANDOM % (SPAN + 1)))
+		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+		kill -"$sig" "$pid" 2>/dev/null || true
+		status=0
+		wait "$pid" || status=$?
+		tnp history --json | jq -e '.transactions | any(.state == "pending")' >/dev/null &&
+			die "trial $trial: SIG$sig $ms ms into the $( ((trial % 2)) && echo apply || echo revert) left a" \
+				"transaction pending (exit status $status): $(cat "$T/err"; tnp history)"
+		grep -q "stopped by SIG$sig" "$T/err" && stopped=$((stopped + 1))
+		recover "$trial"
+		same_tree "$trial"
+	done
+	((stopped > 0)) || die "no signal of $SIGNAL_TRIALS fell inside the writes (window $SPAN ms)"
+	echo "$SIGNAL_TRIALS trials, $stopped stopped inside the writes and rolled back (window $SPAN ms), none left" \
+		"pending; $((SECONDS - t0)) s"
+}

@@ -29,6 +29,8 @@ trial_root() {
 		echo $$ >"$d/pid"
 		sleep "$BENCH_SLEEP"
 	fi
+	# What fills the state directory's filesystem, with the profile applied.
+	[ -z "${BENCH_FILL:-}" ] || [ "$a" != 4 ] || head -c 4194304 /dev/zero >"$BENCH_FILL" 2>/dev/null || true
 	# As irqbalance would: the IRQ moved back behind numaplace's back.
 	[ -z "${BENCH_UNDO:-}" ] || printf '0-15\n' >"$BENCH_ROOT/proc/irq/28/smp_affinity_list"
 	awk -v a="$a" -v e="${BENCH_EFFECT:-0}" -v n="$n" 'BEGIN {
@@ -172,12 +174,44 @@ test_sigterm_mid_trial_leaves_the_baseline() {
 	stopped_by TERM Terminated
 }
 
+# An ssh session that drops (SIGHUP), a closed pipe, a user's signal, Ctrl-\,
+# an alarm from outside: each ends the trial, the machine back first.
+test_every_terminating_signal_leaves_the_baseline() {
+	stopped_by HUP Hangup
+	stopped_by PIPE "Broken pipe"
+	stopped_by USR1 "User defined signal 1"
+	stopped_by USR2 "User defined signal 2"
+	stopped_by QUIT Quit
+	stopped_by ALRM "Alarm clock"
+}
+
+# A signal numaplace was started with ignored (nohup) stays ignored: the
+# trial goes on, as any program started so would.
+test_an_ignored_sighup_is_left_ignored() {
+	trial_root
+	local pid status=0 i
+	BENCH_SLEEP=0.2 nohup "$NUMAPLACE" --root "$ROOT" trial --json --metric 'throughput: ([0-9.]+)' --runs 6 \
+		--seed 6 "$WORK/trial/p.json" -- "$WORK/trial/bench" >"$WORK/trial/out" 2>"$WORK/trial/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$WORK/trial/pid" ] && break
+		sleep 0.05
+	done
+	kill -HUP "$pid"
+	wait "$pid" || status=$?
+	expect_eq 0 "$status" "exit status of a nohup trial after SIGHUP"
+	expect_eq 12 "$(jq '.runs | length' "$WORK/trial/out")" "runs"
+	same_tree
+}
+
 # stopped_by SIGNAL WORD: the signal sent during a profile run; the error names it by WORD.
 stopped_by() {
 	trial_root
 	local pid status=0 i sig=$1 word=$2
-	# numaplace itself, not a subshell running it, gets the signal.
-	BENCH_SLEEP=0.3 "$NUMAPLACE" --root "$ROOT" trial --runs 10 --seed 6 "$WORK/trial/p.json" -- \
+	# numaplace itself, not a subshell running it, gets the signal; with its
+	# default action, as at a terminal (a background job of a script starts
+	# with SIGINT and SIGQUIT ignored).
+	BENCH_SLEEP=0.3 env --default-signal "$NUMAPLACE" --root "$ROOT" trial --runs 10 --seed 6 "$WORK/trial/p.json" -- \
 		"$WORK/trial/bench" >"$WORK/trial/out" 2>"$WORK/trial/err" &
 	pid=$!
 	# Until a profile run is under way.
@@ -366,4 +400,233 @@ test_irqbalance_bans_come_and_go_with_the_profile() {
 	grep -q -- '--banirq=28' "$ROOT/etc/default/irqbalance" || die "the kept profile's bans are not in place"
 	np revert >/dev/null
 	diff -r "$WORK/trial/orig/etc" "$ROOT/etc" >/dev/null || die "etc/ differs after the revert"
+}
+
+# CMD's children that leave its session (setsid, as a daemon does) end with
+# its run: the trial is their subreaper and kills every process below it.
+test_children_that_call_setsid_end_with_their_run() {
+	trial_root
+	cat >"$WORK/trial/daemonize" <<-'EOF'
+	#!/bin/sh
+	setsid sleep 300 </dev/null >/dev/null 2>&1 &
+	echo $! >>"$BENCH_DIR/daemons"
+	exec "$BENCH_DIR/bench"
+	EOF
+	chmod +x "$WORK/trial/daemonize"
+	trap 'xargs kill -9 <"$WORK/trial/daemons" 2>/dev/null || true' EXIT
+	np trial --runs 6 --seed 1 "$WORK/trial/p.json" -- "$WORK/trial/daemonize" >/dev/null 2>&1 ||
+		die "trial failed: exit $?"
+	expect_eq 12 "$(wc -l <"$WORK/trial/daemons")" "daemons started"
+	local p
+	while read -r p; do
+		! kill -0 "$p" 2>/dev/null || die "process $p, started in a session of its own by CMD, outlived the trial"
+	done <"$WORK/trial/daemons"
+	same_tree
+}
+
+# loud: 3 MiB of output on one line before the benchmark's.
+make_loud() {
+	cat >"$WORK/trial/loud" <<-'EOF'
+	#!/bin/sh
+	head -c "${LOUD_BYTES:-3145728}" /dev/zero | tr '\0' a
+	echo
+	"$BENCH_DIR/bench"
+	: >"$BENCH_DIR/printed"
+	EOF
+	chmod +x "$WORK/trial/loud"
+}
+
+# Each run keeps its output's last --keep-output KiB (1024 by default), its
+# first line saying how much was left out; the metric is read from them.
+test_each_runs_output_is_capped() {
+	trial_root
+	make_loud
+	local out f size
+	out=$(BENCH_EFFECT=0.10 np trial --json --metric 'throughput: ([0-9.]+)' --runs 6 --seed 1 --keep-output 64 \
+		"$WORK/trial/p.json" -- "$WORK/trial/loud") || die "trial failed: exit $?"
+	expect_eq keep "$(jq -r .verdict <<<"$out")" "verdict read from the kept output"
+	for f in $(jq -r '.runs[].output' <<<"$out"); do
+		size=$(stat -c %s "$f")
+		[ "$size" -gt 65536 ] && [ "$size" -le $((65536 + 200)) ] || die "$f: $size bytes, not 64 KiB and a line"
+		head -n 1 "$f" | grep -q "^numaplace trial: the first 3080[0-9]* bytes of this run's output are left out (--keep-output 64 KiB)$" ||
+			die "$f: its first line does not say what was left out: $(head -c 200 "$f")"
+		tail -n 2 "$f" | grep -q '^throughput: ' || die "$f: the end of the output is not kept"
+	done
+	np revert >/dev/null
+	trial_root
+	make_loud
+	out=$(np trial --json --runs 6 --seed 2 "$WORK/trial/p.json" -- "$WORK/trial/loud") || die "trial failed: exit $?"
+	size=$(stat -c %s "$(jq -r '.runs[0].output' <<<"$out")")
+	[ "$size" -gt 1048576 ] && [ "$size" -le $((1048576 + 200)) ] || die "$size bytes kept by default, not 1 MiB and a line"
+	local status=0 err
+	err=$(np trial --keep-output 0 "$WORK/trial/p.json" -- true 2>&1) || status=$?
+	expect_eq 2 "$status" "--keep-output 0"
+	[[ $err == *"--keep-output takes KiB from 1 to"* ]] || die "$err"
+}
+
+# history --prune removes the outputs of the trials older than the newest
+# --keep, but never those of a trial that still runs.
+test_history_prune_removes_old_trials_outputs() {
+	trial_root
+	local seed first out
+	for seed in 1 2 3; do
+		out=$(trial --runs 6 --seed "$seed") || die "trial $seed failed: exit $?"
+		[ -n "${first:-}" ] || first=$(jq -r .outputs <<<"$out")
+	done
+	local trials=$ROOT/var/lib/numaplace/trials newest
+	newest=$(jq -r .outputs <<<"$out")
+	expect_eq 3 "$(find "$trials" -mindepth 1 -maxdepth 1 -type d | wc -l)" "trials' directories"
+	out=$(np history --prune --keep 1) || die "history --prune failed: exit $?"
+	[[ $out == *"removed the outputs of trial ${first##*/}"* ]] || die "the removal is not said: $out"
+	expect_eq "$newest" "$(find "$trials" -mindepth 1 -maxdepth 1 -type d)" "what --keep 1 leaves"
+	# A trial under way keeps its outputs, even with --keep 0.
+	BENCH_SLEEP=2 "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 1 "$WORK/trial/p.json" -- "$WORK/trial/bench" \
+		>"$WORK/trial/out" 2>&1 &
+	local pid=$! i running
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$WORK/trial/pid" ] && break
+		sleep 0.05
+	done
+	running=$(sed -n 's/.*; outputs in //p' "$WORK/trial/out")
+	[ -n "$running" ] || die "no outputs directory printed: $(cat "$WORK/trial/out")"
+	out=$(np history --prune --keep 0 --json) || die "history --prune --json failed: exit $?"
+	expect_eq "[\"${newest##*/}\"]" "$(jq -c .pruned_trials <<<"$out")" "trials pruned with one running"
+	[ -d "$running" ] || die "the running trial's outputs were removed"
+	kill -TERM "$pid"
+	wait "$pid" || true
+	same_tree
+}
+
+# CMD's output is written once the machine is back at its baseline: when it
+# fills the state directory's filesystem, the restore has been made already,
+# and the output that does not fit is said, not kept half.
+test_a_full_filesystem_cannot_stop_the_restore() {
+	command -v unshare >/dev/null || skip_test "no unshare(1) to mount a small filesystem in"
+	trial_root
+	make_loud
+	mkdir -p "$WORK/trial/small"
+	# In a mount namespace of its own: nothing to unmount, whatever happens.
+	unshare -m --propagation private true 2>/dev/null || skip_test "cannot make a mount namespace here"
+	local status=0
+	LOUD_BYTES=1572864 unshare -m --propagation private sh -c '
+		mount -t tmpfs -o size=1m tmpfs "$1" || exit 99
+		"$NUMAPLACE" --root "$4" trial --json --metric "throughput: ([0-9.]+)" --runs 6 \
+			--seed 1 --state-dir "$1/state" "$2" -- "$3"' sh "$WORK/trial/small" "$WORK/trial/p.json" \
+		"$WORK/trial/loud" "$ROOT" >"$WORK/trial/out" 2>"$WORK/trial/err" || status=$?
+	[ "$status" != 99 ] || skip_test "cannot mount a tmpfs here"
+	expect_eq 0 "$status" "exit status of a trial whose outputs do not fit: $(tail -n 3 "$WORK/trial/err")"
+	same_tree
+	grep -q "the output of run 1 was not saved in .*/trials/.*/001-profile.out: No space left on device" \
+		"$WORK/trial/err" || die "the lost output is not said: $(head -n 3 "$WORK/trial/err")"
+	expect_eq null "$(jq '.runs[0].output' "$WORK/trial/out")" "the output of a run not saved"
+	# CMD itself fills it, the profile applied: the restore cannot be
+	# journaled, and the error says where room can be made.
+	trial_root
+	mkdir -p "$WORK/trial/small"
+	status=0
+	BENCH_FILL=fill unshare -m --propagation private sh -c '
+		mount -t tmpfs -o size=1m tmpfs "$1" || exit 99
+		cd "$1" && mkdir state
+		"$NUMAPLACE" --root "$4" trial --runs 6 --seed 1 --state-dir "$1/state" "$2" -- "$3"
+		s=$?
+		rm -f fill
+		"$NUMAPLACE" --root "$4" revert --state-dir "$1/state" >&2 || exit 98
+		exit $s' sh "$WORK/trial/small" "$WORK/trial/p.json" "$WORK/trial/bench" "$ROOT" >"$WORK/trial/out" \
+		2>"$WORK/trial/err" || status=$?
+	expect_eq 1 "$status" "exit status when the restore cannot be journaled: $(cat "$WORK/trial/err")"
+	grep -q "filesystem is full: make room (this trial's outputs are in .*/trials/[^,]*, older trials' beside it in trials/: 'numaplace history --prune' removes those) and undo it with 'numaplace revert " \
+		"$WORK/trial/err" || die "the error does not say where to make room: $(cat "$WORK/trial/err")"
+	same_tree
+}
+
+# --metric refuses back-references, and its matching has a time limit:
+# an expression that backtracks on a long line neither hangs the trial nor
+# outlives a SIGTERM with the profile applied.
+test_metric_is_matched_in_bounded_time() {
+	trial_root
+	local status=0 err
+	err=$(timeout 60 "$NUMAPLACE" --root "$ROOT" trial --runs 6 --metric '([0-9]*)(a*)*(a*)*(a*)*\4\3\2x' \
+		"$WORK/trial/p.json" -- "$WORK/trial/bench" 2>&1) || status=$?
+	expect_eq 2 "$status" "a --metric with back-references"
+	[[ $err == *"refers back to group 4 (a back-reference)"* ]] || die "the refusal does not say why: $err"
+	[ ! -e "$WORK/trial/count" ] || die "the benchmark ran"
+	# [\1] is a bracket expression, not a back-reference.
+	BENCH_EFFECT=0 timeout 60 "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 1 --metric 'throughput:[\1]* ([0-9.]+)' \
+		"$WORK/trial/p.json" -- "$WORK/trial/bench" >/dev/null 2>&1 || die "a bracket with \\1 refused: exit $?"
+	# Quadratic in glibc: 200 KB of 'a' take it minutes.
+	trial_root
+	make_loud
+	status=0
+	err=$(LOUD_BYTES=200000 timeout 60 "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 1 \
+		--metric '([0-9]*)(a*)*(a*)*c' "$WORK/trial/p.json" -- "$WORK/trial/loud" 2>&1) || status=$?
+	expect_eq 1 "$status" "exit status of a trial whose metric takes too long"
+	[[ $err == *"--metric took more than 5 s to match"* ]] || die "the time limit is not said: $err"
+	same_tree
+	# SIGTERM while it matches, the profile applied (seed 1 starts with it).
+	trial_root
+	make_loud
+	LOUD_BYTES=200000 env --default-signal "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 1 \
+		--metric '([0-9]*)(a*)*(a*)*c' "$WORK/trial/p.json" -- "$WORK/trial/loud" >/dev/null 2>"$WORK/trial/err" &
+	local pid=$! i
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$WORK/trial/printed" ] && break
+		sleep 0.05
+	done
+	[ "$i" -lt 300 ] || die "the first run did not end"
+	[ "$(cat "$WORK/trial/seen")" = 4 ] || die "the first run was not a profile run"
+	sleep 0.2
+	kill -TERM "$pid"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; die "the trial still ran 5 s after SIGTERM"; }
+	status=0
+	wait "$pid" || status=$?
+	expect_eq 1 "$status" "exit status after SIGTERM while matching"
+	grep -q Terminated "$WORK/trial/err" || die "$(cat "$WORK/trial/err")"
+	same_tree
+	no_applied
+}
+
+# On this machine's kernel: SIGHUP (an ssh session that drops) during a profile run puts the
+# virtio-net input IRQ back where it was before numaplace exits.
+test_live_trial_sighup_restores_this_machines_irq() {
+	[ "$(id -u)" = 0 ] || skip_test "live tests need root"
+	local irq dev queue before target
+	read -r irq dev queue < <("$NUMAPLACE" irqs --json | jq -r '.irqs[] | select(.name | test("-input\\.0$"))
+		| select(.managed != true and .device != null) | "\(.irq) \(.device) \(.queue)"' | head -n 1)
+	[ -n "${irq:-}" ] || skip_test "no virtio-net input IRQ (*-input.0) here"
+	[ "$(cat /sys/devices/system/cpu/online)" != 0 ] || skip_test "needs a second CPU"
+	before=$(cat "/proc/irq/$irq/smp_affinity_list")
+	target=$(awk -F'[-,]' '{ print $NF }' /sys/devices/system/cpu/online)
+	[ "$before" != "$target" ] || target=0
+	# Put back whatever happens (the trap runs after the locals are gone).
+	trap "echo '$before' >/proc/irq/$irq/smp_affinity_list 2>/dev/null || true" EXIT
+	local d=$WORK/trial-live
+	rm -rf "$d" && mkdir -p "$d"
+	printf '{"format": "numaplace-profile/1", "name": "trial-live", "settings": [{"kind": "irq_affinity", "device": "%s", "queue": %s, "cpus": "%s"}]}\n' \
+		"$dev" "$queue" "$target" >"$d/p.json"
+	cat >"$d/bench" <<-EOF2
+	#!/bin/sh
+	cat /proc/irq/$irq/smp_affinity_list >>"$d/seen"
+	echo \$\$ >"$d/pid"
+	sleep 0.3
+	EOF2
+	chmod +x "$d/bench"
+	env --default-signal "$NUMAPLACE" trial --runs 10 --seed 6 --irqbalance=ignore --state-dir "$d/state" "$d/p.json" -- \
+		"$d/bench" >"$d/out" 2>"$d/err" &
+	local pid=$! i status=0
+	for ((i = 0; i < 300; i++)); do
+		[ "$(tail -n 1 "$d/seen" 2>/dev/null)" = "$target" ] && break
+		sleep 0.05
+	done
+	[ "$i" -lt 300 ] || { kill -TERM "$pid"; wait "$pid"; die "no profile run started: $(cat "$d/err")"; }
+	kill -HUP "$pid"
+	wait "$pid" || status=$?
+	expect_eq 1 "$status" "exit status after SIGHUP"
+	grep -q Hangup "$d/err" || die "$(cat "$d/err")"
+	expect_eq "$before" "$(cat "/proc/irq/$irq/smp_affinity_list")" "IRQ $irq's affinity after the trial"
+	expect_eq 0 "$("$NUMAPLACE" history --state-dir "$d/state" --json |
+		jq '[.transactions[] | select(.state == "applied" or .state == "pending")] | length')" "transactions left"
 }

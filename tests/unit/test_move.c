@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A move's transaction (lib/change/move.c, lib/change/thread-affinity.c and the engine) on this
  * test's own threads: their affinity is the only thing it changes, and the
- * state directory is a scratch one. Threads started during the move, a
- * thread gone before the revert, a TID that names another thread now, and a
- * failed write that undoes the threads moved before it. */
+ * state directory is a scratch one. Threads started during the move and
+ * after it, a thread gone before the revert, a TID that names another
+ * thread now, a thread its application re-pinned, a revert under a root
+ * that is another machine, and a failed write that undoes the threads
+ * moved before it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +23,7 @@
 
 #include "change/move.h"
 #include "change/txn.h"
+#include "read/sysfs.h"
 
 #define MAX_HELPERS 4
 
@@ -173,6 +176,38 @@ static void apply(struct fix *f, struct np_txn *txn)
 	f->opts.more = NULL;
 }
 
+/* Only CPU 0: where an application pins a thread of its own. */
+static cpu_set_t first_cpu(void)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	return s;
+}
+
+/* The newest transaction's state and count of changes, as its journal says. */
+static enum np_txn_state newest(struct fix *f, size_t *nchanges)
+{
+	struct np_txn *all;
+	size_t n;
+	assert_int_equal(np_txn_list(&f->ctx, &f->opts, &all, &n), 0);
+	assert_true(n > 0);
+	enum np_txn_state state = all[n - 1].state;
+	if (nchanges)
+		*nchanges = all[n - 1].nchanges;
+	np_txns_free(all, n);
+	return state;
+}
+
+/* The change a revert added for thread tid (started after the move), or NULL. */
+static const struct np_change *added(const struct np_txn *txn, int tid)
+{
+	for (size_t i = 0; i < txn->nchanges; i++)
+		if (txn->changes[i].added && txn->changes[i].target.tid == tid)
+			return &txn->changes[i];
+	return NULL;
+}
+
 static size_t count_gone(const struct np_txn *txn)
 {
 	size_t n = 0;
@@ -194,8 +229,19 @@ static void test_move_and_revert(void **state)
 	assert_true(runs_only_on(a->tid, cpu));
 	assert_true(runs_only_on(b->tid, cpu));
 	assert_true(txn.nchanges >= 3);
-	for (size_t i = 0; i < txn.nchanges; i++)
-		assert_int_equal(txn.changes[i].attr, NP_ATTR_THREAD_AFFINITY);
+	/* The main thread's row is the process's. */
+	size_t processes = 0;
+	for (size_t i = 0; i < txn.nchanges; i++) {
+		const struct np_change *c = &txn.changes[i];
+		if (c->attr == NP_ATTR_PROCESS_AFFINITY) {
+			processes++;
+			assert_int_equal(c->target.pid, getpid());
+		} else {
+			assert_int_equal(c->attr, NP_ATTR_THREAD_AFFINITY);
+			assert_int_not_equal(c->target.tid, getpid());
+		}
+	}
+	assert_int_equal(processes, 1);
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
 	assert_int_equal(count_gone(&back), 0);
 	assert_true(runs_on_all(f, me));
@@ -262,7 +308,9 @@ static void test_revert_skips_a_thread_gone(void **state)
 }
 
 /* A journal whose thread has another start time than the thread with its
- * TID now (the TID reused by a newer thread): that thread is not touched. */
+ * TID now (the TID reused by a newer thread of the process): the journaled
+ * one is gone, and the newer one, on the moved CPUs as a thread started
+ * after the move would be, is found and restored as one. */
 static void test_revert_skips_a_reused_tid(void **state)
 {
 	struct fix *f = *state;
@@ -296,7 +344,104 @@ static void test_revert_skips_a_reused_tid(void **state)
 
 	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
 	assert_int_equal(count_gone(&back), 1);
-	assert_true(runs_only_on(a->tid, last_cpu(f)));
+	const struct np_change *found = added(&back, a->tid);
+	assert_non_null(found);
+	assert_false(found->gone);
+	assert_true(runs_on_all(f, a->tid));
+	assert_true(runs_on_all(f, (int)syscall(SYS_gettid)));
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+/* A thread started after the move takes the moved CPUs from the thread
+ * that starts it: the revert finds it and gives it the process's CPUs from
+ * before the move; one started pinned elsewhere by its application is
+ * left, and said. */
+static void test_revert_restores_threads_started_after_the_move(void **state)
+{
+	struct fix *f = *state;
+	struct np_txn txn, back;
+	start_helper(f, NULL);
+	if (!plan(f))
+		skip();
+	apply(f, &txn);
+	struct helper *late = start_helper(f, NULL);
+	cpu_set_t first = first_cpu();
+	struct helper *pinned = start_helper(f, &first);
+	assert_true(runs_only_on(late->tid, last_cpu(f)));
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
+	assert_true(runs_on_all(f, late->tid));
+	assert_true(runs_only_on(pinned->tid, 0));
+	const struct np_change *l = added(&back, late->tid), *p = added(&back, pinned->tid);
+	assert_non_null(l);
+	assert_non_null(p);
+	assert_false(l->theirs);
+	assert_true(p->theirs);
+	/* Journaled with the others: the journal says what the revert did. */
+	size_t journaled;
+	assert_int_equal(newest(f, &journaled), NP_TXN_REVERTED);
+	assert_int_equal(journaled, back.nchanges);
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+/* A thread its application re-pinned since the move is its application's:
+ * left where it is and said, never a refusal (it was one: "changed since
+ * the transaction, use --force"), and the others restored. */
+static void test_revert_leaves_a_thread_repinned_by_its_application(void **state)
+{
+	struct fix *f = *state;
+	struct helper *a = start_helper(f, NULL), *b = start_helper(f, NULL);
+	struct np_txn txn, back;
+	if (!plan(f))
+		skip();
+	apply(f, &txn);
+	cpu_set_t first = first_cpu();
+	assert_int_equal(sched_setaffinity(a->tid, sizeof(first), &first), 0);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
+	assert_true(runs_only_on(a->tid, 0));
+	assert_true(runs_on_all(f, b->tid));
+	size_t theirs = 0;
+	for (size_t i = 0; i < back.nchanges; i++) {
+		theirs += back.changes[i].theirs;
+		if (back.changes[i].theirs)
+			assert_int_equal(back.changes[i].target.tid, a->tid);
+	}
+	assert_int_equal(theirs, 1);
+	np_txn_free(&back);
+	np_txn_free(&txn);
+}
+
+/* Under a root where the journal's process is not (a copy of another
+ * machine, or of this one taken when it was not there), the revert refuses
+ * and the transaction stays applied for the machine it was made on. */
+static void test_revert_under_another_machines_root_refuses(void **state)
+{
+	struct fix *f = *state;
+	struct np_txn txn, back;
+	start_helper(f, NULL);
+	if (!plan(f))
+		skip();
+	apply(f, &txn);
+	char root[] = "/tmp/np-move-root-XXXXXX", path[PATH_MAX], *boot = NULL;
+	assert_non_null(mkdtemp(root));
+	/* The same boot: only the process tells the machines apart. */
+	assert_int_equal(np_read_text(&f->ctx, &boot, "/proc/sys/kernel/random/boot_id"), 0);
+	snprintf(path, sizeof(path), "mkdir -p '%s/proc/sys/kernel/random' && printf %%s '%s' >'%s/proc/sys/kernel/random/boot_id'",
+		 root, boot, root);
+	free(boot);
+	assert_int_equal(system(path), 0);
+	struct np_ctx other;
+	assert_int_equal(np_ctx_init(&other, root), 0);
+	assert_int_equal(np_txn_revert(&other, &f->opts, txn.id, false, &back), -EXDEV);
+	assert_non_null(strstr(other.err, "is not under --root"));
+	np_ctx_fini(&other);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
+	assert_int_equal(newest(f, NULL), NP_TXN_APPLIED);
+	assert_true(runs_only_on((int)syscall(SYS_gettid), last_cpu(f)));
+	/* On its own machine it reverts. */
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, txn.id, false, &back), 0);
 	assert_true(runs_on_all(f, (int)syscall(SYS_gettid)));
 	np_txn_free(&back);
 	np_txn_free(&txn);
@@ -331,6 +476,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revert_skips_a_thread_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_skips_a_reused_tid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_write_undoes_the_others, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_restores_threads_started_after_the_move, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_leaves_a_thread_repinned_by_its_application, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_under_another_machines_root_refuses, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

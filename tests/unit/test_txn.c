@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "base/context.h"
 #include "change/irqbalance.h"
+#include "change/stop.h"
 #include "change/txn.h"
 #include "tmproot.h"
 
@@ -1490,6 +1492,290 @@ static void test_lock_wait_is_bounded(void **state)
 	free(id);
 }
 
+
+/* ---- issue 35: a stop never leaves a transaction pending; the next apply
+ * of the same profile (or session) recovers one that a kill left ---- */
+
+/* Runs apply (revert: revert) in a child with the stop signals blocked, the
+ * fault hook raising sig after k writes; returns what the call returned.
+ * The child never lets the signal act: its exit status carries rc. */
+static int in_child_stopped(struct fixture *f, bool revert, int k, const char *sig)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct np_stop stop;
+		struct np_change c[NCHANGES];
+		char kbuf[16];
+		/* As a shell starts a command (not a background job's SIGINT ignored). */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (np_stop_hold(&stop, NULL))
+			_exit(100);
+		f->opts.stop = &stop.stops;
+		snprintf(kbuf, sizeof(kbuf), "%d", k);
+		setenv(NP_FAULT_ENV, kbuf, 1);
+		setenv(NP_FAULT_SIGNAL_ENV, sig, 1);
+		set_changes(c);
+		int rc = revert ? np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL)
+				: np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL);
+		_exit(-rc);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status))
+		fail_msg("the child was killed by signal %d: the stop did not wait for the transaction",
+			 WTERMSIG(status));
+	return -WEXITSTATUS(status);
+}
+
+static void assert_nothing_pending(struct fixture *f)
+{
+	char *pending;
+	assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+	if (pending)
+		fail_msg("transaction %s is left pending", pending);
+}
+
+/* A terminating signal at any write of an apply: the writes stop, those made
+ * are undone, the journal says rolled back. Before, SIGTERM ended the
+ * process there, the transaction pending. */
+static void test_stop_signal_rolls_back_an_apply(void **state)
+{
+	struct fixture *f = *state;
+	const char *sigs[] = { "TERM", "INT", "HUP" };
+	for (int k = 1; k <= NCHANGES; k++) {
+		assert_int_equal(in_child_stopped(f, false, k, sigs[k % 3]), k < NCHANGES ? -EINTR : 0);
+		if (k < NCHANGES)
+			assert_tree_original(f);
+		assert_nothing_pending(f);
+		struct np_txn *txns;
+		size_t n;
+		assert_int_equal(np_txn_list(&f->ctx, &f->opts, &txns, &n), 0);
+		assert_int_equal(n, (size_t)k);
+		assert_int_equal(txns[n - 1].state, k < NCHANGES ? NP_TXN_ROLLED_BACK : NP_TXN_APPLIED);
+		np_txns_free(txns, n);
+		if (k == NCHANGES) {
+			/* Its last write: nothing left to stop, the apply finished. */
+			assert_tree_applied(f);
+			assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
+		}
+	}
+}
+
+/* One pending before the apply starts: nothing is written, not even a journal. */
+static void test_stop_signal_before_any_write(void **state)
+{
+	struct fixture *f = *state;
+	struct np_stop stop;
+	struct np_change c[NCHANGES];
+	sigset_t term;
+	signal(SIGTERM, SIG_DFL);
+	assert_int_equal(np_stop_hold(&stop, NULL), 0);
+	f->opts.stop = &stop.stops;
+	raise(SIGTERM);
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EINTR);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, "stopped by SIGTERM before writing anything");
+	assert_tree_original(f);
+	assert_true(count_entries(f, STATE "/txn") <= 0);
+	/* Taken, so that it never acts. */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	assert_int_equal(sigtimedwait(&term, NULL, &(struct timespec){ 0 }), SIGTERM);
+	np_stop_release(&stop);
+}
+
+/* A signal the process ignores (nohup's SIGHUP) stops nothing. */
+static void test_ignored_signal_stops_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct np_stop stop;
+	struct np_change c[NCHANGES];
+	void (*was)(int) = signal(SIGHUP, SIG_IGN);
+	assert_int_equal(np_stop_hold(&stop, NULL), 0);
+	assert_int_equal(sigismember(&stop.stops, SIGHUP), 0);
+	assert_int_equal(sigismember(&stop.stops, SIGTERM), 1);
+	f->opts.stop = &stop.stops;
+	raise(SIGHUP);
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), 0);
+	free_olds(c, NCHANGES);
+	assert_tree_applied(f);
+	np_stop_release(&stop);
+	signal(SIGHUP, was);
+}
+
+/* A revert stopped half way undoes its own writes: the transaction stays
+ * applied, and a later revert does the whole job. */
+static void test_stop_signal_rolls_back_a_revert(void **state)
+{
+	struct fixture *f = *state;
+	char *id = apply_standard(f);
+	assert_int_equal(in_child_stopped(f, true, 2, "TERM"), -EINTR);
+	assert_tree_applied(f);
+	assert_journal_state(f, id, "applied");
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
+	assert_tree_original(f);
+	free(id);
+}
+
+/* Crashes an apply of profile (session: its hold session, or NULL) after
+ * k writes; returns the pending transaction's id. */
+static char *crash_apply(struct fixture *f, const char *profile, const char *session, int k)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct np_change c[NCHANGES];
+		char kbuf[16];
+		snprintf(kbuf, sizeof(kbuf), "%d", k);
+		setenv(NP_FAULT_ENV, kbuf, 1);
+		f->opts.session = session;
+		set_changes(c);
+		_exit(np_txn_apply(&f->ctx, &f->opts, profile, c, NCHANGES, NULL) ? 1 : 0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	char *pending;
+	assert_int_equal(np_txn_pending(&f->ctx, &f->opts, &pending), 0);
+	assert_non_null(pending);
+	return pending;
+}
+
+/* The next apply of the same profile rolls back what a kill left, each
+ * value checked, then applies. Before, it refused until someone reverted. */
+static void test_apply_recovers_its_own_unfinished_transaction(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn txn, rec = { 0 };
+	char *pending = crash_apply(f, "web", NULL, 2);
+
+	f->opts.recover = true;
+	f->opts.recovered = &rec;
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, &txn), 0);
+	free_olds(c, NCHANGES);
+	assert_string_equal(rec.id, pending);
+	assert_int_equal(rec.state, NP_TXN_REVERTED);
+	assert_int_equal(rec.nchanges, NCHANGES);
+	assert_journal_state(f, pending, "reverted");
+	assert_int_equal(txn.nchanges, NCHANGES);
+	assert_journal_state(f, txn.id, "applied");
+	assert_tree_applied(f);
+	np_txn_free(&txn);
+	np_txn_free(&rec);
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, NULL, false, NULL), 0);
+	assert_tree_original(f);
+	free(pending);
+
+	/* A hold's re-apply: the session's, whatever its profile's name. */
+	pending = crash_apply(f, "hold", "20260101-000000-1", 3);
+	f->opts.session = "20260101-000000-1";
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "renamed", c, NCHANGES, NULL), 0);
+	free_olds(c, NCHANGES);
+	assert_string_equal(rec.id, pending);
+	assert_journal_state(f, pending, "reverted");
+	assert_tree_applied(f);
+	np_txn_free(&rec);
+	free(pending);
+}
+
+/* Another profile's unfinished transaction is not this apply's to undo. */
+static void test_apply_refuses_another_profiles_unfinished_transaction(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	char *pending = crash_apply(f, "web", NULL, 2);
+
+	f->opts.recover = true;
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "db", c, NCHANGES, NULL), -EBUSY);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, pending);
+	assert_err_has(&f->ctx, "(web)");
+	assert_err_has(&f->ctx, "run 'numaplace revert' first");
+	assert_journal_state(f, pending, "pending");
+	free(pending);
+}
+
+/* A value someone else changed since the kill: recovery stops before any
+ * write and says which, as revert does; the dry run says the same. */
+static void test_recovery_refuses_a_value_changed_meanwhile(void **state)
+{
+	struct fixture *f = *state;
+	struct np_change c[NCHANGES];
+	struct np_txn plan;
+	char *pending = crash_apply(f, "web", NULL, 2), force[128];
+
+	put(f, IRQ45, "3");
+	f->opts.recover = true;
+	set_changes(c);
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EBUSY);
+	free_olds(c, NCHANGES);
+	snprintf(force, sizeof(force), "run 'numaplace revert --force %s'", pending);
+	assert_err_has(&f->ctx, "/proc/irq/45/smp_affinity_list");
+	assert_err_has(&f->ctx, "it is '3', expected '1' or '0-1'");
+	assert_err_has(&f->ctx, force);
+	assert_journal_state(f, pending, "pending");
+	assert_file(f, IRQ45, "3");
+	assert_file(f, IRQ46, "0");
+
+	f->opts.dry_run = true;
+	assert_int_equal(np_txn_recover(&f->ctx, &f->opts, "web", &plan), -EBUSY);
+	assert_err_has(&f->ctx, force);
+	f->opts.dry_run = false;
+	assert_journal_state(f, pending, "pending");
+
+	/* Once the human has decided, the apply goes on. */
+	assert_int_equal(np_txn_revert(&f->ctx, &f->opts, pending, true, NULL), 0);
+	free(apply_standard(f));
+	assert_tree_applied(f);
+	free(pending);
+}
+
+/* The dry run plans the roll-back and writes nothing, takes no lock. */
+static void test_recovery_dry_run_writes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct np_txn plan;
+	char *pending = crash_apply(f, "web", NULL, 3);
+
+	f->opts.dry_run = true;
+	assert_int_equal(np_txn_recover(&f->ctx, &f->opts, "web", &plan), 0);
+	assert_string_equal(plan.id, pending);
+	/* The three values written, to restore. */
+	assert_int_equal(plan.nchanges, 3);
+	np_txn_free(&plan);
+	assert_int_equal(np_txn_recover(&f->ctx, &f->opts, "db", &plan), -EBUSY);
+	assert_null(plan.id);
+	assert_journal_state(f, pending, "pending");
+	assert_file(f, RQ, "2");
+	free(pending);
+}
+
+/* One hold per state directory: the second is told the first one's PID. */
+static void test_hold_claim_names_the_holder(void **state)
+{
+	struct fixture *f = *state;
+	char pid[48];
+	int fd, fd2;
+	assert_int_equal(np_txn_hold_claim(&f->ctx, &f->opts, &fd), 0);
+	assert_int_equal(np_txn_hold_claim(&f->ctx, &f->opts, &fd2), -EBUSY);
+	assert_int_equal(fd2, -1);
+	snprintf(pid, sizeof(pid), "another numaplace hold (pid %ld)", (long)getpid());
+	assert_err_has(&f->ctx, pid);
+	assert_int_equal(close(fd), 0);
+	/* Its holder gone, the lock is free again. */
+	assert_int_equal(np_txn_hold_claim(&f->ctx, &f->opts, &fd2), 0);
+	assert_int_equal(close(fd2), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1526,6 +1812,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_journal_outside_every_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_wait_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_force_over_garbage_byte_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_signal_rolls_back_an_apply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_signal_before_any_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_signal_rolls_back_a_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ignored_signal_stops_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_recovers_its_own_unfinished_transaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_refuses_another_profiles_unfinished_transaction, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_refuses_a_value_changed_meanwhile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_dry_run_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hold_claim_names_the_holder, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
