@@ -288,6 +288,43 @@ static void digits(struct np_jw *jw, long long i)
 	put_short(jw, digits_at(tmp + SHORT_MIDDLE, i), tmp + SHORT_MIDDLE);
 }
 
+/* "%1.15g" of d without printf, when d is the double nearest to a decimal
+ * of at most 15 significant digits between 1e-4 and 1e15 (a rate of
+ * interrupts over whole seconds, 1012188.582): that decimal, found as the
+ * fewest decimals k for which d * 10^k rounds to an integer m with
+ * m / 10^k == d (a correctly rounded division: m / 10^k is d exactly when
+ * d is the double nearest to it), is what "%1.15g" prints, and reads back
+ * as d. Returns its length in buf, 0 for any other d. */
+static size_t short_decimal(double d, char buf[32])
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	double a = fabs(d);
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	for (int k = 1; k < 16; k++) {
+		double m = nearbyint(a * p10[k]);
+		if (m >= 1e15)
+			return 0;
+		if (m / p10[k] != a)
+			continue;
+		/* m's digits, least first, at least one before the point */
+		char rev[24];
+		int nd = 0;
+		for (unsigned long long u = (unsigned long long)m; u || nd <= k; u /= 10)
+			rev[nd++] = (char)('0' + u % 10);
+		size_t n = 0;
+		if (d < 0)
+			buf[n++] = '-';
+		for (int i = nd - 1; i >= 0; i--) {
+			buf[n++] = rev[i];
+			if (i == k)
+				buf[n++] = '.';
+		}
+		return n;
+	}
+	return 0;
+}
+
 /* cJSON stores every number as a double and prints it with 15 significant
  * digits, or 17 when 15 do not read back as the same value (within
  * DBL_EPSILON); an integer of 15 digits or fewer prints as its digits. */
@@ -303,6 +340,11 @@ void np_jw_number(struct np_jw *jw, const char *key, double d)
 		return;
 	}
 	char buf[32];
+	size_t len = short_decimal(d, buf);
+	if (len) {
+		put(jw, buf, len);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%1.15g", d);
 	double back = strtod(buf, NULL);
 	double max = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
