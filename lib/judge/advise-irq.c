@@ -471,11 +471,11 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		if (!np_cpuset_equal(&irq->affinity, &first->affinity))
 			return "the vectors of one queue pair run apart";
 		const struct np_cpuset *where = runs_on(irq);
-		if (!np_cpuset_subset(where, t) && !says(p)) {
-			*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
-			return "";
-		}
 		if (!np_cpuset_subset(where, t)) {
+			if (!says(p)) {
+				*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
+				return "";
+			}
 			struct np_cpuset out = NP_CPUSET_INIT;
 			if (np_cpuset_copy(&out, where))
 				return "out of memory";
@@ -968,10 +968,12 @@ int plan_pin_kept_queues(struct planner *p)
 		char *reason, *value;
 		if (asprintf(&value, "%d", cpu) < 0)
 			return free(placing), -ENOMEM;
-		if (!says(p) ? !(reason = strdup("")) :
-			       asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed "
-					"around it: a wider mask lets the interrupt controller move it: %s", cpu,
-					p->target_why[r->dev]) < 0) {
+		if (!says(p))
+			reason = strdup("");
+		else if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
+			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0)
+			reason = NULL;
+		if (!reason) {
 			free(value);
 			return free(placing), -ENOMEM;
 		}
