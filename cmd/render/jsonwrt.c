@@ -54,10 +54,6 @@ static void tabs(struct np_jw *jw, int n)
 		putch(jw, '\t');
 }
 
-/* A string as cJSON escapes it: '"', '\\' and control characters; valid
- * UTF-8 as it is. A byte of invalid UTF-8 (a name is the kernel's bytes)
- * would make the document invalid JSON: it is written as the text \xHH,
- * as text output shows it (np_escape), where cJSON would copy it. */
 /* The bytes that end a run written as it is: NUL, controls, '"', '\\'. */
 static const bool stop[256] = {
 	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
@@ -87,18 +83,30 @@ static bool plain(const char *s, size_t len)
 	return true;
 }
 
+/* s in quotes (then colon, a key of the compact form) in one copy, when it
+ * needs no escaping and fits the buffer: every key and most values. */
+static bool quoted_plain(struct np_jw *jw, const char *s, bool colon)
+{
+	size_t n = strlen(s);
+	if (n + 3 > sizeof(jw->buf) - jw->len || !plain(s, n))
+		return false;
+	char *out = jw->buf + jw->len;
+	out[0] = '"';
+	memcpy(out + 1, s, n);
+	out[n + 1] = '"';
+	out[n + 2] = ':'; /* in the room checked, counted only for a key */
+	jw->len += n + 2 + colon;
+	return true;
+}
+
+/* A string as cJSON escapes it: '"', '\\' and control characters; valid
+ * UTF-8 as it is. A byte of invalid UTF-8 (a name is the kernel's bytes)
+ * would make the document invalid JSON: it is written as the text \xHH,
+ * as text output shows it (np_escape), where cJSON would copy it. */
 static void string(struct np_jw *jw, const char *s)
 {
-	/* Every key and most values are plain: written in one copy. */
-	size_t n = strlen(s);
-	if (n + 2 <= sizeof(jw->buf) - jw->len && plain(s, n)) {
-		char *out = jw->buf + jw->len;
-		out[0] = '"';
-		memcpy(out + 1, s, n);
-		out[n + 1] = '"';
-		jw->len += n + 2;
+	if (quoted_plain(jw, s, false))
 		return;
-	}
 	putch(jw, '"');
 	const char *run = s;
 	for (const unsigned char *p = (const unsigned char *)s;; p++) {
@@ -177,18 +185,9 @@ static void member(struct np_jw *jw, const char *key)
 	if (!separate(jw))
 		return;
 	key = key ? key : "";
-	/* A plain key in the compact form: quotes and colon with it, in one copy
-	 * (every member of every row). */
-	size_t n = strlen(key);
-	if (!jw->pretty && n + 3 <= sizeof(jw->buf) - jw->len && plain(key, n)) {
-		char *out = jw->buf + jw->len;
-		out[0] = '"';
-		memcpy(out + 1, key, n);
-		out[n + 1] = '"';
-		out[n + 2] = ':';
-		jw->len += n + 3;
+	/* The compact form's colon goes with a plain key (every member of every row). */
+	if (!jw->pretty && quoted_plain(jw, key, true))
 		return;
-	}
 	string(jw, key);
 	after_key(jw);
 }
