@@ -163,8 +163,9 @@ int plan_irq_notes(struct planner *p)
 		int prc = pending_note(p, d, &pend);
 		rc = rc ? rc : prc;
 		if (rc == 0 && nmanaged && !np_cpuset_empty(&p->target[di]))
-			rc = plan_note(p->plan, "%s (%s): %d managed IRQ%s left as they are: the kernel owns their placement",
-				  d->addr, plan_dev_label(d), nmanaged, nmanaged > 1 ? "s" : "");
+			rc = plan_note(p->plan, "%s (%s): %d managed IRQ%s left as %s: the kernel owns %s placement",
+				  d->addr, plan_dev_label(d), nmanaged, nmanaged > 1 ? "s" : "",
+				  nmanaged > 1 ? "they are" : "it is", nmanaged > 1 ? "their" : "its");
 		if (rc == 0 && npinned) {
 			char *cpus = list_text(&banned);
 			rc = !cpus ? -ENOMEM

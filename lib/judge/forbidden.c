@@ -66,8 +66,8 @@ static const struct source {
 } sources[NP_FORBID_NSOURCES] = {
 	[NP_FORBID_ISOLATED] = { "isolated", "isolated", isolated, .quiet = true },
 	[NP_FORBID_NOHZ_FULL] = { "nohz_full", "nohz_full", nohz_full, .quiet = true },
-	[NP_FORBID_EXCLUDED] = { "excluded", "excluded", NULL },
-	[NP_FORBID_EXCLUSIVE] = { "exclusive", "container-exclusive", exclusive },
+	[NP_FORBID_EXCLUDED] = { "excluded", "excluded", .find = NULL },
+	[NP_FORBID_EXCLUSIVE] = { "exclusive", "container-exclusive", .find = exclusive },
 	[NP_FORBID_TUNED] = { "tuned", "TuneD-isolated", tuned, .from = tuned_from, .note = tuned_note },
 	[NP_FORBID_IRQBALANCE] = { "irqbalance", "irqbalance-banned", irqbalance, .pinned_stays = true,
 				   .from = irqbalance_from, .note = irqbalance_note },

@@ -28,19 +28,14 @@ static int malformed(struct np_ctx *ctx, const char *file, int line)
 	return -EINVAL;
 }
 
-/* The next number of a line after blanks, as %llu reads one: false when
- * none is there. By hand, not sscanf: sscanf takes the length of all the
- * text after the line (/proc/stat's 1024 lines, /proc/softirqs' 1024
- * columns: 61 M bytes measured on a 1024-CPU machine). */
-static bool next_number(const char **p, unsigned long long *v)
+/* The decimal number at *p, as strtoull reads one (saturated past 64
+ * bits), without its locale and sign handling (a call a count, 20,000 of
+ * them on 1024 CPUs): false when no digit is there. */
+static bool decimal(const char **p, unsigned long long *v)
 {
 	const char *q = *p;
-	while (*q == ' ' || *q == '\t')
-		q++;
 	if (*q < '0' || *q > '9')
 		return false;
-	/* strtoull's value, saturated as it is past 64 bits; without its
-	 * locale and sign handling (a call a count, 20,000 of them). */
 	unsigned long long n = 0;
 	bool over = false;
 	for (; *q >= '0' && *q <= '9'; q++)
@@ -48,6 +43,17 @@ static bool next_number(const char **p, unsigned long long *v)
 	*v = over ? ULLONG_MAX : n;
 	*p = q;
 	return true;
+}
+
+/* The next number of a line after blanks. By hand, not sscanf: sscanf
+ * takes the length of all the text after the line (/proc/softirqs' 1024
+ * columns: 61 M bytes measured on a 1024-CPU machine, with /proc/stat's
+ * lines). */
+static bool next_number(const char **p, unsigned long long *v)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	return decimal(p, v);
 }
 
 /* "cpuN user nice system idle iowait irq softirq steal ..." */
@@ -58,13 +64,24 @@ static int parse_stat(struct np_ctx *ctx, const struct np_topology *topo, const 
 		line++;
 		if (strncmp(p, "cpu", 3) || p[3] < '0' || p[3] > '9')
 			continue;
-		const char *q = p + 3;
-		unsigned long long cpu, v[8] = { 0 };
-		int got = 0;
-		next_number(&q, &cpu);
-		while (got < 8 && next_number(&q, &v[got]))
+		/* "cpuN" then the times, plain decimal numbers (sscanf's %llu would
+		 * take "-1" as a huge count). Kernels before 2.6.11 print no steal
+		 * column: 7 times at least. */
+		const char *q = p + 3, *end = p + strcspn(p, "\n");
+		unsigned long long v[8] = { 0 }, cpu = 0;
+		int got = -1;
+		while (q < end && got < 8) {
+			unsigned long long n;
+			if (!decimal(&q, &n))
+				break;
+			if (got < 0)
+				cpu = n;
+			else
+				v[got] = n;
 			got++;
-		/* Kernels before 2.6.11 print no steal column. */
+			while (q < end && *q == ' ')
+				q++;
+		}
 		if (got < 7)
 			return malformed(ctx, "/proc/stat", line);
 		if (cpu > (unsigned long long)topo->max_cpu)
@@ -74,7 +91,8 @@ static int parse_stat(struct np_ctx *ctx, const struct np_topology *topo, const 
 		t->softirq = v[6];
 		t->all = 0;
 		for (int i = 0; i < 8; i++)
-			t->all += v[i];
+			if (__builtin_add_overflow(t->all, v[i], &t->all))
+				return malformed(ctx, "/proc/stat", line);
 	}
 	return 0;
 }
@@ -224,7 +242,10 @@ double np_cpu_irq_share(const struct np_cpu_load *l, int cpu)
 	double soft = (double)t->softirq;
 	if (l->has_softirqs)
 		soft = t->softirqs ? soft * (double)t->dev_softirqs / (double)t->softirqs : 0;
-	return ((double)t->irq + soft) / (double)t->all;
+	double share = ((double)t->irq + soft) / (double)t->all;
+	/* The times are parts of all: more says the counts are not what the
+	 * kernel keeps (a reset between two reads of an interval). */
+	return share <= 1 ? share : -1;
 }
 
 double np_cpu_load_rate(const struct np_cpu_load *l, unsigned long long count)

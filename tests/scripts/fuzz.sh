@@ -11,7 +11,12 @@ test_fuzz_corpus_replays_clean() {
 			die "harness $n failed on its corpus: $(tail -n 30 "$WORK/fuzz-$n.err")"
 		count=$((count + 1))
 	done
-	# cpu lists and masks, /proc/interrupts, profiles, journals, irqbalance's file,
-	# uevent and rtnetlink datagrams.
-	[ "$count" -ge 7 ] || die "expected 7 harnesses, replayed $count"
+	# Every harness in tests/fuzz, each with its corpus.
+	local want
+	want=$(ls "$TOP"/tests/fuzz/fuzz_*.c | wc -l)
+	[ "$count" -eq "$want" ] || die "expected $want harnesses, replayed $count"
+	for h in "$TOP"/tests/fuzz/fuzz_*.c; do
+		n=${h##*/fuzz_}; n=${n%.c}
+		ls "$TOP"/tests/fuzz/corpus/"$n"/* >/dev/null 2>&1 || die "harness $n has no corpus"
+	done
 }
