@@ -375,6 +375,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 	struct np_request_opts ro = NP_REQUEST_OPTS_INIT;
 	ro.policy = o.policy;
 	ro.interval = o.interval;
+	ro.plan_unshown = true;
 	/* JSON's interrupts_where counts by CPU class in the same pass. */
 	if (np_machine_load_some(ctx, &m, o.json && !(o.interval > 0) ? NP_LOAD_KUBE_SPLIT : 0))
 		return np_error("%s", ctx->err);

@@ -30,6 +30,13 @@
  * IRQ's debugfs state (sys/kernel/debug/irq/irqs/N), as a kernel with
  * CONFIG_GENERIC_IRQ_DEBUGFS and debugfs mounted shows it.
  *
+ * What the counts cover and what they cost, as tests/fixtures/make-fixtures.sh
+ * models it: /proc/uptime (UPTIME seconds), /proc/stat (each CPU's time at
+ * USER_HZ 100: an interrupt costs 2 us in hard IRQ and 6 us in the softirq it
+ * raises, the rest 20% user, 5% system and idle; the intr line with every
+ * IRQ's total up to nr_irqs) and /proc/softirqs (NET_RX for a NIC's
+ * interrupts, BLOCK for an NVMe controller's, TIMER, SCHED and RCU at 250 Hz).
+ *
  * Files have the kernel's modes: 0644 where the kernel takes writes, 0444
  * elsewhere. With --hardlink, read-only (0444) files with the same contents are
  * hard links to one inode: readers see the same tree, it is several times
@@ -1463,7 +1470,11 @@ static void gen_proc_irq(int from, int to)
 /* ---------------------------------------------------------- /proc/interrupts */
 
 static int prec; /* width of the first column, from nr_irqs as the kernel does */
+static long long nr_irqs;
 static char *zero_row;
+/* What /proc/interrupts holds, for /proc/stat and /proc/softirqs: each row's
+ * total, and each CPU's interrupts from NICs and from NVMe controllers. */
+static unsigned long long *row_total, *cpu_net, *cpu_blk;
 
 static void put_counts_begin(struct buf *b)
 {
@@ -1481,7 +1492,15 @@ static void put_count(struct buf *b, size_t start, int cpu, unsigned v)
 	}
 }
 
-static void put_irq_row(struct buf *b, const struct irq *q)
+/* Counts v on CPU cpu for row i (a device's vector from FIRST_DEVICE_IRQ on). */
+static void tally(int i, const struct irq *q, int cpu, unsigned v)
+{
+	row_total[i] += v;
+	if (q->num >= FIRST_DEVICE_IRQ)
+		(strncmp(q->name, "eth", 3) ? cpu_blk : cpu_net)[cpu] += v;
+}
+
+static void put_irq_row(struct buf *b, int i, const struct irq *q)
 {
 	b_putu(b, (unsigned)q->num, prec);
 	b_putc(b, ':');
@@ -1492,6 +1511,7 @@ static void put_irq_row(struct buf *b, const struct irq *q)
 	if (q->num == 0 || rndn(20)) { /* one in twenty rows never fired */
 		unsigned main_count = count_between(q->lo, q->hi);
 		put_count(b, start, q->eff, main_count);
+		tally(i, q, q->eff, main_count);
 		if (rndn(100) < 35) {
 			/* counts left behind on CPUs the IRQ ran on before */
 			int extra = 1 + (int)rndn(3);
@@ -1503,8 +1523,11 @@ static void put_irq_row(struct buf *b, const struct irq *q)
 					if (!set_has(q->aff_set, c))
 						continue;
 				}
-				if (c != q->eff)
-					put_count(b, start, c, 1 + main_count / (20 + rndn(2000)));
+				if (c != q->eff) {
+					unsigned v = 1 + main_count / (20 + rndn(2000));
+					put_count(b, start, c, v);
+					tally(i, q, c, v);
+				}
 			}
 		}
 	}
@@ -1555,7 +1578,7 @@ static const struct arch_row arch_rows[] = {
 static unsigned long long gen_interrupts(void)
 {
 	int last = nirqs ? irqs[nirqs - 1].num : 0;
-	long long nr_irqs = 24 + 16 + 8LL * ncpus + 24 * 16; /* x86 arch_probe_nr_irqs(), one IO-APIC */
+	nr_irqs = 24 + 16 + 8LL * ncpus + 24 * 16; /* x86 arch_probe_nr_irqs(), one IO-APIC */
 	if (nr_irqs < last + 1)
 		nr_irqs = last + 1;
 	long long j = 1000;
@@ -1573,8 +1596,11 @@ static unsigned long long gen_interrupts(void)
 	for (int c = 0; c < ncpus; c++)
 		b_printf(&o.b, "CPU%-8d", c);
 	b_putc(&o.b, '\n');
+	row_total = xmalloc(((size_t)nirqs + 1) * sizeof(*row_total));
+	cpu_net = xmalloc((size_t)ncpus * sizeof(*cpu_net));
+	cpu_blk = xmalloc((size_t)ncpus * sizeof(*cpu_blk));
 	for (int i = 0; i < nirqs; i++) {
-		put_irq_row(&o.b, &irqs[i]);
+		put_irq_row(&o.b, i, &irqs[i]);
 		out_flush(&o, false);
 	}
 	for (size_t r = 0; r < sizeof(arch_rows) / sizeof(arch_rows[0]); r++) {
@@ -1607,6 +1633,92 @@ static unsigned long long gen_interrupts(void)
 	return nbytes - before;
 }
 
+/* ------------------------------------- /proc/uptime, /proc/stat, /proc/softirqs */
+
+#define UPTIME 1000 /* seconds: what the counts cover */
+
+/* After gen_interrupts(): the CPU time its interrupts cost. */
+static void gen_proc_load(void)
+{
+	struct buf b = { 0 };
+	at("proc");
+	putf("uptime", "%d.00 %llu.00\n", UPTIME, (unsigned long long)UPTIME * (unsigned)ncpus * 9 / 10);
+
+	/* user nice system idle iowait irq softirq steal guest guest_nice */
+	unsigned long long all = UPTIME * 100ULL, sum[10] = { 0 };
+	unsigned long long(*t)[10] = xmalloc((size_t)ncpus * sizeof(*t));
+	for (int c = 0; c < ncpus; c++) {
+		unsigned long long n = cpu_net[c] + cpu_blk[c];
+		t[c][0] = all / 5;
+		t[c][2] = all / 20;
+		t[c][5] = n / 5000;
+		t[c][6] = n * 6 / 10000;
+		unsigned long long used = t[c][0] + t[c][2] + t[c][5] + t[c][6];
+		t[c][3] = used < all ? all - used : 0;
+		for (int k = 0; k < 10; k++)
+			sum[k] += t[c][k];
+	}
+	b_puts(&b, "cpu ");
+	for (int k = 0; k < 10; k++)
+		b_printf(&b, " %llu", sum[k]);
+	b_putc(&b, '\n');
+	for (int c = 0; c < ncpus; c++) {
+		b_printf(&b, "cpu%d", c);
+		for (int k = 0; k < 10; k++)
+			b_printf(&b, " %llu", t[c][k]);
+		b_putc(&b, '\n');
+	}
+	free(t);
+	/* intr: the sum, then every IRQ number's total below nr_irqs */
+	unsigned long long intr = 0;
+	for (int i = 0; i < nirqs; i++)
+		intr += row_total[i];
+	b_printf(&b, "intr %llu", intr);
+	for (long long n = 0, i = 0; n < nr_irqs; n++) {
+		unsigned long long v = 0;
+		if (i < nirqs && irqs[i].num == n)
+			v = row_total[i++];
+		b_printf(&b, " %llu", v);
+	}
+	static const char *const names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+	unsigned long long soft[10] = { 0 };
+	for (int c = 0; c < ncpus; c++) {
+		soft[1] += UPTIME * 250ULL;
+		soft[2] += cpu_net[c] / 50;
+		soft[3] += cpu_net[c];
+		soft[4] += cpu_blk[c];
+		soft[7] += UPTIME * 120ULL;
+		soft[9] += UPTIME * 90ULL;
+	}
+	unsigned long long soft_all = 0;
+	for (int k = 0; k < 10; k++)
+		soft_all += soft[k];
+	b_printf(&b, "\nctxt %llu\nbtime 1700000000\nprocesses %d\nprocs_running 1\nprocs_blocked 0\nsoftirq %llu",
+		 UPTIME * 4000ULL * (unsigned)ncpus, UPTIME * 3, soft_all);
+	for (int k = 0; k < 10; k++)
+		b_printf(&b, " %llu", soft[k]);
+	b_putc(&b, '\n');
+	putb("stat", &b);
+
+	b.len = 0;
+	b_fill(&b, ' ', 20);
+	for (int c = 0; c < ncpus; c++)
+		b_printf(&b, "CPU%-8d", c);
+	b_putc(&b, '\n');
+	for (int k = 0; k < 10; k++) {
+		b_printf(&b, "%12s:", names[k]);
+		for (int c = 0; c < ncpus; c++) {
+			unsigned long long v = k == 1 ? UPTIME * 250ULL : k == 7 ? UPTIME * 120ULL : k == 9 ? UPTIME * 90ULL
+					     : k == 2 ? cpu_net[c] / 50 : k == 3 ? cpu_net[c] : k == 4 ? cpu_blk[c] : 0;
+			b_printf(&b, " %10llu", v);
+		}
+		b_putc(&b, '\n');
+	}
+	putb("softirqs", &b);
+	free(b.p);
+}
+
 /* --------------------------------------------------------------- parallel */
 
 /* The tree is written by `jobs` processes. Everything random is drawn by job
@@ -1627,7 +1739,9 @@ static unsigned long long run_job(int j, int ncpu_chunks, int cpu_chunk, int irq
 		gen_proc_basics();
 		gen_pci();
 		gen_proc_irq_common();
-		return gen_interrupts();
+		unsigned long long bytes = gen_interrupts();
+		gen_proc_load();
+		return bytes;
 	}
 	j--;
 	if (j < ncpu_chunks) {

@@ -96,7 +96,7 @@ static void device_write(struct np_jw *jw, const struct np_machine *m, size_t di
 	}
 	np_jw_close(jw);
 	np_jw_array(jw, "irqs");
-	for (size_t i = 0; i < m->irqs.n; i++)
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
 		if (m->irqs.v[i].dev == (int)di)
 			np_jw_int(jw, NULL, m->irqs.v[i].irq);
 	np_jw_close(jw);
@@ -140,15 +140,15 @@ struct queue_map {
 static void queue_map_build(const struct np_machine *m, size_t di, struct queue_map *map)
 {
 	map->n = 0;
-	for (size_t i = 0; i < m->irqs.n; i++)
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
 		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= map->n)
 			map->n = m->irqs.v[i].queue + 1;
 	map->v = map->n ? calloc((size_t)map->n, sizeof(*map->v)) : NULL;
 	if (!map->v)
 		map->n = 0;
-	/* Backwards, so the first IRQ naming a queue wins. */
-	for (size_t i = m->irqs.n; map->v && i-- > 0;)
-		if (m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0)
+	/* The first IRQ naming a queue wins. */
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
+		if (map->v && m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0 && !map->v[m->irqs.v[i].queue])
 			map->v[m->irqs.v[i].queue] = &m->irqs.v[i];
 }
 

@@ -54,34 +54,61 @@ static void tabs(struct np_jw *jw, int n)
 		putch(jw, '\t');
 }
 
+/* The bytes that end a run written as it is: NUL, controls, '"', '\\'. */
+static const bool stop[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+	[0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+	[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+	[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+	['"'] = 1, ['\\'] = 1,
+	[0x80 ... 0xff] = 1,
+};
+
+/* Whether the len bytes at s need no escaping (none stops a run: plain
+ * ASCII without controls, '"' or '\\'), eight at a time. */
+static bool plain(const char *s, size_t len)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+	size_t i = 0;
+	for (uint64_t w; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, sizeof(w));
+		uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+		/* A byte below 0x20, a '"', a '\\' or one with its high bit set. */
+		if (((w - ones * 0x20) | (quote - ones) | (backslash - ones) | w) & highs)
+			return false;
+	}
+	for (; i < len; i++)
+		if (stop[(unsigned char)s[i]])
+			return false;
+	return true;
+}
+
+/* s in quotes (then colon, a key of the compact form) in one copy, when it
+ * needs no escaping and fits the buffer: every key and most values. */
+static bool quoted_plain(struct np_jw *jw, const char *s, bool colon)
+{
+	size_t n = strlen(s);
+	if (n + 3 > sizeof(jw->buf) - jw->len || !plain(s, n))
+		return false;
+	char *out = jw->buf + jw->len;
+	out[0] = '"';
+	memcpy(out + 1, s, n);
+	out[n + 1] = '"';
+	out[n + 2] = ':'; /* in the room checked, counted only for a key */
+	jw->len += n + 2 + colon;
+	return true;
+}
+
 /* A string as cJSON escapes it: '"', '\\' and control characters; valid
  * UTF-8 as it is. A byte of invalid UTF-8 (a name is the kernel's bytes)
  * would make the document invalid JSON: it is written as the text \xHH,
  * as text output shows it (np_escape), where cJSON would copy it. */
 static void string(struct np_jw *jw, const char *s)
 {
-	/* The bytes that end a run written as it is: NUL, controls, '"', '\\'. */
-	static const bool stop[256] = {
-		[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
-		[0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
-		[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
-		[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
-		['"'] = 1, ['\\'] = 1,
-		[0x80 ... 0xff] = 1,
-	};
+	if (quoted_plain(jw, s, false))
+		return;
 	putch(jw, '"');
 	const char *run = s;
-	/* Eight bytes at a time while none of them stops the run (most
-	 * strings, and every key, are plain ASCII). */
-	size_t left = strlen(s);
-	for (uint64_t w; left >= 8; left -= 8, s += 8) {
-		memcpy(&w, s, sizeof(w));
-		const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
-		uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-		/* A byte below 0x20, a '"', a '\\' or one with its high bit set. */
-		if (((w - ones * 0x20) | (quote - ones) | (backslash - ones) | w) & highs)
-			break;
-	}
 	for (const unsigned char *p = (const unsigned char *)s;; p++) {
 		unsigned char c = *p;
 		if (!stop[c])
@@ -122,7 +149,7 @@ static void string(struct np_jw *jw, const char *s)
  * indented by tabs to the depth, "key":<tab>value; an array's elements on
  * one line, ", " between them. Returns whether a key comes next (a member of
  * an object). */
-static bool separate(struct np_jw *jw)
+static inline __attribute__((always_inline)) bool separate(struct np_jw *jw)
 {
 	if (jw->depth == 0)
 		return false;
@@ -157,7 +184,11 @@ static void member(struct np_jw *jw, const char *key)
 {
 	if (!separate(jw))
 		return;
-	string(jw, key ? key : "");
+	key = key ? key : "";
+	/* The compact form's colon goes with a plain key (every member of every row). */
+	if (!jw->pretty && quoted_plain(jw, key, true))
+		return;
+	string(jw, key);
 	after_key(jw);
 }
 
@@ -213,14 +244,26 @@ void np_jw_str(struct np_jw *jw, const char *key, const char *s)
 	string(jw, s);
 }
 
-/* The decimal digits of i, ending at end; returns where they start. */
+/* The decimal digits of i, ending at end; returns where they start. Two
+ * digits a division (64,000 counts in a 1024-CPU report). */
 static char *digits_at(char *end, long long i)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char *p = end;
 	unsigned long long u = i < 0 ? 0ULL - (unsigned long long)i : (unsigned long long)i;
-	do
-		*--p = (char)('0' + u % 10);
-	while (u /= 10);
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (i < 0)
 		*--p = '-';
 	return p;
@@ -244,6 +287,43 @@ static void digits(struct np_jw *jw, long long i)
 	put_short(jw, digits_at(tmp + SHORT_MIDDLE, i), tmp + SHORT_MIDDLE);
 }
 
+/* "%1.15g" of d without printf, when d is the double nearest to a decimal
+ * of at most 15 significant digits between 1e-4 and 1e15 (a rate of
+ * interrupts over whole seconds, 1012188.582): that decimal, found as the
+ * fewest decimals k for which d * 10^k rounds to an integer m with
+ * m / 10^k == d (a correctly rounded division: m / 10^k is d exactly when
+ * d is the double nearest to it), is what "%1.15g" prints, and reads back
+ * as d. Returns its length in buf, 0 for any other d. */
+static size_t short_decimal(double d, char buf[32])
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	double a = fabs(d);
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	for (int k = 1; k < 16; k++) {
+		double m = nearbyint(a * p10[k]);
+		if (m >= 1e15)
+			return 0;
+		if (m / p10[k] != a)
+			continue;
+		/* m's digits, least first, at least one before the point */
+		char rev[24];
+		int nd = 0;
+		for (unsigned long long u = (unsigned long long)m; u || nd <= k; u /= 10)
+			rev[nd++] = (char)('0' + u % 10);
+		size_t n = 0;
+		if (d < 0)
+			buf[n++] = '-';
+		for (int i = nd - 1; i >= 0; i--) {
+			buf[n++] = rev[i];
+			if (i == k)
+				buf[n++] = '.';
+		}
+		return n;
+	}
+	return 0;
+}
+
 /* cJSON stores every number as a double and prints it with 15 significant
  * digits, or 17 when 15 do not read back as the same value (within
  * DBL_EPSILON); an integer of 15 digits or fewer prints as its digits. */
@@ -259,6 +339,11 @@ void np_jw_number(struct np_jw *jw, const char *key, double d)
 		return;
 	}
 	char buf[32];
+	size_t len = short_decimal(d, buf);
+	if (len) {
+		put(jw, buf, len);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%1.15g", d);
 	double back = strtod(buf, NULL);
 	double max = fabs(back) > fabs(d) ? fabs(back) : fabs(d);

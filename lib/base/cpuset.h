@@ -19,12 +19,25 @@ struct np_cpuset {
 
 #define NP_CPUSET_INIT { NULL, 0 }
 
+/* The bits set in x. x86-64's baseline has no popcnt instruction: without
+ * -mpopcnt, __builtin_popcountll is a call into libgcc's table walk. */
+static inline unsigned np_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & UINT64_C(0x5555555555555555);
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 void np_cpuset_free(struct np_cpuset *set);
 void np_cpuset_clear(struct np_cpuset *set);
 int np_cpuset_set(struct np_cpuset *set, unsigned cpu);
 void np_cpuset_unset(struct np_cpuset *set, unsigned cpu);
 bool np_cpuset_test(const struct np_cpuset *set, unsigned cpu);
 unsigned np_cpuset_count(const struct np_cpuset *set);
+/* The set's only CPU, or -1 when it holds none or more than one (an IRQ
+ * pinned to one CPU: asked for every IRQ, where a count would be a walk). */
+int np_cpuset_only(const struct np_cpuset *set);
 bool np_cpuset_empty(const struct np_cpuset *set);
 /* First CPU >= from in the set, or -1. */
 int np_cpuset_next(const struct np_cpuset *set, int from);

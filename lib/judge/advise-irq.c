@@ -4,6 +4,7 @@
  * worth no move), and the rest placed per device over distinct cores. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,11 +228,7 @@ int plan_size_devices(struct planner *p)
 		for (size_t dj = 0; dj < di; dj++)
 			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
 		struct dev_load *l = &p->dl[di];
-		if (!(l->today_core = work_array(ncpu)) || !(l->top_core = work_array(ncpu)) ||
-		    !(l->today_cpu = work_array(ncpu)) || !(l->top_cpu = work_array(ncpu)) ||
-		    !(l->core = work_array(ncpu)) || !(l->cpu = work_array(ncpu)) ||
-		    !(l->today_ncore = calloc(ncpu, sizeof(int))) || !(l->today_ncpu = calloc(ncpu, sizeof(int))) ||
-		    !(l->ncore = calloc(ncpu, sizeof(int))) || !(l->ncpu = calloc(ncpu, sizeof(int))))
+		if (!(l->core = calloc(ncpu, sizeof(*l->core))) || !(l->cpu = calloc(ncpu, sizeof(*l->cpu))))
 			return -ENOMEM;
 	}
 	/* Every IRQ's work where it is delivered today: what a core's share
@@ -265,14 +262,14 @@ int plan_size_devices(struct planner *p)
 			continue;
 		struct dev_load *l = &p->dl[s->dev];
 		int c = core_of(p, cpu);
-		l->today_core[c] += s->total;
-		l->today_cpu[cpu] += s->total;
-		l->today_ncore[c]++;
-		l->today_ncpu[cpu]++;
-		if (s->total > l->top_core[c])
-			l->top_core[c] = s->total;
-		if (s->total > l->top_cpu[cpu])
-			l->top_cpu[cpu] = s->total;
+		l->core[c].today += s->total;
+		l->cpu[cpu].today += s->total;
+		l->core[c].ntoday++;
+		l->cpu[cpu].ntoday++;
+		if (s->total > l->core[c].top)
+			l->core[c].top = s->total;
+		if (s->total > l->cpu[cpu].top)
+			l->cpu[cpu].top = s->total;
 	}
 	/* A core's share of all the work its target takes, and half an average
 	 * queue of the device more (a tenth more, when that is more). */
@@ -294,17 +291,8 @@ int plan_size_devices(struct planner *p)
 void plan_free_loads(struct planner *p)
 {
 	for (size_t di = 0; p->dl && di < p->m->pci.ndevs; di++) {
-		struct dev_load *l = &p->dl[di];
-		free(l->today_core);
-		free(l->top_core);
-		free(l->today_cpu);
-		free(l->top_cpu);
-		free(l->core);
-		free(l->cpu);
-		free(l->today_ncore);
-		free(l->today_ncpu);
-		free(l->ncore);
-		free(l->ncpu);
+		free(p->dl[di].core);
+		free(p->dl[di].cpu);
 	}
 	free(p->dl);
 }
@@ -366,6 +354,13 @@ static const struct np_irq *slot_irq(const struct planner *p, const struct slot 
 	return &p->m->irqs.v[p->refs[s->first + k]];
 }
 
+/* Whether the IRQ lines' reasons are written (not for a caller that never
+ * shows them: the decisions are the same, their sentences left empty). */
+static bool says(const struct planner *p)
+{
+	return !p->opts->no_irq_reasons;
+}
+
 /* Where an IRQ runs: the kernel's effective CPUs when they are within its
  * affinity (else they say nothing reliable), its affinity otherwise. */
 static const struct np_cpuset *runs_on(const struct np_irq *irq)
@@ -409,9 +404,9 @@ static enum stack stacked(const struct planner *p, const struct slot *s, int cpu
 	int c = core_of(p, cpu);
 	if (s->total < p->idle || !s->total || cpu > p->m->topo.max_cpu)
 		return STACK_NONE;
-	if (l->ncore[c] && l->core[c] + s->total > allowance(p, s->dev, p->ncores[s->dev]))
+	if (l->core[c].nplan && l->core[c].plan + s->total > allowance(p, s->dev, p->ncores[s->dev]))
 		return STACK_CORE;
-	if (l->ncpu[cpu] && l->cpu[cpu] + s->total > allowance(p, s->dev, p->nthreads[s->dev]))
+	if (l->cpu[cpu].nplan && l->cpu[cpu].plan + s->total > allowance(p, s->dev, p->nthreads[s->dev]))
 		return STACK_THREAD;
 	if (s->total < p->top_work[c] && p->core_work[c] + s->total > p->share_work[s->dev])
 		return STACK_SHARED;
@@ -432,9 +427,9 @@ static unsigned long long stacked_excess(const struct planner *p, const struct s
 		top = p->top_work[c];
 	} else {
 		bool thread = how == STACK_THREAD;
-		today = thread ? l->today_cpu[cpu] : l->today_core[c];
+		today = thread ? l->cpu[cpu].today : l->core[c].today;
 		keep = allowance(p, s->dev, thread ? p->nthreads[s->dev] : p->ncores[s->dev]);
-		top = thread ? l->top_cpu[cpu] : l->top_core[c];
+		top = thread ? l->cpu[cpu].top : l->core[c].top;
 	}
 	if (top > keep)
 		keep = top;
@@ -477,6 +472,10 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 			return "the vectors of one queue pair run apart";
 		const struct np_cpuset *where = runs_on(irq);
 		if (!np_cpuset_subset(where, t)) {
+			if (!says(p)) {
+				*rule = p->opts->devices[s->dev].irqs == NP_IRQS_LOCAL ? NP_RULE_REMOTE : NP_RULE_OUTSIDE;
+				return "";
+			}
 			struct np_cpuset out = NP_CPUSET_INIT;
 			if (np_cpuset_copy(&out, where))
 				return "out of memory";
@@ -505,11 +504,15 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		int cpu = home_cpu(first), want = spread_node(p, s->dev, s->queue);
 		int node = np_topology_node_of_cpu(&p->m->topo, cpu);
 		if (cpu >= 0 && want >= 0 && node != want) {
+			if (!says(p))
+				return "";
 			snprintf(buf, size, "on CPU %d (node %d), not node %d where spread puts queue %d", cpu, node,
 				 want, s->queue);
 			return buf;
 		}
 		enum stack how = cpu >= 0 ? stacked(p, s, cpu) : STACK_NONE;
+		if (how != STACK_NONE && !says(p))
+			return "";
 		if (how == STACK_SHARED) {
 			const struct np_irq *top = &p->m->irqs.v[p->top_irq[core_of(p, cpu)]];
 			char a[32], b[32], c[32];
@@ -524,8 +527,8 @@ static const char *why_move(const struct planner *p, const struct slot *s, char 
 		if (how != STACK_NONE) {
 			const struct dev_load *l = &p->dl[s->dev];
 			bool thread = how == STACK_THREAD;
-			int c = core_of(p, cpu), n = thread ? l->today_ncpu[cpu] : l->today_ncore[c];
-			unsigned long long today = thread ? l->today_cpu[cpu] : l->today_core[c];
+			int c = core_of(p, cpu), n = thread ? l->cpu[cpu].ntoday : l->core[c].ntoday;
+			unsigned long long today = thread ? l->cpu[cpu].today : l->core[c].today;
 			int places = thread ? p->nthreads[s->dev] : p->ncores[s->dev];
 			char a[16], b[16];
 			int len = snprintf(buf, size, "its %s (CPU %d) delivers %s of this device's interrupts, through %d "
@@ -597,7 +600,8 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 	/* (A profile's rule has no floor: it places even an IRQ that has not
 	 * fired yet, as after a device's re-probe.) */
 	if (s->total < p->idle) {
-		snprintf(buf, size, "it is idle (%s)", np_volume_text(p->m, s->total, a));
+		if (says(p))
+			snprintf(buf, size, "it is idle (%s)", np_volume_text(p->m, s->total, a));
 		return false;
 	}
 	/* A core that spends next to no time on interrupts has nothing to give
@@ -605,8 +609,9 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 	int cpu = home_cpu(slot_irq(p, s, 0));
 	double busy = rule == NP_RULE_BALANCE ? np_cpu_irq_share(&p->m->load, cpu) : -1;
 	if (busy >= 0 && busy < NP_IRQ_TIME_FLOOR) {
-		snprintf(buf, size, "CPU %d spends %.1f%% of its time on interrupts, under %.0f%%", cpu, 100 * busy,
-			 100 * NP_IRQ_TIME_FLOOR);
+		if (says(p))
+			snprintf(buf, size, "CPU %d spends %.1f%% of its time on interrupts, under %.0f%%", cpu,
+				 100 * busy, 100 * NP_IRQ_TIME_FLOOR);
 		return false;
 	}
 	/* A tenth more than a core's share is a rounding of the load, not a
@@ -614,12 +619,14 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 	if (at_stake >= p->opts->min_interrupts && at_stake * 10 >= keep)
 		return true;
 	if (at_stake >= p->opts->min_interrupts) {
-		snprintf(buf, size, "what the core carries beyond its share (%s) is under a tenth of it",
-			 np_volume_text(p->m, at_stake, a));
+		if (says(p))
+			snprintf(buf, size, "what the core carries beyond its share (%s) is under a tenth of it",
+				 np_volume_text(p->m, at_stake, a));
 		return false;
 	}
-	snprintf(buf, size, "%s (%s) are under the volume threshold (%s)", what, np_volume_text(p->m, at_stake, a),
-		 np_volume_text(p->m, p->opts->min_interrupts, b));
+	if (says(p))
+		snprintf(buf, size, "%s (%s) are under the volume threshold (%s)", what,
+			 np_volume_text(p->m, at_stake, a), np_volume_text(p->m, p->opts->min_interrupts, b));
 	return false;
 }
 
@@ -637,10 +644,10 @@ static void count_on(struct planner *p, const struct slot *s, int cpu, int sign)
 		struct dev_load *l = &p->dl[s->dev];
 		p->load[cpu] += sign;
 		p->core_load[c] += sign;
-		l->ncore[c] += sign;
-		l->ncpu[cpu] += sign;
-		l->core[c] = sign > 0 ? l->core[c] + w : l->core[c] - w;
-		l->cpu[cpu] = sign > 0 ? l->cpu[cpu] + w : l->cpu[cpu] - w;
+		l->core[c].nplan += sign;
+		l->cpu[cpu].nplan += sign;
+		l->core[c].plan = sign > 0 ? l->core[c].plan + w : l->core[c].plan - w;
+		l->cpu[cpu].plan = sign > 0 ? l->cpu[cpu].plan + w : l->cpu[cpu].plan - w;
 	}
 }
 
@@ -680,13 +687,15 @@ static int record(struct planner *p, struct slot *s, const struct np_cpuset *cpu
 		} else {
 			r.recommended = list_text(cpus);
 		}
-		if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
+		if (!says(p))
+			r.reason = strdup("");
+		else if (asprintf(&r.reason, "%s%s: %s", keep ? "kept, " : "", why, p->target_why[s->dev]) < 0)
 			r.reason = NULL;
 		p->has_plan[ii] = true;
 		if ((rc = np_cpuset_copy(&p->planned[ii], cpus)) == 0 && (rc = plan_add_rec(p->m, p->plan, &r)) == 0 && keep)
 			p->plan->v[p->plan->n - 1].change = false;
 		if (rc == 0 && !keep) {
-			int old = home_cpu(irq), now = np_cpuset_count(cpus) == 1 ? np_cpuset_next(cpus, 0) : -1;
+			int old = home_cpu(irq), now = np_cpuset_only(cpus);
 			if (old >= 0 && old <= m->topo.max_cpu)
 				p->vectors[old]--;
 			if (now >= 0)
@@ -724,14 +733,16 @@ int plan_keep_slots(struct planner *p)
 		if (move && worth_moving(p, s, rule, not, sizeof(not))) {
 			/* Said as judged now, before other slots move around it. */
 			s->rule = rule;
-			if (!(s->why = strdup(move)))
+			if (says(p) && !(s->why = strdup(move)))
 				rc = -ENOMEM;
 			continue;
 		}
 		const struct np_irq *first = slot_irq(p, s, 0);
 		const struct np_cpuset *where = runs_on(first);
-		char *list = list_text(where);
-		if (move)
+		char *list = says(p) ? list_text(where) : NULL;
+		if (!says(p))
+			why[0] = '\0';
+		else if (move)
 			snprintf(why, sizeof(why), "%s, but %s", move, not);
 		else
 			snprintf(why, sizeof(why), "%s on CPU%s %s, within the target%s",
@@ -754,7 +765,6 @@ int plan_keep_slots(struct planner *p)
  * device's queues and then of any device's (an SMT sibling holding none
  * first), then the device's cursor. CPUs at the x86 vector budget are skipped while
  * others remain. */
-#define PICK_KEYS 11
 static int pick_cpu(struct planner *p, const struct slot *s, int home)
 {
 	int dev = s->dev, want = spread_node(p, dev, s->queue);
@@ -762,27 +772,39 @@ static int pick_cpu(struct planner *p, const struct slot *s, int home)
 	const struct dev_load *l = &p->dl[dev];
 	unsigned long long allow_core = allowance(p, dev, p->ncores[dev]), allow_cpu = allowance(p, dev, p->nthreads[dev]);
 	int best = -1, pos = 0, bestrot = 0;
-	unsigned size = np_cpuset_count(t);
-	unsigned long long bestkey[PICK_KEYS] = { 0 };
+	unsigned size = np_cpuset_count(t), first = size ? (unsigned)p->start[dev] % size : 0;
+	unsigned long long bestkey[11] = { 0 }, key[11];
 	int anchor = node_index_of(p, p->anchor[dev]);
-	np_cpuset_foreach(cpu, t) {
-		int c = core_of(p, cpu);
-		int rot = (int)(((unsigned)pos + size - (unsigned)p->start[dev] % size) % size);
-		unsigned long long key[PICK_KEYS] = {
-			p->vectors[cpu] >= NP_VECTORS_PER_CPU,
-			l->ncore[c] && l->core[c] + s->total > allow_core,
-			l->ncpu[cpu] && l->cpu[cpu] + s->total > allow_cpu,
-			want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want, cpu != home,
-			(unsigned long long)l->ncore[c],
-			(unsigned long long)distance(p, p->anchor[dev], anchor, cpu),
-			p->core_work[c], (unsigned long long)l->ncpu[cpu], (unsigned long long)p->load[cpu],
-			(unsigned long long)p->core_load[c],
-		};
-		pos++;
-		int cmp = 0;
-		for (int i = 0; i < PICK_KEYS && !cmp && best >= 0; i++)
-			cmp = key[i] < bestkey[i] ? -1 : key[i] > bestkey[i];
-		if (best < 0 || cmp < 0 || (cmp == 0 && rot < bestrot)) {
+	/* The target's CPUs in order, a word at a time; each candidate's keys
+	 * computed only while it ties with the best so far (most lose on one of
+	 * the first six), the rest once it is ahead. */
+	for (size_t w = 0; w < t->nwords; w++) {
+		for (uint64_t bits = t->bits[w]; bits; bits &= bits - 1, pos++) {
+			int cpu = (int)(w * 64) + __builtin_ctzll(bits), c = core_of(p, cpu);
+			bool ahead = best < 0;
+#define PICK(i, expr)                                   \
+	key[i] = (unsigned long long)(expr);                \
+	if (!ahead && key[i] != bestkey[i]) {               \
+		if (key[i] > bestkey[i])                    \
+			continue;                           \
+		ahead = true;                               \
+	}
+			PICK(0, p->vectors[cpu] >= NP_VECTORS_PER_CPU)
+			PICK(1, l->core[c].nplan && l->core[c].plan + s->total > allow_core)
+			PICK(2, l->cpu[cpu].nplan && l->cpu[cpu].plan + s->total > allow_cpu)
+			PICK(3, want >= 0 && np_topology_node_of_cpu(&p->m->topo, cpu) != want)
+			PICK(4, cpu != home)
+			PICK(5, l->core[c].nplan)
+			PICK(6, distance(p, p->anchor[dev], anchor, cpu))
+			PICK(7, p->core_work[c])
+			PICK(8, l->cpu[cpu].nplan)
+			PICK(9, p->load[cpu])
+			PICK(10, p->core_load[c])
+#undef PICK
+			/* the device's cursor: pos counted from it, round the target */
+			int rot = (int)((unsigned)pos >= first ? (unsigned)pos - first : (unsigned)pos + size - first);
+			if (!ahead && rot >= bestrot)
+				continue;
 			best = cpu;
 			bestrot = rot;
 			memcpy(bestkey, key, sizeof(key));
@@ -800,6 +822,16 @@ static int by_queue_then_device(const void *a, const void *b, void *arg)
 	if (x->dev != y->dev)
 		return x->dev - y->dev;
 	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Each device's vectors (a slot's device has at least one). */
+static int *vectors_per_device(const struct np_machine *m)
+{
+	int *n = calloc(m->pci.ndevs + 1, sizeof(*n));
+	for (size_t i = 0; n && i < m->irqs.n; i++)
+		if (m->irqs.v[i].dev >= 0)
+			n[m->irqs.v[i].dev]++;
+	return n;
 }
 
 int plan_place_slots(struct planner *p)
@@ -828,15 +860,17 @@ int plan_place_slots(struct planner *p)
 		}
 		const struct dev_load *l = &p->dl[s->dev];
 		int c = core_of(p, cpu);
-		bool over = l->ncore[c] && l->core[c] + s->total > allowance(p, s->dev, p->ncores[s->dev]);
+		bool over = l->core[c].nplan && l->core[c].plan + s->total > allowance(p, s->dev, p->ncores[s->dev]);
 		count_on(p, s, cpu, 1);
 		np_cpuset_clear(&one);
 		int nb = p->nbusy[s->dev], nc = p->ncores[s->dev];
-		if (over)
+		if (!says(p))
+			why[0] = '\0';
+		else if (over)
 			snprintf(why, sizeof(why), "%s; queue %d on a core holding %d of the device's queues: the "
 				 "target's other CPUs are at the x86 vector budget", move ? move : "not placed yet",
-				 s->queue, l->ncore[c]);
-		else if (l->ncore[c] > 1)
+				 s->queue, l->core[c].nplan);
+		else if (l->core[c].nplan > 1)
 			snprintf(why, sizeof(why), "%s; queue %d on a core whose share of the device's work holds it "
 				 "(%d busy queue%s, %d core%s)", move ? move : "not placed yet", s->queue,
 				 nb, nb == 1 ? "" : "s", nc, nc == 1 ? "" : "s");
@@ -867,6 +901,7 @@ int plan_place_slots(struct planner *p)
 	/* The rest (a device's only IRQ, admin, config and misc vectors) keep
 	 * what they may of their CPUs, else take the whole target: they carry
 	 * little, and the kernel picks one CPU in the set. */
+	int *nvecs = NULL; /* per device: its vectors, counted once */
 	for (size_t k = 0; rc == 0 && k < p->nslots; k++) {
 		struct slot *s = &p->slots[k];
 		if (s->done)
@@ -875,17 +910,20 @@ int plan_place_slots(struct planner *p)
 		enum np_rule_id rule = s->rule;
 		const char *move = s->why;
 		const struct np_irq *irq = slot_irq(p, s, 0);
+		if (!nvecs && !(nvecs = vectors_per_device(m))) {
+			rc = -ENOMEM;
+			break;
+		}
 		rc = np_cpuset_copy(&one, &p->target[s->dev]);
-		int nvec = 0;
-		for (size_t j = 0; j < p->m->irqs.n; j++)
-			nvec += p->m->irqs.v[j].dev == s->dev;
-		bool only = nvec == 1;
+		bool only = nvecs[s->dev] == 1;
 		const char *what = only ? "the device's only vector" : s->queue >= 0 ? "queue" : "not a queue vector";
+		why[0] = '\0';
 		if (rc == 0 && irq->has_affinity && np_cpuset_intersects(&irq->affinity, &one)) {
 			np_cpuset_and(&one, &irq->affinity);
-			snprintf(why, sizeof(why), "%s; %s: the target's CPUs within its current affinity",
-				 move ? move : "not placed", what);
-		} else {
+			if (says(p))
+				snprintf(why, sizeof(why), "%s; %s: the target's CPUs within its current affinity",
+					 move ? move : "not placed", what);
+		} else if (says(p)) {
 			snprintf(why, sizeof(why), "%s; %s: any CPU of the target, the kernel picks one",
 				 move ? move : "not placed", what);
 		}
@@ -893,6 +931,7 @@ int plan_place_slots(struct planner *p)
 			rc = record(p, s, &one, false, rule ? rule : NP_RULE_BALANCE, why);
 	}
 	np_cpuset_free(&one);
+	free(nvecs);
 	free(order);
 	return rc;
 }
@@ -929,8 +968,12 @@ int plan_pin_kept_queues(struct planner *p)
 		char *reason, *value;
 		if (asprintf(&value, "%d", cpu) < 0)
 			return free(placing), -ENOMEM;
-		if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
-			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0) {
+		if (!says(p))
+			reason = strdup("");
+		else if (asprintf(&reason, "pinned where it is delivered (CPU %d), the device's other queues placed around "
+			     "it: a wider mask lets the interrupt controller move it: %s", cpu, p->target_why[r->dev]) < 0)
+			reason = NULL;
+		if (!reason) {
 			free(value);
 			return free(placing), -ENOMEM;
 		}

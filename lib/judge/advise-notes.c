@@ -79,7 +79,9 @@ static int managed_warning(struct planner *p, size_t di, const struct np_cpuset 
 	const struct np_pci_dev *d = &m->pci.devs[di];
 	struct np_cpuset mixed = NP_CPUSET_INIT, whole = NP_CPUSET_INIT;
 	int nmixed = 0, nwhole = 0, rc = 0;
-	for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+		if (rc)
+			break;
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)di || irq->managed == NP_MANAGED_NO || !irq->has_effective ||
 		    !np_cpuset_intersects(&irq->effective, iso))
@@ -144,7 +146,9 @@ int plan_irq_notes(struct planner *p)
 		int nmanaged = 0, npinned = 0;
 		struct pending pend = { 0 };
 		np_cpuset_clear(&banned);
-		for (size_t i = 0; rc == 0 && i < m->irqs.n; i++) {
+		np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+			if (rc)
+				break;
 			const struct np_irq *irq = &m->irqs.v[i];
 			if (irq->dev != (int)di)
 				continue;

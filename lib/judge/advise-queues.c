@@ -81,9 +81,11 @@ static int completion_facts(const struct planner *p, size_t di, const struct np_
 	struct np_cpuset near = NP_CPUSET_INIT, delivered = NP_CPUSET_INIT, sharing = NP_CPUSET_INIT;
 	bool has_queues = false;
 	int rc = 0;
-	for (size_t i = 0; i < m->irqs.n; i++)
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
 		has_queues |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].queue >= 0;
-	for (size_t i = 0; i < m->irqs.n && rc == 0; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+		if (rc)
+			break;
 		if (m->irqs.v[i].dev != (int)di || (has_queues && m->irqs.v[i].queue < 0))
 			continue;
 		const struct np_cpuset *d = delivered_after(p, i);
@@ -115,7 +117,7 @@ int plan_block_recs(struct planner *p, size_t di)
 	if (pol->rq_affinity == NP_RQ_KEEP || d->nblock == 0)
 		return 0;
 	bool managed = false;
-	for (size_t i = 0; i < m->irqs.n; i++)
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
 		managed |= m->irqs.v[i].dev == (int)di && m->irqs.v[i].managed != NP_MANAGED_NO;
 	const struct np_cpuset *submit = &p->opts->app_cpus;
 	struct np_rq_facts facts = { .pinned = p->opts->app_pinned && !np_cpuset_empty(submit),
@@ -159,7 +161,7 @@ static void tx_queue_irqs(const struct planner *p, size_t di, int n, int *out)
 {
 	for (int q = 0; q < n; q++)
 		out[q] = -1;
-	for (size_t i = 0; i < p->m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&p->m->irqs, (int)di, i) {
 		const struct np_vector_class *c = &p->cls[i];
 		if (p->m->irqs.v[i].dev != (int)di || c->role != NP_ROLE_DATA || c->queue < 0 || c->queue >= n ||
 		    out[c->queue] >= 0)
@@ -238,7 +240,7 @@ static int serving_cpu(const struct planner *p, int ii)
 	if (ii < 0)
 		return -1;
 	const struct np_cpuset *after = irq_cpus_after(p, (size_t)ii);
-	return np_cpuset_count(after) == 1 ? np_cpuset_next(after, 0) : -1;
+	return np_cpuset_only(after);
 }
 
 /* Whether today's XPS already follows interrupts that stay where they are:

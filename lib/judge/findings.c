@@ -195,7 +195,9 @@ static int remote_finding(const struct np_machine *m, size_t di, int node, struc
 	const struct np_pci_dev *d = &m->pci.devs[di];
 	struct tally t = { 0 };
 	int rc = 0;
-	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+		if (rc)
+			break;
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO || !irq->total)
 			continue;
@@ -315,7 +317,9 @@ static int exclusive_finding(const struct np_machine *m, size_t di, const struct
 	struct np_cpuset hit = NP_CPUSET_INIT;
 	unsigned long long there = 0;
 	int rc = 0;
-	for (size_t i = 0; !rc && i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
+		if (rc)
+			break;
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)di || irq->managed != NP_MANAGED_NO)
 			continue;
@@ -366,6 +370,9 @@ struct judge {
 	const struct np_cpuset *quiet;     /* isolated and nohz_full CPUs */
 	const struct np_cpuset *exclusive; /* containers' exclusive CPUs that are not quiet */
 	bool *attached;             /* per plan record: it fixes a finding already */
+	/* The plan's changes of device d, in plan order: dev_recs[dev_start[d]]
+	 * up to dev_recs[dev_start[d + 1]] (a finding takes its own device's). */
+	size_t *dev_start, *dev_recs;
 	bool follows[NP_RULE_COUNT]; /* per rule id: its row follows_irqs */
 };
 
@@ -914,9 +921,13 @@ static int judge_facts(struct judge *j, size_t from)
 		struct np_finding *x = &f->v[k];
 		const struct rule *row = rule_row(x->rule);
 		/* Its own IRQs' changes first; then, once it is a problem the
-		 * plan fixes, the same kind of change for the device's other IRQs. */
+		 * plan fixes, the same kind of change for the device's other IRQs.
+		 * Only its device's changes can fix it (fixes()), none without one. */
+		bool any = x->dev >= 0 && x->dev < (int)j->m->pci.ndevs;
+		size_t first = any ? j->dev_start[x->dev] : 0, end = any ? j->dev_start[x->dev + 1] : 0;
 		for (int pass = 0; pass < 2; pass++)
-			for (size_t i = 0; i < f->plan.n && rc == 0 && (pass == 0 || x->nfixes); i++) {
+			for (size_t q = first; q < end && rc == 0 && (pass == 0 || x->nfixes); q++) {
+				size_t i = j->dev_recs[q];
 				const struct np_rec *r = &f->plan.v[i];
 				if (j->attached[i] || !fixes(row, x, r))
 					continue;
@@ -992,6 +1003,28 @@ static int run_row(struct judge *j, const struct rule *row, bool late)
 	return rc;
 }
 
+/* j->dev_start and j->dev_recs, by a counting sort of the plan's changes:
+ * each finding then looks at its device's, not the whole plan (tens of
+ * thousands of records with 256 queues a NIC). */
+static int index_changes(struct judge *j)
+{
+	const struct np_plan *plan = &j->f->plan;
+	size_t ndevs = j->m->pci.ndevs;
+	j->dev_start = calloc(ndevs + 2, sizeof(*j->dev_start));
+	j->dev_recs = malloc((plan->n + 1) * sizeof(*j->dev_recs));
+	if (!j->dev_start || !j->dev_recs)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].change && plan->v[i].dev >= 0 && plan->v[i].dev < (int)ndevs)
+			j->dev_start[plan->v[i].dev + 2]++;
+	for (size_t d = 2; d <= ndevs + 1; d++)
+		j->dev_start[d] += j->dev_start[d - 1];
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].change && plan->v[i].dev >= 0 && plan->v[i].dev < (int)ndevs)
+			j->dev_recs[j->dev_start[plan->v[i].dev + 1]++] = i;
+	return 0;
+}
+
 int np_findings_collect(const struct np_machine *m, const struct np_advise_opts *opts, const char *fix_hint,
 			struct np_findings *out)
 {
@@ -1004,6 +1037,8 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 	int rc = np_advise(m, opts, &out->plan);
 	if (rc == 0 && !(j.attached = calloc(out->plan.n + 1, sizeof(bool))))
 		rc = -ENOMEM;
+	if (rc == 0)
+		rc = index_changes(&j);
 	for (int late = 0; late < 2; late++)
 		for (size_t i = 0; i < NRULES && rc == 0; i++)
 			rc = run_row(&j, &rules[i], late);
@@ -1025,6 +1060,8 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 		}
 	}
 	free(j.attached);
+	free(j.dev_start);
+	free(j.dev_recs);
 	if (rc) {
 		np_findings_free(out);
 		return rc;

@@ -44,6 +44,9 @@ struct np_advise_opts {
 	struct np_device_policy *devices; /* one per m->pci.devs entry */
 	bool devices_only;           /* the devices' settings only, nothing machine-wide
 				      * (profile rules speak for the devices they match) */
+	/* The caller shows the problems, never the plan's IRQ lines (report):
+	 * their reasons are left empty ("") rather than written for no one. */
+	bool no_irq_reasons;
 	/* Interrupts a device must carry for its IRQs to move for locality or
 	 * balance (0: any; a profile's rules always apply). An IRQ on a CPU the
 	 * plan forbids moves whatever its volume. */

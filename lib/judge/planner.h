@@ -34,15 +34,20 @@ struct slot {
 	enum np_rule_id rule; /* the problem it is */
 };
 
+/* A device's data queues at one core or CPU: what they bring there today
+ * and as the plan keeps and places them. One record a place (the planner
+ * reads them together), not one array a figure. */
+struct place_load {
+	unsigned long long today, top; /* today: the work delivered there, its busiest queue's */
+	unsigned long long plan;       /* the plan's work there so far */
+	int ntoday, nplan;             /* queues there today, and in the plan so far */
+};
+
 /* Where a device's data queues bring their work (interrupts over what the
- * counts cover), by core and by CPU (an SMT thread): today, and as the plan
- * keeps and places them. Allocated for devices with queues to place. */
+ * counts cover), by core and by CPU (an SMT thread). Allocated for devices
+ * with queues to place. */
 struct dev_load {
-	unsigned long long *today_core, *top_core; /* today: each core's work, its busiest queue's */
-	unsigned long long *today_cpu, *top_cpu;   /* the same per CPU */
-	int *today_ncore, *today_ncpu;             /* today: queues on each core and CPU */
-	unsigned long long *core, *cpu;            /* the plan's so far */
-	int *ncore, *ncpu;                         /* the plan's queues so far */
+	struct place_load *core, *cpu; /* by core index, by CPU */
 };
 
 /* A network device's channel judgement (advise-channels.c). */
@@ -108,8 +113,9 @@ static inline int core_of(const struct planner *p, int cpu)
  * one the kernel chose within its affinity; -1 when that says nothing. */
 static inline int home_cpu(const struct np_irq *irq)
 {
-	if (irq->has_affinity && np_cpuset_count(&irq->affinity) == 1)
-		return np_cpuset_next(&irq->affinity, 0);
+	int only = irq->has_affinity ? np_cpuset_only(&irq->affinity) : -1;
+	if (only >= 0)
+		return only;
 	if (irq->has_effective && !np_cpuset_empty(&irq->effective) &&
 	    (!irq->has_affinity || np_cpuset_subset(&irq->effective, &irq->affinity)))
 		return np_cpuset_next(&irq->effective, 0);

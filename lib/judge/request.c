@@ -202,6 +202,7 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 			np_advise_opts_forbid(m, pol, &req->warnings, &req->nwarnings)))
 		rc = np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 	pol->app_is_process = o->app_pid >= 0;
+	pol->no_irq_reasons = o->plan_unshown;
 	pol->app_devices = req->app.selected;
 	for (size_t i = 0; rc == 0 && i < m->pci.ndevs; i++) {
 		pol->devices[i].channels = o->channels;

@@ -59,6 +59,8 @@ struct np_request_opts {
 	double interval;           /* --interval: seconds to sample (0: counts since boot) */
 	enum np_channels_policy channels; /* --channels: offered unless per-core or per-node asks */
 	bool xps;                  /* --xps: XPS follows the IRQs of devices the plan does not move too */
+	bool plan_unshown;         /* the command shows the problems, not the plan's IRQ lines: their
+				    * reasons are not written (judge/plan.h no_irq_reasons) */
 };
 #define NP_REQUEST_OPTS_INIT { .policy = "local", .app_node = -1, .app_pid = -1, .channels = NP_CHANNELS_OFFER }
 

@@ -2,6 +2,7 @@
 #include "read/cpu-load.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,34 @@ static int malformed(struct np_ctx *ctx, const char *file, int line)
 	return -EINVAL;
 }
 
+/* The decimal number at *p, as strtoull reads one (saturated past 64
+ * bits), without its locale and sign handling (a call a count, 20,000 of
+ * them on 1024 CPUs): false when no digit is there. */
+static bool decimal(const char **p, unsigned long long *v)
+{
+	const char *q = *p;
+	if (*q < '0' || *q > '9')
+		return false;
+	unsigned long long n = 0;
+	bool over = false;
+	for (; *q >= '0' && *q <= '9'; q++)
+		over = over || __builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (unsigned)(*q - '0'), &n);
+	*v = over ? ULLONG_MAX : n;
+	*p = q;
+	return true;
+}
+
+/* The next number of a line after blanks. By hand, not sscanf: sscanf
+ * takes the length of all the text after the line (/proc/softirqs' 1024
+ * columns: 61 M bytes measured on a 1024-CPU machine, with /proc/stat's
+ * lines). */
+static bool next_number(const char **p, unsigned long long *v)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	return decimal(p, v);
+}
+
 /* "cpuN user nice system idle iowait irq softirq steal ..." */
 static int parse_stat(struct np_ctx *ctx, const struct np_topology *topo, const char *text, struct np_cpu_load *out)
 {
@@ -42,16 +71,14 @@ static int parse_stat(struct np_ctx *ctx, const struct np_topology *topo, const 
 		unsigned long long v[8] = { 0 }, cpu = 0;
 		int got = -1;
 		while (q < end && got < 8) {
-			char *after;
-			if (*q < '0' || *q > '9')
+			unsigned long long n;
+			if (!decimal(&q, &n))
 				break;
-			unsigned long long n = strtoull(q, &after, 10);
 			if (got < 0)
 				cpu = n;
 			else
 				v[got] = n;
 			got++;
-			q = after;
 			while (q < end && *q == ' ')
 				q++;
 		}
@@ -78,12 +105,12 @@ static int parse_softirqs(struct np_ctx *ctx, const struct np_topology *topo, co
 	int *cols = NULL, line = 1, rc = 0;
 	const char *p = text;
 	for (const char *h = p; *h && *h != '\n';) {
-		int cpu, used;
+		unsigned long long cpu;
 		while (*h == ' ' || *h == '\t')
 			h++;
 		if (*h == '\n' || !*h)
 			break;
-		if (sscanf(h, "CPU%d%n", &cpu, &used) != 1) {
+		if (strncmp(h, "CPU", 3) || (h += 3, !next_number(&h, &cpu))) {
 			free(cols);
 			return malformed(ctx, "/proc/softirqs", 1);
 		}
@@ -95,8 +122,7 @@ static int parse_softirqs(struct np_ctx *ctx, const struct np_topology *topo, co
 			}
 			cols = more;
 		}
-		cols[ncols++] = cpu;
-		h += used;
+		cols[ncols++] = cpu > INT_MAX ? -1 : (int)cpu;
 	}
 	p += strcspn(p, "\n");
 	while (rc == 0 && *p == '\n' && p[1]) {
@@ -112,11 +138,9 @@ static int parse_softirqs(struct np_ctx *ctx, const struct np_topology *topo, co
 		bool dev = device_softirq(p, nlen);
 		p += nlen + 1;
 		for (size_t c = 0; c < ncols; c++) {
-			char *end;
-			unsigned long long n = strtoull(p, &end, 10);
-			if (end == p)
+			unsigned long long n;
+			if (!next_number(&p, &n))
 				break;
-			p = end;
 			if (cols[c] < 0 || cols[c] > topo->max_cpu)
 				continue;
 			out->cpu[cols[c]].softirqs += n;

@@ -55,15 +55,6 @@ static const char *skip_count_blanks(const char *p, const char *end)
 }
 
 #ifdef __SSE2__
-/* Without -mpopcnt (the x86-64 baseline), __builtin_popcountll is a call
- * into libgcc's table walk: a fifth of this walk's cost. */
-static unsigned popcount64(uint64_t x)
-{
-	x -= (x >> 1) & UINT64_C(0x5555555555555555);
-	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
-}
 
 /* One 64-byte chunk at p, given which of its bytes are blanks and which are
  * '0': passes the zero counts that open it (at most max - *n). Returns false
@@ -81,7 +72,7 @@ static inline __attribute__((always_inline)) bool zero_chunk(const char **p, siz
 	uint64_t zeros = zero & starts & (space >> 1);
 	uint64_t other = starts & ~zeros & ~(UINT64_C(1) << 63);
 	uint64_t good = other ? zeros & ((other & (0 - other)) - 1) : zeros;
-	size_t k = hw ? (size_t)__builtin_popcountll(good) : popcount64(good);
+	size_t k = hw ? (size_t)__builtin_popcountll(good) : np_popcount64(good);
 	if (!other && k <= max - *n) {
 		*p += 63;
 		*n += k;
@@ -160,6 +151,33 @@ static size_t skip_zero_counts(const char **pp, const char *end, size_t max)
 	return n;
 }
 
+/* A run of zero counts as the kernel prints them: " %10u" a CPU (before
+ * 6.18's change of spacing, "%10u "), so that from just after the row's
+ * ':' or after a count, each zero is ten blanks then "0". 32 of them are
+ * compared at once (memcmp compares 32 bytes a few instructions) before
+ * the walk above looks at what is left: most of a 1024-CPU row. */
+#define ZERO_COUNT "          0"
+#define ZERO_COUNTS4 ZERO_COUNT ZERO_COUNT ZERO_COUNT ZERO_COUNT
+#define ZERO_COUNTS16 ZERO_COUNTS4 ZERO_COUNTS4 ZERO_COUNTS4 ZERO_COUNTS4
+static const char zero_run[] = ZERO_COUNTS16 ZERO_COUNTS16;
+#define ZERO_RUN_COUNTS 32
+#define ZERO_RUN_BYTES (sizeof(zero_run) - 1)
+
+/* Passes whole runs of zero counts at p (at most max counts), which must be
+ * followed by a blank or the row's end; returns how many counts. */
+static size_t skip_zero_runs(const char **pp, const char *end, size_t max)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	while (max - n >= ZERO_RUN_COUNTS && (size_t)(end - p) >= ZERO_RUN_BYTES &&
+	       !memcmp(p, zero_run, ZERO_RUN_BYTES) && (blank(p[ZERO_RUN_BYTES]) || !p[ZERO_RUN_BYTES])) {
+		p += ZERO_RUN_BYTES;
+		n += ZERO_RUN_COUNTS;
+	}
+	*pp = p;
+	return n;
+}
+
 static const char *token_end(const char *p)
 {
 	while (*p && !blank(*p))
@@ -228,6 +246,8 @@ void np_irqs_free(struct np_irqs *irqs)
 	free(irqs->warnings);
 	np_cpuset_free(&irqs->default_affinity);
 	np_cpuset_free(&irqs->columns);
+	free(irqs->dev_start);
+	free(irqs->of_dev);
 	memset(irqs, 0, sizeof(*irqs));
 }
 
@@ -508,15 +528,21 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || blank(line[len - 1])))
 		len--;
 	line[len] = '\0';
-	if (memchr(line, '\0', len))
-		SKIP("binary content");
+	/* A NUL byte is binary content: in a numbered row, the parse stops at it
+	 * and the row fails (skip_row names it so) or its tail holds it; a row
+	 * left unread is searched here, not every 10 KB row twice. */
 	const char *p = skip_blanks(line);
-	if (!*p)
+	if (!*p) {
+		if ((size_t)(p - line) < len)
+			SKIP("binary content");
 		return 0;
+	}
 	if (isalpha((unsigned char)*p)) {
 		const char *q = p;
 		while (isalnum((unsigned char)*q) || *q == '_' || *q == '-' || *q == '/')
 			q++;
+		if (*q == ':' && memchr(q, '\0', len - (size_t)(q - line)))
+			SKIP("binary content");
 		if (*q == ':')
 			return 0; /* NMI:, LOC:, IPI0:, ...: not a device's IRQ */
 		SKIP("not an interrupt row: '%s'",
@@ -550,6 +576,8 @@ static int parse_row(struct parser *ps, char *line, size_t len, size_t lineno)
 	ps->quiet = 0;
 	const char *end = line + len;
 	for (size_t c = 0; c < ps->ncols; c++) {
+		if ((c += skip_zero_runs(&p, end, ps->ncols - c)) == ps->ncols)
+			break;
 		if ((c += skip_zero_counts(&p, end, ps->ncols - c)) == ps->ncols)
 			break;
 		p = skip_count_blanks(p, end);

@@ -80,7 +80,35 @@ struct np_irqs {
 	 * unknown when the file is absent or unreadable. */
 	struct np_cpuset default_affinity;
 	bool has_default_affinity;
+	/* By np_irqs_tie: each device's IRQs, as indexes into v in ascending
+	 * order, of_dev[dev_start[d]] up to of_dev[dev_start[d + 1]] (d below
+	 * ndevs); NULL before the IRQs are tied (or out of memory). */
+	size_t *dev_start, *of_dev, ndevs;
 };
+
+/* The IRQs a loop over device d's looks at: its own, by np_irqs_tie's
+ * index, else (not tied yet) every IRQ; the loop still checks irq->dev.
+ *	np_irqs_foreach_of_dev(irqs, d, i) { const struct np_irq *irq = &irqs->v[i]; ... } */
+static inline size_t np_irqs_of_dev_first(const struct np_irqs *irqs, int d)
+{
+	return irqs->of_dev && d >= 0 && (size_t)d < irqs->ndevs ? irqs->dev_start[d] : 0;
+}
+
+static inline size_t np_irqs_of_dev_end(const struct np_irqs *irqs, int d)
+{
+	if (!irqs->of_dev)
+		return irqs->n;
+	return d >= 0 && (size_t)d < irqs->ndevs ? irqs->dev_start[d + 1] : 0;
+}
+
+static inline size_t np_irqs_of_dev_at(const struct np_irqs *irqs, size_t k)
+{
+	return irqs->of_dev ? irqs->of_dev[k] : k;
+}
+
+#define np_irqs_foreach_of_dev(irqs, d, i)                                                               \
+	for (size_t i##_k = np_irqs_of_dev_first((irqs), (d)), i##_end = np_irqs_of_dev_end((irqs), (d)), i; \
+	     i##_k < i##_end && ((i = np_irqs_of_dev_at((irqs), i##_k)), 1); i##_k++)
 
 /* Parses /proc/interrupts (columns mapped by the header's CPUn names, so
  * offline CPUs are handled), then reads /proc/irq/N/{smp_affinity_list,

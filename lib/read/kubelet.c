@@ -262,10 +262,18 @@ static int split_topology(const struct np_topology *topo, const struct np_kubele
 	return 0;
 }
 
+/* Without isolated, nohz_full or exclusive CPUs, the split's counts are the
+ * machine's own (np_kubelet_where reads those then): no second count. */
+static bool split_needed(const struct np_topology *topo, const struct np_kubelet *k)
+{
+	return !np_cpuset_empty(&k->exclusive) || !np_cpuset_empty(&topo->isolated) ||
+	       !np_cpuset_empty(&topo->nohz_full);
+}
+
 int np_kubelet_split(struct np_ctx *ctx, const struct np_topology *topo, struct np_kubelet *k)
 {
 	struct np_topology t;
-	if (k->split_loaded)
+	if (k->split_loaded || !split_needed(topo, k))
 		return 0;
 	int rc = split_topology(topo, k, &t);
 	if (rc)
@@ -283,6 +291,8 @@ int np_kubelet_read_irqs(struct np_ctx *ctx, const struct np_topology *topo, str
 			 struct np_irqs *irqs)
 {
 	struct np_topology t;
+	if (!split_needed(topo, k))
+		return np_irqs_read(ctx, topo, irqs);
 	int rc = split_topology(topo, k, &t);
 	if (rc)
 		return rc;

@@ -44,7 +44,9 @@ struct np_kubelet {
 	 * nodes without their isolated, nohz_full or exclusive CPUs, N..2N-1
 	 * the exclusive CPUs (not isolated) of each node, quiet the isolated and
 	 * nohz_full CPUs' counts. A second read: on a live machine its counts
-	 * are a little later than the machine's. */
+	 * are a little later than the machine's. Only where some CPU is
+	 * isolated, nohz_full or exclusive: elsewhere it would repeat the
+	 * machine's counts, which np_kubelet_where reads instead. */
 	struct np_irqs split;
 	bool split_loaded;
 };
@@ -81,8 +83,8 @@ void np_kubelet_free(struct np_kubelet *k);
  * nohz_full CPUs, else on a container's exclusive CPUs, else on a managed
  * per-CPU queue (np_irq_per_cpu: neither local nor remote, by design), else
  * off the node (node_index: the device's, in topology order; -1 unknown: all
- * remote), else local, from np_kubelet_split's counts (an IRQ it lacks: the
- * machine's, with nothing exclusive). */
+ * remote), else local, from np_kubelet_split's counts (an IRQ it lacks, or
+ * no split: the machine's, with nothing exclusive). */
 struct np_where {
 	unsigned long long local, remote, isolated, exclusive, per_cpu;
 };

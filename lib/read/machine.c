@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -199,7 +200,7 @@ void np_device_irq_summary(const struct np_machine *m, size_t dev, struct np_irq
 	int node = np_device_node(m, &m->pci.devs[dev], NULL);
 	memset(s, 0, sizeof(*s));
 	s->node_known = node >= 0;
-	for (size_t i = 0; i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)dev, i) {
 		const struct np_irq *irq = &m->irqs.v[i];
 		if (irq->dev != (int)dev)
 			continue;
@@ -228,20 +229,27 @@ double np_irq_summary_remote_share(const struct np_irq_summary *s)
 int np_nodes_of(const struct np_topology *topo, const struct np_cpuset *cpus, struct np_cpuset *nodes)
 {
 	np_cpuset_clear(nodes);
-	np_cpuset_foreach(cpu, cpus) {
-		int node = np_topology_node_of_cpu(topo, cpu);
-		if (node >= 0) {
+	/* A word of the set at a time, and a node set again only when it
+	 * changes: an IRQ's affinity of 0-1023 is 1024 CPUs of 16 nodes in runs
+	 * (a call each for the next CPU, its node and the set was 40
+	 * instructions a CPU). */
+	int last = -1;
+	for (size_t w = 0; w < cpus->nwords; w++)
+		for (uint64_t bits = cpus->bits[w]; bits; bits &= bits - 1) {
+			int node = np_topology_node_of_cpu(topo, (int)(w * 64) + __builtin_ctzll(bits));
+			if (node < 0 || node == last)
+				continue;
+			last = node;
 			int rc = np_cpuset_set(nodes, (unsigned)node);
 			if (rc)
 				return rc;
 		}
-	}
 	return 0;
 }
 
 static bool device_has_irqs(const struct np_machine *m, size_t di)
 {
-	for (size_t i = 0; i < m->irqs.n; i++)
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i)
 		if (m->irqs.v[i].dev == (int)di)
 			return true;
 	return false;
@@ -295,7 +303,7 @@ size_t np_device_where(const struct np_machine *m, size_t di, struct np_where *w
 		if (m->topo.nodes[i].id == *node)
 			idx = i;
 	memset(w, 0, sizeof(*w));
-	for (size_t i = 0; i < m->irqs.n; i++) {
+	np_irqs_foreach_of_dev(&m->irqs, (int)di, i) {
 		struct np_where one;
 		if (m->irqs.v[i].dev != (int)di)
 			continue;

@@ -25,16 +25,18 @@
 static int format_path(char *out, size_t size, const char *fmt, va_list ap)
 {
 	size_t n = 0;
-	for (const char *f = fmt; *f; f++) {
+	for (const char *f = fmt;; f++) {
 		char num[24];
 		const char *s;
 		size_t len;
-		if (*f != '%') {
-			if (n + 1 >= size)
-				return -1;
-			out[n++] = *f;
-			continue;
-		}
+		/* The text up to the next conversion, at once. */
+		const char *pct = strchrnul(f, '%');
+		if ((size_t)(pct - f) >= size - n)
+			return -1;
+		memcpy(out + n, f, (size_t)(pct - f));
+		n += (size_t)(pct - f);
+		if (!*(f = pct))
+			break;
 		switch (*++f) {
 		case 's':
 			if (!(s = va_arg(ap, const char *)))
@@ -271,31 +273,36 @@ static bool short_read_ends(const struct np_ctx *ctx, const char *mpath, size_t 
 	       !strncmp(mpath, "/proc/sys/", 10);
 }
 
-/* The whole file, at most max bytes, as read: *len bytes and a NUL. Never
+/* Room for a value read on the stack: an attribute is a few bytes, and a 4
+ * KiB malloc per file (17,000 of them on a 1024-CPU machine) misses malloc's
+ * per-thread cache each time. Each read asks for at least a block (and one
+ * byte stays for the NUL). */
+struct small_buf {
+	char b[NP_READ_BLOCK + 1];
+};
+
+/* The whole file, at most max bytes, as read: *len bytes and a NUL, in
+ * small->b when it fits there (*out == small->b), else malloc'd. Never
  * sized from fstat (sysfs says a page and holds less, procfs says 0): read
  * until a short read, growing the buffer within max. */
-static int read_path(struct np_ctx *ctx, const char *mpath, const char *shown, size_t max,
+static int read_into(struct np_ctx *ctx, const char *mpath, const char *shown, size_t max, struct small_buf *small,
 		     char **out, size_t *outlen)
 {
 	int fd = np_open(ctx, mpath, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	if (fd < 0)
 		return np_fail(ctx, fd, "cannot open '%s': %s", shown, strerror(-fd));
-	/* Read on the stack and kept at its size: an attribute is a few bytes,
-	 * and a 4 KiB malloc per file (17,000 of them on a 1024-CPU machine)
-	 * misses malloc's per-thread cache each time. Each read asks for at least
-	 * a block (and one byte stays for the NUL). */
-	char small[NP_READ_BLOCK + 1], sz[32], *buf = small;
-	size_t cap = sizeof(small), len = 0;
+	char sz[32], *buf = small->b;
+	size_t cap = sizeof(small->b), len = 0;
 	int rc = 0;
 	while (!rc) {
 		if (cap - len - 1 < NP_READ_BLOCK) {
-			char *bigger = cap > max ? NULL : buf == small ? malloc(cap * 2) : realloc(buf, cap * 2);
+			char *bigger = cap > max ? NULL : buf == small->b ? malloc(cap * 2) : realloc(buf, cap * 2);
 			if (!bigger) {
 				rc = np_fail(ctx, -ENOMEM, "cannot read '%s': %s", shown, strerror(ENOMEM));
 				break;
 			}
-			if (buf == small)
-				memcpy(bigger, small, len);
+			if (buf == small->b)
+				memcpy(bigger, small->b, len);
 			buf = bigger;
 			cap *= 2;
 		}
@@ -328,14 +335,8 @@ static int read_path(struct np_ctx *ctx, const char *mpath, const char *shown, s
 		vlen--;
 	if (!rc && memchr(buf, '\0', vlen))
 		rc = np_fail(ctx, -EINVAL, "'%s': unexpected binary content", shown);
-	if (!rc && buf == small) {
-		if ((buf = malloc(len + 1)))
-			memcpy(buf, small, len);
-		else
-			rc = np_fail(ctx, -ENOMEM, "cannot read '%s': %s", shown, strerror(ENOMEM));
-	}
 	if (rc) {
-		if (buf != small)
+		if (buf != small->b)
 			free(buf);
 		return rc;
 	}
@@ -345,16 +346,53 @@ static int read_path(struct np_ctx *ctx, const char *mpath, const char *shown, s
 	return 0;
 }
 
+/* read_into, always malloc'd. */
+static int read_path(struct np_ctx *ctx, const char *mpath, const char *shown, size_t max, char **out,
+		     size_t *outlen)
+{
+	struct small_buf small;
+	int rc = read_into(ctx, mpath, shown, max, &small, out, outlen);
+	if (rc || *out != small.b)
+		return rc;
+	if (!(*out = malloc(*outlen + 1)))
+		return np_fail(ctx, -ENOMEM, "cannot read '%s': %s", shown, strerror(ENOMEM));
+	memcpy(*out, small.b, *outlen + 1);
+	return 0;
+}
+
+/* The value without its trailing newlines and NULs. */
+static void trim_line(char *text, size_t len)
+{
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\0'))
+		len--;
+	text[len] = '\0';
+}
+
 static int read_line(struct np_ctx *ctx, const char *mpath, const char *shown, char **out)
 {
 	size_t len;
 	int rc = read_path(ctx, mpath, shown, NP_ATTR_MAX_BYTES, out, &len);
-	if (rc)
-		return rc;
-	while (len && ((*out)[len - 1] == '\n' || (*out)[len - 1] == '\0'))
-		len--;
-	(*out)[len] = '\0';
-	return 0;
+	if (rc == 0)
+		trim_line(*out, len);
+	return rc;
+}
+
+/* read_line for a value parsed at once: on the stack when it fits (*out
+ * then is small->b; else free it). */
+static int read_line_small(struct np_ctx *ctx, const char *mpath, const char *shown, struct small_buf *small,
+			   char **out)
+{
+	size_t len;
+	int rc = read_into(ctx, mpath, shown, NP_ATTR_MAX_BYTES, small, out, &len);
+	if (rc == 0)
+		trim_line(*out, len);
+	return rc;
+}
+
+static void free_small(struct small_buf *small, char *text)
+{
+	if (text != small->b)
+		free(text);
 }
 
 int np_read_text(struct np_ctx *ctx, char **out, const char *fmt, ...)
@@ -372,8 +410,9 @@ int np_read_bytes(struct np_ctx *ctx, char **out, size_t *len, const char *fmt, 
 int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 {
 	WITH_PATH(ctx, path, mpath, fmt);
+	struct small_buf small;
 	char *text, *end, ex[44];
-	int rc = read_line(ctx, mpath, path, &text);
+	int rc = read_line_small(ctx, mpath, path, &small, &text);
 	if (rc)
 		return rc;
 	errno = 0;
@@ -385,10 +424,10 @@ int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 	if (!digits || *end || errno) {
 		rc = np_fail(ctx, errno == ERANGE ? -ERANGE : -EINVAL,
 			     "'%s': expected an integer, found '%s'", path, np_excerpt(text, ex, sizeof(ex)));
-		free(text);
+		free_small(&small, text);
 		return rc;
 	}
-	free(text);
+	free_small(&small, text);
 	*out = v;
 	return 0;
 }
@@ -396,8 +435,9 @@ int np_read_int(struct np_ctx *ctx, long long *out, const char *fmt, ...)
 static int read_set(struct np_ctx *ctx, const char *mpath, const char *path, struct np_cpuset *out,
 		    bool mask)
 {
+	struct small_buf small;
 	char *text, ex[44];
-	int rc = read_line(ctx, mpath, path, &text);
+	int rc = read_line_small(ctx, mpath, path, &small, &text);
 	if (rc)
 		return rc;
 	rc = mask ? np_cpuset_parse_mask(out, text) : np_cpuset_parse_list(out, text);
@@ -407,7 +447,7 @@ static int read_set(struct np_ctx *ctx, const char *mpath, const char *path, str
 	else if (rc)
 		np_fail(ctx, rc, "'%s': expected a CPU %s, found '%s'", path, mask ? "mask" : "list",
 			np_excerpt(text, ex, sizeof(ex)));
-	free(text);
+	free_small(&small, text);
 	return rc;
 }
 
@@ -703,9 +743,40 @@ int np_resolve(struct np_ctx *ctx, char **out, const char *fmt, ...)
 	return *out ? 0 : np_fail(ctx, -ENOMEM, "%s", strerror(ENOMEM));
 }
 
+static bool decimal(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* strverscmp's order ("rx-9" before "rx-10"), answered without its state
+ * machine where the names first differ outside digits (strverscmp orders
+ * those as strcmp does) or within a number that starts with no 0 (a queue's
+ * or a CPU's: the longer number is the larger, else the first differing
+ * digit decides); strverscmp itself otherwise (leading zeros). */
 static int natural_order(const void *a, const void *b)
 {
-	return strverscmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t k = 0;
+	while (x[k] && x[k] == y[k])
+		k++;
+	if (x[k] == y[k])
+		return 0;
+	size_t r = k; /* where the number the names differ in starts */
+	while (r > 0 && decimal(x[r - 1]))
+		r--;
+	if (r == k && !decimal(x[k]) && !decimal(y[k]))
+		return (unsigned char)x[k] - (unsigned char)y[k];
+	if (decimal(x[r]) && decimal(y[r]) && x[r] != '0' && y[r] != '0') {
+		size_t ex = r, ey = r;
+		while (decimal(x[ex]))
+			ex++;
+		while (decimal(y[ey]))
+			ey++;
+		if (ex != ey)
+			return ex < ey ? -1 : 1;
+		return (unsigned char)x[k] - (unsigned char)y[k];
+	}
+	return strverscmp(x, y);
 }
 
 void np_names_free(char **names, size_t count)

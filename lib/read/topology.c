@@ -795,11 +795,6 @@ const struct np_node *np_topology_node(const struct np_topology *t, int id)
 	return NULL;
 }
 
-int np_topology_node_of_cpu(const struct np_topology *t, int cpu)
-{
-	return cpu >= 0 && cpu <= t->max_cpu ? t->node_of_cpu[cpu] : -1;
-}
-
 int np_topology_distance(const struct np_topology *t, int from, int to)
 {
 	const struct np_node *a = np_topology_node(t, from);

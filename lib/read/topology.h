@@ -63,7 +63,12 @@ struct np_topology {
 int np_topology_load(struct np_ctx *ctx, struct np_topology *topo);
 void np_topology_free(struct np_topology *topo);
 const struct np_node *np_topology_node(const struct np_topology *topo, int id);
-int np_topology_node_of_cpu(const struct np_topology *topo, int cpu);
+/* The node of cpu, -1 when unknown. Inline: the planner and the renderers
+ * ask it for every CPU of every set they place or show. */
+static inline int np_topology_node_of_cpu(const struct np_topology *topo, int cpu)
+{
+	return cpu >= 0 && cpu <= topo->max_cpu ? topo->node_of_cpu[cpu] : -1;
+}
 /* Distance between two nodes by id, or -1 when either is unknown. */
 int np_topology_distance(const struct np_topology *topo, int from, int to);
 

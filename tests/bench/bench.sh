@@ -8,7 +8,7 @@
 # IRQs in build/bench-root, then times, interleaved, over BENCH_RUNS runs
 # (default 5) after one warm-up run each:
 #   (a) numaplace --root ROOT report
-#   (b) the floor, build/bench-floor ROOT
+#   (b) the floor, build/bench-floor ROOT PCI_IDS (the files report --json reads)
 #   (c) HWLOC_FSROOT=ROOT lstopo-no-graphics (console output)
 #   (d) lsirq on ROOT/proc/interrupts (bind-mounted over /proc/interrupts in a
 #       private mount namespace: needs root)
@@ -49,6 +49,8 @@ HALF=$TOP/build/bench-root-512
 # --hardlink: these trees are only read, never edited
 BIG_ARGS=(--cpus 1024 --nodes 16 --devices 64 --irqs 4000 --smt --seed 1 --hardlink)
 HALF_ARGS=(--cpus 512 --nodes 8 --devices 64 --irqs 4000 --smt --seed 1 --hardlink)
+# the PCI ID database the report names the devices from: the floor reads it too
+IDS=$(pkg-config --variable=idsdir libpci 2>/dev/null)/pci.ids
 
 die() {
 	echo "bench: $*" >&2
@@ -152,7 +154,7 @@ run_case() { # CASE ROOT
 	# one top refresh costs (top6 - top1) / 5: it reads only /proc/interrupts
 	top1) run "$1" ./numaplace --root "$r" top --batch -n 1 -d 0.01 ;;
 	top6) run "$1" ./numaplace --root "$r" top --batch -n 6 -d 0.01 ;;
-	floor) run "$1${3:-}" build/bench-floor "$r" ;;
+	floor) run "$1${3:-}" build/bench-floor "$r" "$IDS" ;;
 	lstopo) run "$1" env HWLOC_FSROOT="$r" lstopo-no-graphics --of console ;;
 	lsirq) run "$1" unshare -m sh -c 'mount --bind "$1" /proc/interrupts && exec lsirq' sh "$r/proc/interrupts" ;;
 	both) run "$1" sh -c 'HWLOC_FSROOT="$1" lstopo-no-graphics --of console >/dev/null &&
@@ -213,7 +215,7 @@ pair_ratios=""
 for ((i = 0; i < PAIRS; i++)); do
 	CPU[pair-json]="" CPU[pair-floor]=""
 	run pair-json ./numaplace --root "$ROOT" report --json || continue
-	run pair-floor build/bench-floor "$ROOT" || continue
+	run pair-floor build/bench-floor "$ROOT" "$IDS" || continue
 	pair_ratios+="$(ratio "${CPU[pair-json]% }" "${CPU[pair-floor]% }") "
 done
 r_json_cpu=$(median <<<"$pair_ratios")

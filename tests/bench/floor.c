@@ -1,21 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The floor: the least I/O `numaplace report` can do on a machine root.
+/* The floor: the least I/O `numaplace report --json` can do on a machine root.
  *
- *   bench-floor ROOT
+ *   bench-floor ROOT [PCI_IDS]
  *
- * Opens and reads once each file the report needs and does nothing with the
- * contents, except what it takes to know which files come next (the CPU
- * numbers in "present", the IRQ numbers at the start of /proc/interrupts
- * lines): every CPU's and node's topology files, every PCI function's
- * vendor/device/class/numa_node/local_cpulist/irq, its driver link and its
- * msi_irqs listing, each network queue's rps_cpus/xps_cpus, each block
- * device's queue/rq_affinity, queue/scheduler and mq/N/cpu_list,
- * /proc/interrupts in full, and each IRQ's smp_affinity_list,
- * effective_affinity_list and debugfs state (sys/kernel/debug/irq/irqs/N,
- * which the MANAGED column needs, where the root has it); and the few files
- * read once: the L3 domains' shared_cpu_list (one CPU of each),
- * default_smp_affinity, the host's name, kernel and boot id, and each
- * /proc/PID/comm (irqbalance running?).
+ * Opens and reads once each file the report reads (strace -f -e
+ * trace=openat2,readlink,getdents64 of `numaplace --root ROOT report --json`
+ * lists them) and does nothing with the contents, except what it takes to
+ * know which files come next (the CPU numbers in "present" and "online",
+ * the IRQ numbers at the start of /proc/interrupts lines, the names in
+ * directories):
+ * - the CPUs and nodes: present, online, the kernel command line, isolated,
+ *   nohz_full, node/possible and each node's cpulist, distance and meminfo,
+ *   each CPU's package, core and thread siblings, one shared_cpu_list per L3
+ *   domain;
+ * - what keeps CPUs free of IRQs or says what the kernel is: realtime,
+ *   the kernel's version, rps_sock_flow_entries, the kubelet's CPU manager
+ *   state, irqbalance's unit and configuration files, TuneD's active
+ *   profile (absent on the bench root: what a present one names is not
+ *   followed here);
+ * - each PCI function's vendor/device/class/irq/numa_node/local_cpulist, its
+ *   driver link and msi_irqs listing; each network queue's rps_cpus,
+ *   rps_flow_cnt (receive) or xps_cpus (transmit); each block device's
+ *   queue/rq_affinity, queue/scheduler and mq/N/cpu_list;
+ * - the PCI ID database (PCI_IDS, when given: the report names the devices);
+ * - /proc/interrupts in full, each IRQ's smp_affinity_list,
+ *   effective_affinity_list and debugfs state (sys/kernel/debug/irq/irqs/N,
+ *   where the root has it), default_smp_affinity;
+ * - /proc/uptime, /proc/stat and /proc/softirqs (what the counts cover and
+ *   what interrupts cost), the host's name, kernel and boot id, and each
+ *   /proc/PID/comm (irqbalance running?).
  * A file is read until a short read (open, read, close: the least a reader
  * can do), as numaplace reads a copy's files; /proc/interrupts to its end.
  * Prints the number of bytes read and nothing else.
@@ -209,7 +222,6 @@ static void topology(void)
 		char *present = strdup(buf);
 		if (!present)
 			fail("out of memory reading", path);
-		slurpf("/sys/devices/system/cpu/possible");
 		slurpf("/proc/cmdline");
 		slurpf("/sys/devices/system/cpu/isolated");
 		slurpf("/sys/devices/system/cpu/nohz_full");
@@ -227,6 +239,7 @@ static void topology(void)
 		free(online);
 		free(in_l3);
 	}
+	slurpf("/sys/devices/system/node/possible");
 	struct names nodes = list("/sys/devices/system/node");
 	for (size_t i = 0; i < nodes.n; i++) {
 		if (strncmp(nodes.v[i], "node", 4) || nodes.v[i][4] < '0' || nodes.v[i][4] > '9')
@@ -267,10 +280,12 @@ static void pci(void)
 		for (size_t n = 0; n < nets.n; n++) {
 			struct names queues = list("/sys/bus/pci/devices/%s/net/%s/queues", dev, nets.v[n]);
 			for (size_t q = 0; q < queues.n; q++) {
-				if (!strncmp(queues.v[q], "rx-", 3))
+				if (!strncmp(queues.v[q], "rx-", 3)) {
 					slurpf("/sys/bus/pci/devices/%s/net/%s/queues/%s/rps_cpus", dev, nets.v[n],
 					       queues.v[q]);
-				else if (!strncmp(queues.v[q], "tx-", 3))
+					slurpf("/sys/bus/pci/devices/%s/net/%s/queues/%s/rps_flow_cnt", dev, nets.v[n],
+					       queues.v[q]);
+				} else if (!strncmp(queues.v[q], "tx-", 3))
 					slurpf("/sys/bus/pci/devices/%s/net/%s/queues/%s/xps_cpus", dev, nets.v[n],
 					       queues.v[q]);
 			}
@@ -354,9 +369,55 @@ static void irqs(void)
 	free(nums);
 }
 
-/* The host's identity (report --json), irqbalance among the processes. */
+/* What keeps CPUs free of IRQs, beyond isolated and nohz_full. */
+static void settings(void)
+{
+	static const char *const files[] = {
+		"/sys/kernel/realtime",
+		"/proc/sys/kernel/version",
+		"/proc/sys/net/core/rps_sock_flow_entries",
+		"/var/lib/kubelet/cpu_manager_state",
+		"/etc/systemd/system/irqbalance.service",
+		"/run/systemd/system/irqbalance.service",
+		"/usr/local/lib/systemd/system/irqbalance.service",
+		"/usr/lib/systemd/system/irqbalance.service",
+		"/lib/systemd/system/irqbalance.service",
+		"/etc/default/irqbalance",
+		"/etc/sysconfig/irqbalance",
+		"/etc/conf.d/irqbalance",
+		"/etc/tuned/active_profile",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		slurpf("%s", files[i]);
+}
+
+/* The ID database, outside the root: read whole. */
+static void pci_ids(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return;
+		fail("cannot open", path);
+	}
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fail("cannot read", path);
+		total += (unsigned long long)n;
+	}
+	close(fd);
+}
+
+/* What the counts cover and cost, the host's identity (report --json),
+ * irqbalance among the processes. */
 static void once(void)
 {
+	slurpf("/proc/uptime");
+	slurpf("/proc/stat");
+	slurpf("/proc/softirqs");
 	slurpf("/proc/sys/kernel/hostname");
 	slurpf("/proc/sys/kernel/osrelease");
 	slurpf("/proc/sys/kernel/random/boot_id");
@@ -370,13 +431,16 @@ static void once(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: bench-floor ROOT\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: bench-floor ROOT [PCI_IDS]\n");
 		return 2;
 	}
 	root = argv[1];
 	topology();
+	settings();
 	pci();
+	if (argc == 3)
+		pci_ids(argv[2]);
 	irqs();
 	once();
 	printf("%llu\n", total);

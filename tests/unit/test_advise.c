@@ -189,6 +189,83 @@ static int xps_one_queue_per_cpu(const char *fixture, enum np_irq_policy policy,
 	return checked;
 }
 
+/* The findings of fixture under policy, with the IRQ lines' reasons
+ * written or not (report: no_irq_reasons). */
+static void judge(const char *fixture, enum np_irq_policy policy, bool no_reasons, struct np_ctx *ctx,
+		  struct np_machine *m, struct np_advise_opts *o, struct np_findings *f)
+{
+	char root[256];
+	snprintf(root, sizeof(root), "tests/fixtures/%s", fixture);
+	assert_int_equal(np_ctx_init(ctx, root), 0);
+	if (np_machine_load(ctx, m))
+		fail_msg("%s: %s", fixture, ctx->err);
+	bool *selected = calloc(m->pci.ndevs + 1, sizeof(bool));
+	assert_non_null(selected);
+	assert_int_equal(np_select_devices(ctx, m, 0, NULL, false, selected), 0);
+	*o = (struct np_advise_opts){ .policy_name = "test", .min_interrupts = NP_FINDINGS_MIN_INTERRUPTS };
+	assert_int_equal(np_advise_opts_for(m, policy, selected, o), 0);
+	o->no_irq_reasons = no_reasons;
+	assert_int_equal(np_findings_collect(m, o, "numaplace advise", f), 0);
+	free(selected);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Without the IRQ lines' reasons (what report asks), the plan decides the
+ * same (every record's value, change and rule) and the problems read the
+ * same; only the IRQ lines' reasons are empty. */
+static void test_no_irq_reasons_same_plan(void **state)
+{
+	(void)state;
+	static const char *const fixtures[] = { "r715", "smt104", "wide112", "amd16", "rt-igb80", "kube", "vm1",
+						"banned", "flat8", "e810" };
+	static const enum np_irq_policy policies[] = { NP_IRQS_LOCAL, NP_IRQS_SPREAD };
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		for (size_t k = 0; k < sizeof(policies) / sizeof(policies[0]); k++) {
+			struct np_ctx c1, c2;
+			struct np_machine m1, m2;
+			struct np_advise_opts o1, o2;
+			struct np_findings f1, f2;
+			judge(fixtures[i], policies[k], false, &c1, &m1, &o1, &f1);
+			judge(fixtures[i], policies[k], true, &c2, &m2, &o2, &f2);
+			assert_int_equal(f1.plan.n, f2.plan.n);
+			size_t irq_lines = 0;
+			for (size_t r = 0; r < f1.plan.n; r++) {
+				const struct np_rec *a = &f1.plan.v[r], *b = &f2.plan.v[r];
+				if (a->kind != b->kind || a->dev != b->dev || a->irq != b->irq || a->queue != b->queue ||
+				    a->change != b->change || a->rule != b->rule || a->advice != b->advice ||
+				    !same_text(a->current, b->current) || !same_text(a->recommended, b->recommended))
+					fail_msg("%s: record %zu differs without reasons", fixtures[i], r);
+				if (a->kind == NP_ATTR_IRQ_AFFINITY) {
+					assert_string_equal(b->reason, "");
+					irq_lines++;
+				} else {
+					assert_string_equal(a->reason, b->reason);
+				}
+			}
+			assert_true(irq_lines > 0);
+			assert_int_equal(f1.n, f2.n);
+			for (size_t x = 0; x < f1.n; x++) {
+				assert_string_equal(f1.v[x].message, f2.v[x].message);
+				assert_true(same_text(f1.v[x].fix, f2.v[x].fix));
+				assert_int_equal(f1.v[x].severity, f2.v[x].severity);
+				assert_int_equal(f1.v[x].minor, f2.v[x].minor);
+				assert_int_equal(f1.v[x].nfixes, f2.v[x].nfixes);
+			}
+			np_findings_free(&f1);
+			np_findings_free(&f2);
+			np_advise_opts_free(&o1);
+			np_advise_opts_free(&o2);
+			np_machine_free(&m1);
+			np_machine_free(&m2);
+			np_ctx_fini(&c1);
+			np_ctx_fini(&c2);
+		}
+}
+
 static void test_xps_maps_each_housekeeping_cpu_once(void **state)
 {
 	(void)state;
@@ -229,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_per_cpu_managed_queues),
 		cmocka_unit_test(test_xps_maps_each_housekeeping_cpu_once),
 		cmocka_unit_test(test_xps_driver_form_follows_only_moved_queues),
+		cmocka_unit_test(test_no_irq_reasons_same_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -683,9 +683,33 @@ static void test_ops_subset_intersects_equal(void **state)
 	np_cpuset_free(&other);
 }
 
+/* The one CPU of a set, whichever word it is in; none for an empty set or
+ * one of two CPUs, in one word or in two. */
+static void test_only(void **state)
+{
+	(void)state;
+	struct np_cpuset set = NP_CPUSET_INIT;
+	assert_int_equal(np_cpuset_only(&set), -1);
+	assert_int_equal(np_cpuset_parse_list(&set, "700"), 0);
+	assert_int_equal(np_cpuset_only(&set), 700);
+	assert_int_equal(np_cpuset_parse_list(&set, "0"), 0);
+	assert_int_equal(np_cpuset_only(&set), 0);
+	assert_int_equal(np_cpuset_parse_list(&set, "3,5"), 0);
+	assert_int_equal(np_cpuset_only(&set), -1);
+	assert_int_equal(np_cpuset_parse_list(&set, "63,64"), 0);
+	assert_int_equal(np_cpuset_only(&set), -1);
+	assert_int_equal(np_cpuset_parse_list(&set, "0-1023"), 0);
+	assert_int_equal(np_cpuset_only(&set), -1);
+	assert_int_equal(np_cpuset_count(&set), 1024);
+	np_cpuset_clear(&set);
+	assert_int_equal(np_cpuset_only(&set), -1);
+	np_cpuset_free(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_only),
 		cmocka_unit_test(test_list_ranges),
 		cmocka_unit_test(test_list_blk_mq_form),
 		cmocka_unit_test(test_list_empty),

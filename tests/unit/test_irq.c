@@ -404,7 +404,9 @@ static void test_binary_anywhere(void **state)
 				   " 3: 1\x1b 1 c 0-edge esc\n"
 				   " \0" "4: 1 1 c 0-edge nul\n"
 				   " 5: 1 1 c 0-edge five\x7f\n"
-				   " 6: 1 1 c 0-edge six\r\n";
+				   " 6: 1 1 c 0-edge six\r\n"
+				   " 7: 1\0 1 c 0-edge seven\n"
+				   "NMI: 1 \0 1 Non-maskable interrupts\n";
 	tmproot_put_bytes(f->root, "/proc/interrupts", text, sizeof(text) - 1);
 	assert_int_equal(np_irqs_read_counts(&f->ctx, &f->topo, &f->irqs), 0);
 	static const int want[] = { 1, 6 };
@@ -412,7 +414,9 @@ static void test_binary_anywhere(void **state)
 	assert_string_equal(find(f, 6)->name, "six");
 	for (int line = 3; line <= 6; line++)
 		assert_warned(f, line, "binary content");
-	assert_int_equal(f->irqs.nwarnings, 4);
+	assert_warned(f, 8, "binary content");
+	assert_warned(f, 9, "binary content");
+	assert_int_equal(f->irqs.nwarnings, 6);
 }
 
 static void test_unsorted_and_duplicates(void **state)
@@ -658,7 +662,8 @@ static void test_debugfs_managed(void **state)
 	tmproot_put(f->root, "/proc/interrupts", "   CPU0   CPU1\n"
 				   " 40:  1  0  PCI-MSIX-0000:00:02.0 0-edge virtio1-config\n"
 				   " 41:  0  1  PCI-MSIX-0000:00:02.0 1-edge virtio1-req.0\n"
-				   " 42:  0  1  PCI-MSIX-0000:00:02.0 2-edge virtio1-req.1\n");
+				   " 42:  0  1  PCI-MSIX-0000:00:02.0 2-edge virtio1-req.1\n"
+				   " 43:  0  1  PCI-MSIX-0000:00:02.0 3-edge virtio1-req.2\n");
 	tmproot_put(f->root, "/sys/kernel/debug/irq/irqs/40",
 	    "handler:  handle_edge_irq\ndevice:   0000:00:02.0\nstatus:   0x00004000\n"
 	    "dstate:   0x00401200\n            IRQD_ACTIVATED\n            IRQD_IRQ_STARTED\n"
@@ -668,12 +673,19 @@ static void test_debugfs_managed(void **state)
 	    "dstate:   0x31600200\n            IRQD_ACTIVATED\n            IRQD_IRQ_STARTED\n"
 	    "            IRQD_SINGLE_TARGET\n            IRQD_AFFINITY_MANAGED\n"
 	    "node:     0\naffinity: 0\neffectiv: 0\n");
+	/* Flags are whole words: a longer one holding the name is not it. */
+	tmproot_put(f->root, "/sys/kernel/debug/irq/irqs/43",
+	    "dstate:   0x31600200\n            IRQD_AFFINITY_MANAGED_X\n            XIRQD_AFFINITY_MANAGED\n"
+	    "            IRQD_SETAFFINITY_PENDING\nnode:     0\n");
 	/* 42 has no debugfs file: managed state stays unknown-as-no. */
 	assert_int_equal(np_irqs_read(&f->ctx, &f->topo, &f->irqs), 0);
 	assert_true(f->irqs.debugfs);
 	assert_int_equal(find(f, 40)->managed, NP_MANAGED_NO);
 	assert_int_equal(find(f, 41)->managed, NP_MANAGED_YES);
 	assert_int_equal(find(f, 42)->managed, NP_MANAGED_NO);
+	assert_int_equal(find(f, 43)->managed, NP_MANAGED_NO);
+	assert_false(find(f, 41)->move_pending);
+	assert_true(find(f, 43)->move_pending);
 	assert_int_equal(f->irqs.nwarnings, 0);
 
 	/* With debugfs known, np_irqs_tie infers nothing. */
@@ -798,6 +810,25 @@ static void assert_tie(struct fixture *f, int irq, int dev, enum np_irq_tie tie,
 			 q->dev, q->tie, q->queue, dev, tie, queue);
 }
 
+/* np_irqs_foreach_of_dev visits device d's IRQs, each once, ascending, and
+ * nothing for a device past the ones tied. */
+static void assert_dev_index(struct fixture *f, size_t ndevs)
+{
+	assert_non_null(f->irqs.of_dev);
+	for (int d = -1; d <= (int)ndevs; d++) {
+		size_t want = 0, got = 0, last = 0;
+		for (size_t i = 0; i < f->irqs.n; i++)
+			want += d >= 0 && f->irqs.v[i].dev == d;
+		np_irqs_foreach_of_dev(&f->irqs, d, i) {
+			assert_int_equal(f->irqs.v[i].dev, d);
+			if (got++)
+				assert_true(i > last);
+			last = i;
+		}
+		assert_int_equal(got, want);
+	}
+}
+
 static void test_tie(void **state)
 {
 	struct fixture *f = *state;
@@ -860,8 +891,12 @@ static void test_tie(void **state)
 			fail_msg("IRQ %d '%s': managed %d", q->irq, q->name, q->managed);
 	}
 
+	/* Each device's loop sees exactly its IRQs, in order. */
+	assert_dev_index(f, w.pci.ndevs);
+
 	/* Tying again gives the same answer and does not stack state. */
 	np_irqs_tie(&f->irqs, &w.pci);
+	assert_dev_index(f, w.pci.ndevs);
 	assert_tie(f, 40, D_MSI, NP_TIE_MSI_IRQS, -1);
 	assert_int_equal(find(f, 50)->managed, NP_MANAGED_INFERRED);
 	assert_int_equal(find(f, 53)->managed, NP_MANAGED_NO);
@@ -869,6 +904,7 @@ static void test_tie(void **state)
 	/* Without devices, nothing is tied and nothing inferred. */
 	struct np_pci none = { .devs = NULL };
 	np_irqs_tie(&f->irqs, &none);
+	assert_dev_index(f, 0);
 	for (size_t i = 0; i < f->irqs.n; i++) {
 		assert_int_equal(f->irqs.v[i].dev, -1);
 		assert_int_equal(f->irqs.v[i].tie, NP_TIE_NONE);

@@ -64,6 +64,33 @@ static void test_numbers(void **state)
 	cJSON_Delete(a);
 }
 
+/* Numbers cJSON prints in 15 digits (rates over whole seconds, shares),
+ * and ones it needs 17 for, from every range: np_jw_number writes the
+ * short decimals without printf, and must print what cJSON prints. */
+static void test_numbers_spread(void **state)
+{
+	(void)state;
+	cJSON *a = cJSON_CreateArray();
+	uint64_t s = 99991;
+	for (int i = 0; i < 30000; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		double d;
+		switch (i % 6) {
+		case 0: d = (double)(s % 10000000000ULL) / 1000.0; break;
+		case 1: d = (double)(s % 1000000) / 997.0; break;
+		case 2: d = (double)(s % 100000) / 1e5; break;
+		case 3: d = -(double)(s % 1000000000) / 1000.0; break;
+		case 4: memcpy(&d, &s, sizeof(d)); d = isfinite(d) ? d : 1.5; break;
+		default: d = (double)(s % 1000) / pow(10, (double)(s >> 60)); break;
+		}
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(d));
+	}
+	assert_same(a);
+	cJSON_Delete(a);
+}
+
 /* What np_jw_int (is_signed) or np_jw_uint writes for v, without the newline. */
 static char *written_integer(bool is_signed, long long sv, unsigned long long uv)
 {
@@ -242,7 +269,7 @@ static void test_unbalanced(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbers), cmocka_unit_test(test_ints),           cmocka_unit_test(test_uints),
+		cmocka_unit_test(test_numbers), cmocka_unit_test(test_numbers_spread), cmocka_unit_test(test_ints),           cmocka_unit_test(test_uints),
 		cmocka_unit_test(test_strings), cmocka_unit_test(test_nesting),        cmocka_unit_test(test_streamed_calls),
 		cmocka_unit_test(test_unbalanced),
 	};

@@ -527,6 +527,33 @@ static void test_list_dir(void **state)
 	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/devices/system/cpu/online"), -ENOTDIR);
 }
 
+static int by_strverscmp(const void *a, const void *b)
+{
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names in strverscmp's order, leading zeros and all (np_list_dir answers
+ * most comparisons without it). */
+static void test_list_dir_version_order(void **state)
+{
+	struct fixture *f = *state;
+	const char *want[] = { "rx-10", "rx-0", "rx-9", "rx-100", "rx-1", "rx-19", "tx-10", "tx-0", "a010", "a01",
+			       "a001", "a1", "a0", "a00", "x10y", "x9y", "nvme10n1", "nvme1n1", "nvme0n1", "q1.10",
+			       "q1.5", "007", "07", "7", "70", "rx-", "rx" };
+	size_t nwant = sizeof(want) / sizeof(want[0]), n = 0;
+	char rel[PATH_MAX], **names = NULL;
+	for (size_t i = 0; i < nwant; i++) {
+		snprintf(rel, sizeof(rel), "/sys/class/net/eth0/queues/%s", want[i]);
+		tmproot_make_dirs(f->root, rel);
+	}
+	qsort(want, nwant, sizeof(want[0]), by_strverscmp);
+	assert_int_equal(np_list_dir(&f->ctx, &names, &n, "/sys/class/net/eth0/queues"), 0);
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], want[i]);
+	np_names_free(names, n);
+}
+
 static void test_list_dir_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -698,6 +725,7 @@ int main(void)
 		T(test_write_missing),
 		T(test_write_symlink),
 		T(test_list_dir),
+		T(test_list_dir_version_order),
 		T(test_list_dir_empty),
 		T(test_read_link),
 		T(test_exists),
