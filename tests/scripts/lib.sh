@@ -8,16 +8,18 @@ die() { echo "$*" >&2; exit 1; }
 skip_test() { echo "$*" >&2; exit 77; }
 
 # Unpacks a snapshot from tests/snapshots (real machines, see its README)
-# once per run into $WORK and prints the root directory (the one holding sys/
-# and proc/). They are part of the repository: a missing one is a failure.
+# into $WORK, again whenever the archive changed (its checksum is kept beside
+# the copy), and prints the root directory (the one holding sys/ and proc/).
+# They are part of the repository: a missing one is a failure.
 SNAPSHOTS=$TOP/tests/snapshots
 snapshot_root() {
-	local name=$1 dir="$WORK/snapshots/$1"
+	local name=$1 dir="$WORK/snapshots/$1" sum
 	[ -f "$SNAPSHOTS/$name" ] || die "snapshot $name not found in $SNAPSHOTS"
-	if [ ! -e "$dir/.unpacked" ]; then
+	sum=$(cksum <"$SNAPSHOTS/$name")
+	if [ "$(cat "$dir/.unpacked" 2>/dev/null)" != "$sum" ]; then
 		rm -rf "$dir" && mkdir -p "$dir"
 		tar -xf "$SNAPSHOTS/$name" -C "$dir" 2>/dev/null || die "cannot unpack $name"
-		touch "$dir/.unpacked"
+		printf '%s\n' "$sum" >"$dir/.unpacked"
 	fi
 	local sys
 	sys=$(find "$dir" -maxdepth 3 -type d -name sys -path '*/sys' ! -path '*/proc/sys' | head -n 1)
