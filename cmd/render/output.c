@@ -541,8 +541,11 @@ int np_table_add(struct np_table *t, const void *row)
 				err = -ENOMEM;
 			}
 		}
-		if (!err && t->jw)
-			value_write(t->jw, c->name, &v);
+		if (!err && t->jw) {
+			if (t->keyed && t->keyed[i])
+				np_jw_key(t->jw, &t->keys[i]);
+			value_write(t->jw, t->keyed && t->keyed[i] ? NULL : c->name, &v);
+		}
 		value_free(&v);
 		if (err)
 			return np_error("building the output: %s", strerror(-err));
@@ -557,6 +560,13 @@ void np_table_stream(struct np_table *t, struct np_jw *jw, const char *key)
 	cJSON_Delete(t->rows);
 	t->rows = NULL;
 	t->jw = jw;
+	/* Without the room, each row writes its keys in full. */
+	if (!t->keys && t->nshown) {
+		t->keys = malloc(t->nshown * sizeof(*t->keys));
+		t->keyed = calloc(t->nshown, sizeof(*t->keyed));
+	}
+	for (size_t i = 0; t->keys && t->keyed && i < t->nshown; i++)
+		t->keyed[i] = np_jw_key_init(jw, &t->keys[i], t->cols[t->shown[i]].name);
 	np_jw_array(jw, key);
 }
 
@@ -833,6 +843,8 @@ void np_table_free(struct np_table *t)
 	free(t->shown);
 	free(t->widest);
 	free(t->named);
+	free(t->keys);
+	free(t->keyed);
 	*t = (struct np_table){ 0 };
 }
 
