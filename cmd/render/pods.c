@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Pods' exclusive CPUs (the kubelet's static CPU manager): topo shows them,
  * report's JSON carries them. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/quote.h"
@@ -8,18 +9,27 @@
 #include "read/kubelet.h"
 #include "read/machine.h"
 #include "render/render.h"
+#include "render/term.h"
 
 void np_kube_print(const struct np_kubelet *k, FILE *out)
 {
 	if (!k->path || !k->n)
 		return;
-	/* The file's names are whatever bytes its writer chose. */
-	char buf[512], esc[2048];
-	fprintf(out, "\nExclusive CPUs (kubelet static CPU manager, %s):\n", np_escape(k->path, esc, sizeof(esc)));
+	/* The file's names are whatever bytes its writer chose: the wrapping
+	 * escapes them, and fits the lines to the terminal. */
+	char buf[512], *line;
+	int width = np_term_width();
+	fputc('\n', out);
+	if (asprintf(&line, "Exclusive CPUs (kubelet static CPU manager, %s):", k->path) >= 0) {
+		np_print_wrapped(out, line, width, 0, 4);
+		free(line);
+	}
 	for (size_t i = 0; i < k->n; i++) {
 		char *cpus = np_cpuset_format_short(&k->v[i].cpus, NP_CPUS_TEXT_MAX);
-		fprintf(out, "  %-12s %s\n", cpus ? cpus : "?",
-			np_escape(np_kube_container_text(&k->v[i], buf, sizeof(buf)), esc, sizeof(esc)));
+		if (asprintf(&line, "  %-12s %s", cpus ? cpus : "?", np_kube_container_text(&k->v[i], buf, sizeof(buf))) >= 0) {
+			np_print_wrapped(out, line, width, 0, 15);
+			free(line);
+		}
 		free(cpus);
 	}
 }

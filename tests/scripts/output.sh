@@ -129,6 +129,15 @@ test_tables_fit_every_width_exactly() {
 		out=$(in_pty 80 --root "$FIXTURES/$f" devices --matrix)
 		[ "$(widest <<<"$out")" -le 80 ] || die "$f devices --matrix at 80: $(awk 'length > 80' <<<"$out" | head -3)"
 	done
+	# topo's pods: the kubelet's names wrap under their column (a state file at a short
+	# path, so that the checkout's path is not a word too long for 80 columns).
+	local ks
+	ks=$(mktemp -d)
+	cp "$FIXTURES/kube/var/lib/kubelet/cpu_manager_state" "$ks/"
+	out=$(in_pty 80 --root "$FIXTURES/kube" --kubelet-state "$ks/cpu_manager_state" topo)
+	rm -rf "$ks"
+	grep -q '^  6-7 .*/l2fwd (pod$' <<<"$out" || die "topo's pods at 80: $(grep -A1 '6-7' <<<"$out")"
+	[ "$(widest <<<"$out")" -le 80 ] || die "topo at 80: $(awk 'length > 80' <<<"$out" | head -3)"
 	# apply --dry-run and advise --table keep what names a row and its values:
 	# the file and the volume give way first, a long word of a reason is broken.
 	out=$(in_pty 80 --root "$FIXTURES/r715" apply --dry-run --irqbalance=ignore "$TOP/profiles/network-local.json")
