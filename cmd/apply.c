@@ -86,7 +86,7 @@ static void irqb_warn(const struct np_command *self, const struct np_irqban *ib)
 /* What the JSON output says about irqbalance. */
 static void irqb_json(cJSON *doc, const struct np_irqban *ib, bool done)
 {
-	cJSON *o = np_irqbalance_json(ib->running, true, NULL), *a;
+	cJSON *o = np_irqbalance_json(ib->running, ib->known, NULL), *a;
 	const char *action = ib->ban ? (done ? "banned" : "ban") : ib->banned ? "banned_already"
 			   : ib->warn ? "warned" : "none";
 	cJSON_AddStringToObject(o, "action", action);
@@ -312,6 +312,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 		rc = np_error("%s", ctx->err);
 	else if (p.ban.note[0])
 		np_notef("%s: %s\n", self->name, p.ban.note);
+	p.ban.known = m.irqbalance_known;
 	/* The document lists the warnings said before it is printed. */
 	bool warned = rc == EXIT_OK && json && p.ban.warn;
 	if (warned)

@@ -90,6 +90,7 @@ struct np_irqban {
 	struct np_change change; /* the edit of conf.path, until np_irqban_take */
 	bool ban;                /* the transaction bans IRQs (change was made) */
 	bool running, banned;    /* banned: every IRQ was banned already */
+	bool known;              /* whether running says anything (the caller's: process information read) */
 	bool warn;               /* irqbalance would undo the placement: say so */
 	char note[2 * PATH_MAX + 1280]; /* why the IRQs cannot be banned; "" when they can */
 };

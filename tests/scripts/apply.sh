@@ -362,3 +362,13 @@ test_history_id_and_one_form_per_value() {
 	[[ $out == *"(eth5 tx-0 xps_cpus) changed since transaction $id: it is '2', expected '3,8'"* ]] ||
 		die "revert's drift: $out"
 }
+
+# One truth for irqbalance's state: the worker's copy holds no process information, so
+# apply --json says null, as report --json does, not false.
+test_apply_json_irqbalance_unknown_on_a_copy() {
+	copy_root
+	np advise --save "$WORK/p.json" >/dev/null
+	expect_eq null "$(np apply --dry-run --json --irqbalance=warn "$WORK/p.json" 2>/dev/null | jq '.irqbalance.running')" \
+		"apply's irqbalance.running"
+	expect_eq null "$(np report --json 2>/dev/null | jq '.irqbalance.running')" "report's irqbalance.running"
+}
