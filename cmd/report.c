@@ -414,7 +414,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		if (rc == EXIT_OK)
 			rc = print_findings(f, o.all, width, color);
 	}
-	np_request_free(&req);
-	np_machine_free(&m);
+	np_leave_to_exit(&req, sizeof(req));
+	np_leave_to_exit(&m, sizeof(m));
 	return rc;
 }

@@ -21,45 +21,69 @@ static size_t text_width(const char *text, size_t len);
 
 /* ---- values ---- */
 
+/* A value of type with nothing else set, as {.type = type} but for room
+ * (48 bytes to clear for each of 70,000 IRQ cells) and text, which get()
+ * reads. */
+static void reset(struct np_value *v, enum np_value_type type)
+{
+	v->type = type;
+	v->s = NULL;
+	v->owned = NULL;
+	v->i = 0;
+	v->d = 0;
+	v->b = false;
+	v->json = NULL;
+	v->counts = NULL;
+	v->counts_owned = NULL;
+	v->ncounts = 0;
+}
+
 int np_val_null(struct np_value *v)
 {
-	*v = (struct np_value){ .type = NP_VAL_NULL };
+	reset(v, NP_VAL_NULL);
 	return 0;
 }
 
 int np_val_take(struct np_value *v, char *s)
 {
-	*v = (struct np_value){ .type = s ? NP_VAL_STRING : NP_VAL_NULL, .s = s, .owned = s };
+	reset(v, s ? NP_VAL_STRING : NP_VAL_NULL);
+	v->s = s;
+	v->owned = s;
 	return 0;
 }
 
 int np_val_str(struct np_value *v, const char *s)
 {
-	*v = (struct np_value){ .type = s ? NP_VAL_STRING : NP_VAL_NULL, .s = s };
+	reset(v, s ? NP_VAL_STRING : NP_VAL_NULL);
+	v->s = s;
 	return 0;
 }
 
 int np_val_int(struct np_value *v, long long i)
 {
-	*v = (struct np_value){ .type = NP_VAL_INT, .i = i };
+	reset(v, NP_VAL_INT);
+	v->i = i;
 	return 0;
 }
 
 int np_val_number(struct np_value *v, double d)
 {
-	*v = (struct np_value){ .type = NP_VAL_NUMBER, .d = d };
+	reset(v, NP_VAL_NUMBER);
+	v->d = d;
 	return 0;
 }
 
 int np_val_bool(struct np_value *v, bool b)
 {
-	*v = (struct np_value){ .type = NP_VAL_BOOL, .b = b };
+	reset(v, NP_VAL_BOOL);
+	v->b = b;
 	return 0;
 }
 
 int np_val_share(struct np_value *v, double fraction)
 {
-	*v = (struct np_value){ .type = NP_VAL_SHARE, .d = fraction };
+	reset(v, NP_VAL_SHARE);
+	v->d = fraction;
 	return 0;
 }
 
@@ -84,25 +108,32 @@ int np_val_cpus_text(struct np_value *v, const struct np_topology *topo, const s
 
 int np_val_kb(struct np_value *v, unsigned long long kb)
 {
-	*v = (struct np_value){ .type = NP_VAL_KB, .i = (long long)kb };
+	reset(v, NP_VAL_KB);
+	v->i = (long long)kb;
 	return 0;
 }
 
 int np_val_time(struct np_value *v, long long seconds)
 {
-	*v = (struct np_value){ .type = NP_VAL_TIME, .i = seconds };
+	reset(v, NP_VAL_TIME);
+	v->i = seconds;
 	return 0;
 }
 
 int np_val_counts(struct np_value *v, struct np_count *counts, size_t n)
 {
-	*v = (struct np_value){ .type = NP_VAL_COUNTS, .counts = counts, .counts_owned = counts, .ncounts = n };
+	reset(v, NP_VAL_COUNTS);
+	v->counts = counts;
+	v->counts_owned = counts;
+	v->ncounts = n;
 	return 0;
 }
 
 int np_val_counts_ref(struct np_value *v, const struct np_count *counts, size_t n)
 {
-	*v = (struct np_value){ .type = NP_VAL_COUNTS, .counts = counts, .ncounts = n };
+	reset(v, NP_VAL_COUNTS);
+	v->counts = counts;
+	v->ncounts = n;
 	return 0;
 }
 
@@ -123,10 +154,15 @@ static int value_detach(struct np_value *v)
 
 static void value_free(struct np_value *v)
 {
-	free(v->owned);
-	free(v->counts_owned);
-	cJSON_Delete(v->json);
-	np_val_null(v);
+	/* Most values own nothing: no calls for them (70,000 IRQ cells). */
+	if (v->owned || v->counts_owned || v->json) {
+		free(v->owned);
+		free(v->counts_owned);
+		cJSON_Delete(v->json);
+		v->owned = NULL;
+		v->counts_owned = NULL;
+		v->json = NULL;
+	}
 }
 
 /* The cell text, allocated. */
@@ -541,8 +577,11 @@ int np_table_add(struct np_table *t, const void *row)
 				err = -ENOMEM;
 			}
 		}
-		if (!err && t->jw)
-			value_write(t->jw, c->name, &v);
+		if (!err && t->jw) {
+			if (t->keyed && t->keyed[i])
+				np_jw_key(t->jw, &t->keys[i]);
+			value_write(t->jw, t->keyed && t->keyed[i] ? NULL : c->name, &v);
+		}
 		value_free(&v);
 		if (err)
 			return np_error("building the output: %s", strerror(-err));
@@ -557,6 +596,13 @@ void np_table_stream(struct np_table *t, struct np_jw *jw, const char *key)
 	cJSON_Delete(t->rows);
 	t->rows = NULL;
 	t->jw = jw;
+	/* Without the room, each row writes its keys in full. */
+	if (!t->keys && t->nshown) {
+		t->keys = malloc(t->nshown * sizeof(*t->keys));
+		t->keyed = calloc(t->nshown, sizeof(*t->keyed));
+	}
+	for (size_t i = 0; t->keys && t->keyed && i < t->nshown; i++)
+		t->keyed[i] = np_jw_key_init(jw, &t->keys[i], t->cols[t->shown[i]].name);
 	np_jw_array(jw, key);
 }
 
@@ -833,6 +879,8 @@ void np_table_free(struct np_table *t)
 	free(t->shown);
 	free(t->widest);
 	free(t->named);
+	free(t->keys);
+	free(t->keyed);
 	*t = (struct np_table){ 0 };
 }
 

@@ -147,6 +147,8 @@ struct np_table {
 	struct libscols_table *tb;
 	cJSON *rows; /* with json: the array of row objects */
 	struct np_jw *jw; /* or, streamed: each row written as it is added */
+	struct np_jw_key *keys; /* streamed: each shown column's key, made once */
+	bool *keyed;            /* ... where it could be */
 };
 
 /* Prepares a table of cols (NULL-terminated by name) for rows sharing data:

@@ -211,7 +211,16 @@ static unsigned long long *work_array(size_t n)
 int plan_size_devices(struct planner *p)
 {
 	const struct np_machine *m = p->m;
-	size_t ncpu = (size_t)m->topo.max_cpu + 1;
+	size_t ncpu = (size_t)m->topo.max_cpu + 1, nloads = 0;
+	for (size_t di = 0; di < m->pci.ndevs; di++)
+		nloads += p->nqueues[di] ? 2 * ncpu : 0;
+	/* One block for every device's loads by core and by CPU (64 devices of
+	 * 1024 CPUs: 4 MB): large enough to come from mmap, whose pages stay
+	 * unmapped until used, where a device's target touches a few; a block
+	 * each was cleared whole by calloc. */
+	struct place_load *next = p->loads = calloc(nloads ? nloads : 1, sizeof(*p->loads));
+	if (!p->loads)
+		return -ENOMEM;
 	for (size_t di = 0; di < m->pci.ndevs; di++) {
 		if (!p->nqueues[di])
 			continue;
@@ -227,9 +236,8 @@ int plan_size_devices(struct planner *p)
 		p->nthreads[di] = (int)np_cpuset_count(&p->target[di]);
 		for (size_t dj = 0; dj < di; dj++)
 			p->start[di] += p->nqueues[dj] && np_cpuset_equal(&p->target[dj], &p->target[di]);
-		struct dev_load *l = &p->dl[di];
-		if (!(l->core = calloc(ncpu, sizeof(*l->core))) || !(l->cpu = calloc(ncpu, sizeof(*l->cpu))))
-			return -ENOMEM;
+		p->dl[di] = (struct dev_load){ .core = next, .cpu = next + ncpu };
+		next += 2 * ncpu;
 	}
 	/* Every IRQ's work where it is delivered today: what a core's share
 	 * of its target is weighed against, and which IRQ is its busiest. */
@@ -290,10 +298,7 @@ int plan_size_devices(struct planner *p)
 
 void plan_free_loads(struct planner *p)
 {
-	for (size_t di = 0; p->dl && di < p->m->pci.ndevs; di++) {
-		free(p->dl[di].core);
-		free(p->dl[di].cpu);
-	}
+	free(p->loads);
 	free(p->dl);
 }
 

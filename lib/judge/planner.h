@@ -87,6 +87,7 @@ struct planner {
 	int *nbusy;                /* per device: its data queue slots that are not idle */
 	unsigned long long *busy;  /* per device: their work */
 	struct dev_load *dl;       /* per device (allocated on use) */
+	struct place_load *loads;  /* what dl's point into */
 	unsigned long long *off_target;  /* per device: interrupts its movable IRQs handled off its target's nodes */
 	unsigned long long *data_volume; /* per device: interrupts of its data queue vectors */
 	struct np_cpuset *planned; /* per IRQ (index into m->irqs.v): the CPUs planned for it */

@@ -247,6 +247,80 @@ static void test_streamed_calls(void **state)
 	}
 }
 
+/* A table's keys made once (np_jw_key) before each kind of value, beside
+ * keys written in full, and the counts under numeric keys: what cJSON
+ * prints for the same rows. A key to escape or too long is not made. */
+static void test_made_keys(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "irq", "name", "per_node", "nested", "none", "share", "big" };
+	for (int pretty = 0; pretty <= 1; pretty++) {
+		char *got = NULL;
+		size_t len;
+		FILE *f = open_memstream(&got, &len);
+		struct np_jw jw;
+		np_jw_init(&jw, f, pretty);
+		struct np_jw_key keys[7], odd;
+		for (int k = 0; k < 7; k++)
+			assert_true(np_jw_key_init(&jw, &keys[k], names[k]));
+		assert_false(np_jw_key_init(&jw, &odd, "a\"b"));
+		assert_false(np_jw_key_init(&jw, &odd, "a key of sixty-one characters, beyond the room of the key...."));
+		np_jw_array(&jw, NULL);
+		for (int row = 0; row < 2; row++) {
+			np_jw_object(&jw, NULL);
+			np_jw_key(&jw, &keys[0]);
+			np_jw_int(&jw, NULL, row);
+			np_jw_key(&jw, &keys[1]);
+			np_jw_str(&jw, NULL, row ? "eth0-TxRx-1" : "tab\there");
+			np_jw_str(&jw, "a\"b", "escaped key");
+			np_jw_key(&jw, &keys[2]);
+			np_jw_object(&jw, NULL);
+			np_jw_count(&jw, 0, 0);
+			np_jw_count(&jw, -12, 999999999999999ULL);
+			np_jw_count(&jw, LLONG_MAX, 1000000000000000ULL);
+			np_jw_close(&jw);
+			np_jw_key(&jw, &keys[3]);
+			np_jw_array(&jw, NULL);
+			np_jw_bool(&jw, NULL, true);
+			np_jw_close(&jw);
+			np_jw_key(&jw, &keys[4]);
+			np_jw_str(&jw, NULL, NULL);
+			np_jw_key(&jw, &keys[5]);
+			np_jw_number(&jw, NULL, 0.25);
+			np_jw_key(&jw, &keys[6]);
+			np_jw_uint(&jw, NULL, 18446744073709551615ULL);
+			np_jw_close(&jw);
+		}
+		np_jw_close(&jw);
+		assert_int_equal(np_jw_finish(&jw), 0);
+		fclose(f);
+
+		cJSON *doc = cJSON_CreateArray();
+		for (int row = 0; row < 2; row++) {
+			cJSON *o = cJSON_CreateObject(), *counts = cJSON_CreateObject(), *a = cJSON_CreateArray();
+			cJSON_AddNumberToObject(o, "irq", row);
+			cJSON_AddStringToObject(o, "name", row ? "eth0-TxRx-1" : "tab\there");
+			cJSON_AddStringToObject(o, "a\"b", "escaped key");
+			cJSON_AddNumberToObject(counts, "0", 0);
+			cJSON_AddNumberToObject(counts, "-12", 999999999999999.0);
+			cJSON_AddNumberToObject(counts, "9223372036854775807", 1e15);
+			cJSON_AddItemToObject(o, "per_node", counts);
+			cJSON_AddItemToArray(a, cJSON_CreateTrue());
+			cJSON_AddItemToObject(o, "nested", a);
+			cJSON_AddNullToObject(o, "none");
+			cJSON_AddNumberToObject(o, "share", 0.25);
+			cJSON_AddNumberToObject(o, "big", 18446744073709551615.0);
+			cJSON_AddItemToArray(doc, o);
+		}
+		char *want = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+		got[strlen(got) - 1] = '\0';
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+		cJSON_Delete(doc);
+	}
+}
+
 /* A close too many, or a document left open, is a failure, not a silent
  * half document. */
 static void test_unbalanced(void **state)
@@ -271,7 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers), cmocka_unit_test(test_numbers_spread), cmocka_unit_test(test_ints),           cmocka_unit_test(test_uints),
 		cmocka_unit_test(test_strings), cmocka_unit_test(test_nesting),        cmocka_unit_test(test_streamed_calls),
-		cmocka_unit_test(test_unbalanced),
+		cmocka_unit_test(test_unbalanced), cmocka_unit_test(test_made_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
