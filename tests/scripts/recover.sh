@@ -278,7 +278,12 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 	echo 79 >"$ROOT$file"
 	node
 	node_wait "roll-back needs you: '$ROOT$file'"
-	sleep 2.5 # two more rounds of the script's 1 s retry
+	# Two more rounds of the script's 1 s retry say it again, and still no hold.
+	for ((i = 0; i < 100; i++)); do
+		[ "$(grep -c -- "roll-back needs you: '$ROOT$file'" "$K/log")" -ge 3 ] && break
+		sleep 0.1
+	done
+	[ "$i" -lt 100 ] || die "the script did not retry: $(cat "$K/log")"
 	! grep -q "holding k8s-housekeeping\|hold exited" "$K/log" || die "a hold started: $(cat "$K/log")"
 	node_stop
 
