@@ -58,11 +58,11 @@ DEPFLAGS = -MMD -MP
 
 # Debian packages: what building needs, and what the tests also compare against
 # (systemd: systemd-analyze checks the unit; zsh, fish: their completions run; prometheus:
-# promtool checks the metrics;
-# ansible-core: the collection's modules run against fixture roots).
+# promtool checks the metrics; ansible-core: the collection's modules run against fixture roots;
+# inotify-tools: a test that changes a file between two samples waits for the first read).
 BUILD_DEBS := gcc make pkg-config libcjson-dev libpci-dev libnuma-dev libsmartcols-dev libncurses-dev pciutils
 CHECK_DEBS := $(BUILD_DEBS) groff-base libcmocka-dev libhwloc-dev hwloc-nox numactl jq util-linux prometheus \
-	systemd zsh fish ansible-core tmux libxml2-utils librsvg2-bin
+	systemd zsh fish ansible-core tmux libxml2-utils librsvg2-bin inotify-tools
 # The live tests also run the real irqbalance daemon once.
 LIVE_DEBS := $(CHECK_DEBS) irqbalance
 

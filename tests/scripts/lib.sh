@@ -40,3 +40,29 @@ binary_names_path() {
 		n >= 0 && substr($0, n + 1) == d && (n == 0 || substr($0, n, 1) !~ /[[:alnum:]\/._-]/) { f = 1 }
 		END { exit !f }'
 }
+
+# A test that changes a file between a command's two samples of it must know
+# when the first was taken. read_watch FILE [N] sets an inotify watch on FILE
+# (set up when it returns); read_wait then waits, at most 30 s, until readers
+# have read FILE through and closed it N times (1 by default: a command that
+# reads it once before it samples it takes 2), and returns at once: the
+# command's interval is the test's whole margin. Nothing else may read FILE.
+# Opens are watched too: inotify merges an event into the same one still
+# queued, and two reads in a row would count as one.
+read_watch() {
+	local line
+	command -v inotifywait >/dev/null || die "inotifywait not installed (inotify-tools: make check-deps installs it)"
+	READ_WATCHED=$1 READ_COUNT=${2:-1}
+	coproc READ_WATCH { exec inotifywait -m -e open -e close_nowrite --format %e "$1" 2>&1; }
+	IFS= read -r -t 30 -u "${READ_WATCH[0]}" line && IFS= read -r -t 30 -u "${READ_WATCH[0]}" line &&
+		[ "$line" = "Watches established." ] || die "inotifywait set up no watch on $1: $line"
+}
+read_wait() {
+	local i=0 line
+	while ((i < READ_COUNT)) && IFS= read -r -t 30 -u "${READ_WATCH[0]}" line; do
+		[[ $line != CLOSE_NOWRITE* ]] || i=$((i + 1))
+	done
+	kill "$READ_WATCH_PID" 2>/dev/null
+	wait "$READ_WATCH_PID" 2>/dev/null || true
+	[ "$i" -ge "$READ_COUNT" ] || die "$READ_WATCHED read $i times within 30 s, not $READ_COUNT"
+}

@@ -48,6 +48,17 @@ expect_all_on() {
 	[ -z "$bad" ] || die "${3:-threads}: not on $2: $(head -3 <<<"$bad")"
 }
 
+# until_threads PID N: PID has N threads, within 10 s.
+until_threads() {
+	local i n=0
+	for ((i = 0; i < 100; i++)); do
+		n=$(ls /proc/"$1"/task | wc -l)
+		[ "$n" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	die "$1 has $n threads after 10 s, not $2"
+}
+
 np_move() { "$NUMAPLACE" move --state-dir "$MOVE_STATE" "$@"; }
 np_revert() { "$NUMAPLACE" revert --state-dir "$MOVE_STATE" "$@"; }
 
@@ -102,8 +113,9 @@ test_move_thread_created_mid_move_live() {
 	kill -USR1 "$CHILD"
 	local out ids
 	out=$(np_move --node 0 --json "$CHILD")
-	# Let the spawner finish: every thread it starts from now on is on node 0 anyway.
-	sleep 0.2
+	# Once the spawner is done (the main thread, the spawner, 40 and 300 more), every
+	# thread it started is checked.
+	until_threads "$CHILD" 342
 	expect_all_on "$CHILD" "$NODE0" "after the move"
 	# A thread's path, or the process's: its main thread's.
 	ids=$(jq -r '.changes[].path' <<<"$out" | sed -E 's|^/proc/[0-9]+/task/([0-9]+)@.*|\1|; s|^/proc/([0-9]+)@.*|\1|')

@@ -90,8 +90,9 @@ test_report_interval_rates() {
 	local root out irq
 	root=$(copy_root r715)
 	irq=$(awk '/megasas/ { sub(":", "", $1); print $1 }' "$root/proc/interrupts")
+	read_watch "$root/proc/interrupts"
 	("$NUMAPLACE" --root "$root" report --interval 2 >"$WORK/report-interval.out") &
-	sleep 0.7
+	read_wait
 	bump "$root" "$irq" 0 3000
 	wait $!
 	out=$(<"$WORK/report-interval.out")
@@ -101,8 +102,9 @@ test_report_interval_rates() {
 		die "no rate for the MegaRAID: $(grep -A14 'IRQ placement' <<<"$out")"
 	grep -q '^Per node /s: node 0 1500, node 1 0, node 2 0, node 3 0$' <<<"$out" || die "per-node rates: $out"
 	grep -q '^Per device /s: sda 1500$' <<<"$out" || die "per-device rates: $out"
+	read_watch "$root/proc/interrupts"
 	("$NUMAPLACE" --root "$root" irqs --interval 1 "$irq" >"$WORK/irqs-interval.out") &
-	sleep 0.5
+	read_wait
 	bump "$root" "$irq" 0 500
 	wait $!
 	grep -Eq "^ *$irq +megasas .* 500 +0:500 +100% +no$" "$WORK/irqs-interval.out" ||

@@ -27,9 +27,11 @@ test_top_batch_frames() {
 	local root irq
 	root=$(top_root)
 	irq=$(megasas_irq "$root")
+	# top reads the IRQs once to list them, then samples their counts
+	read_watch "$root/proc/interrupts" 2
 	("$NUMAPLACE" --root "$root" top --batch -d 1 -n 2 >"$WORK/top-batch.out" 2>&1) &
 	local pid=$!
-	sleep 0.4
+	read_wait
 	bump_first_cpu "$root" "$irq" 4000
 	wait $pid || die "top --batch failed: $(cat "$WORK/top-batch.out")"
 	local want
@@ -57,6 +59,27 @@ test_top_batch_frames() {
 	diff -u <(printf '%s\n' "$want") "$WORK/top-batch.out" || die "top --batch frames differ"
 }
 
+# until_pane PATTERN, until_pane_lacks PATTERN: the tmux pane (in $pane) shows
+# a line matching PATTERN, or none, within 5 s.
+until_pane() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		pane=$(tmux -S "$sock" capture-pane -p)
+		grep -q "$1" <<<"$pane" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+until_pane_lacks() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		pane=$(tmux -S "$sock" capture-pane -p)
+		grep -q "$1" <<<"$pane" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The full-screen view in a tmux pane: it shows what ran since the last refresh, and obeys
 # its keys (f filters by device, p pauses, q quits).
 test_top_screen_in_tmux() {
@@ -81,31 +104,20 @@ test_top_screen_in_tmux() {
 	grep -q "q quit" <<<"$pane" || die "no key help line: $pane"
 	# filter to eth4: the MegaRAID leaves the device list
 	tmux -S "$sock" send-keys f
-	sleep 0.2
+	until_pane "Esc: keep" || die "f opens no prompt: $pane"
 	tmux -S "$sock" send-keys eth4 Enter
-	sleep 0.3
-	pane=$(tmux -S "$sock" capture-pane -p)
-	grep -q "filter eth4 (f)" <<<"$pane" || die "filter not applied: $pane"
-	! grep -q "^sda " <<<"$pane" || die "the filter left the MegaRAID in: $pane"
+	until_pane "filter eth4 (f)" || die "filter not applied: $pane"
+	until_pane_lacks "^sda " || die "the filter left the MegaRAID in: $pane"
 	# Esc leaves the prompt and the filter as they were (it was typed as "^[q").
 	tmux -S "$sock" send-keys f
-	for i in $(seq 50); do grep -q "Esc: keep" <<<"$(tmux -S "$sock" capture-pane -p)" && break; sleep 0.1; done
+	until_pane "Esc: keep" || die "f opens no prompt: $pane"
 	tmux -S "$sock" send-keys xyz Escape
-	for i in $(seq 50); do
-		pane=$(tmux -S "$sock" capture-pane -p)
-		! grep -q "Esc: keep" <<<"$pane" && break
-		sleep 0.1
-	done
+	until_pane_lacks "Esc: keep" || die "Esc left the prompt open: $pane"
 	grep -q "filter eth4 (f)" <<<"$pane" || die "Esc changed the filter: $pane"
 	tmux -S "$sock" send-keys p
-	sleep 0.3
-	grep -q "PAUSED" <<<"$(tmux -S "$sock" capture-pane -p)" || die "p does not pause"
+	until_pane "PAUSED" || die "p does not pause: $pane"
 	tmux -S "$sock" send-keys q
-	for i in $(seq 30); do
-		pane=$(tmux -S "$sock" capture-pane -p)
-		grep -q "^EXITED" <<<"$pane" && break
-		sleep 0.1
-	done
+	until_pane "^EXITED" || die "q did not quit: $pane"
 	grep -q "^EXITED 0" <<<"$pane" || die "q did not quit cleanly: $pane"
 }
 
