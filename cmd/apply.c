@@ -12,10 +12,6 @@
 #include "cmd.h"
 #include "render/render.h"
 
-/* At boot another apply holding the lock is unusual (a revert by hand, a
- * second unit): wait for it, but never hold the boot up for long. */
-#define BOOT_LOCK_TIMEOUT 30
-
 struct apply_opts {
 	bool dry, json, pretty, no_wait, boot;
 	struct np_dirlist dirs;
@@ -296,7 +292,7 @@ int cmd_apply(int argc, char **argv, struct np_ctx *ctx)
 			return EXIT_OK;
 		}
 		if (topts.wait_for_lock)
-			topts.lock_timeout = BOOT_LOCK_TIMEOUT;
+			topts.lock_timeout = NP_BOOT_LOCK_TIMEOUT;
 	}
 
 	struct np_machine m;

@@ -303,7 +303,13 @@ static int first_apply(struct holder *hd, const struct np_command *self, enum np
 			 "(--irqbalance=ban) or stop irqbalance", ib->running ? "is running" : "is installed",
 			 ib->nirqs == 1 ? "" : "s", np_irqban_list(list, sizeof(list), ib->irqs, ib->nirqs),
 			 ib->nirqs == 1 ? "it" : "them");
+	/* Started beside an apply (a playbook's, a boot unit's), the first
+	 * apply waits its turn; a re-apply never does: the next pass retries. */
+	hd->h.txn.wait_for_lock = true;
+	hd->h.txn.lock_timeout = NP_BOOT_LOCK_TIMEOUT;
 	rc = np_pipeline_write(hd->ctx, &p, &hd->h.txn, hd->prof.name, NP_PIPELINE_ALL);
+	hd->h.txn.wait_for_lock = false;
+	hd->h.txn.lock_timeout = 0;
 	log_recovered(hd, &p.recovered, "start");
 	if (rc == -EINTR) {
 		hold_log(hd, "exit", NULL, "%s", hd->ctx->err);

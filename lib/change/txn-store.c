@@ -219,9 +219,11 @@ int txn_state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct tx
 	if (st->lockfd < 0)
 		return np_fail(ctx, -errno, "cannot open lock '%s': %s", path, strerror(errno));
 	int rc;
-	unsigned timeout = wait && opts ? opts->lock_timeout : 0;
-	if (timeout) {
-		/* flock has no timeout: poll, which a boot service can afford. */
+	unsigned timeout = wait ? opts->lock_timeout : 0;
+	if (wait && (timeout || opts->stop)) {
+		/* flock has no timeout, and the stop signals are blocked (a
+		 * blocking flock would sit out a Ctrl-C): poll, which a boot
+		 * service can afford. */
 		struct timespec now, end, nap = { 0, 100 * 1000 * 1000 };
 		clock_gettime(CLOCK_MONOTONIC, &end);
 		end.tv_sec += timeout;
@@ -229,9 +231,13 @@ int txn_state_lock(struct np_ctx *ctx, const struct np_txn_opts *opts, struct tx
 			rc = flock(st->lockfd, LOCK_EX | LOCK_NB);
 			if (rc == 0 || (errno != EWOULDBLOCK && errno != EINTR))
 				break;
+			int sig = np_stop_pending(opts->stop);
+			if (sig)
+				return np_fail(ctx, -EINTR, "stopped by %s while waiting for the lock '%s' of another "
+					       "numaplace apply or revert; nothing written", np_stop_name(sig), path);
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > end.tv_sec ||
-			    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			if (timeout && (now.tv_sec > end.tv_sec ||
+					(now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec)))
 				return np_fail(ctx, -EBUSY,
 					       "another numaplace apply or revert held the lock '%s' "
 					       "for %u s; gave up waiting",

@@ -15,12 +15,17 @@
 #include "change/txn-journal.h"
 
 #define NP_STATE_DIR "/var/lib/numaplace"
+/* At boot, another apply holding the lock is unusual (a revert by hand, a
+ * second unit): apply --boot and hold's first apply wait for it, but never
+ * hold the boot up for long. */
+#define NP_BOOT_LOCK_TIMEOUT 30
 
 struct np_txn_opts {
 	const char *state_dir;   /* NULL: NP_STATE_DIR under the context's root */
 	bool wait_for_lock;      /* false: fail at once when another apply holds the lock */
 	unsigned lock_timeout;   /* with wait_for_lock: give up (-EBUSY) after this many
-				  * seconds; 0 waits as long as it takes */
+				  * seconds, or at a pending stop (-EINTR); 0 waits as
+				  * long as it takes */
 	bool dry_run;            /* np_txn_revert: check and plan, take no lock, write nothing */
 	const char *cause;       /* np_txn_apply: kept in the journal as the transaction's cause */
 	const char *session;     /* np_txn_apply: kept in the journal as the transaction's session

@@ -297,6 +297,55 @@ test_hold_vanished_device_is_skipped() {
 	stop_hold
 }
 
+# until_lock_open: hold has the state directory's lock open (it is waiting for
+# it: the test holds it), within 30 s.
+until_lock_open() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(readlink /proc/"$HOLD_PID"/fd/* 2>/dev/null | grep -c "^$WORK/hold/state/lock$")" -gt 0 ] && return 0
+		kill -0 "$HOLD_PID" 2>/dev/null || { cat "$HOLD_LOG"; die "hold exited while another held the lock"; }
+		sleep 0.1
+	done
+	die "hold never opened the lock"
+}
+
+# Started while an apply holds the lock (a playbook's apply, then its hold),
+# the first apply waits its turn, and a stop ends that wait with nothing written.
+test_hold_first_apply_waits_for_the_lock() {
+	local fd status=0
+	hold_root
+	mkdir -m 700 "$WORK/hold/state"
+	# The lock held by this shell, not by hold (its copy of the fd is closed).
+	exec {fd}>"$WORK/hold/state/lock"
+	flock -x "$fd"
+	HOLD_LOG=$WORK/hold/log
+	NUMAPLACE_HOLD_EVENTS=$WORK/hold/ev "$NUMAPLACE" --root "$ROOT" hold --state-dir "$WORK/hold/state" \
+		--interval 3600 "$WORK/hold/p.json" 2>"$HOLD_LOG" {fd}>&- &
+	HOLD_PID=$!
+	trap 'kill $HOLD_PID 2>/dev/null || true' EXIT
+	until_lock_open
+	exec {fd}>&-
+	wait_log "holding" 300
+	expect_eq 0004 "$(cat "$Q/eth4/queues/rx-0/rps_cpus")" "eth4 rx-0 once the lock was free"
+	stop_hold
+
+	hold_root
+	mkdir -m 700 "$WORK/hold/state"
+	exec {fd}>"$WORK/hold/state/lock"
+	flock -x "$fd"
+	NUMAPLACE_HOLD_EVENTS=$WORK/hold/ev "$NUMAPLACE" --root "$ROOT" hold --state-dir "$WORK/hold/state" \
+		--interval 3600 "$WORK/hold/p.json" 2>"$HOLD_LOG" {fd}>&- &
+	HOLD_PID=$!
+	until_lock_open
+	kill -TERM "$HOLD_PID"
+	wait "$HOLD_PID" || status=$?
+	exec {fd}>&-
+	expect_eq 0 "$status" "hold's exit status after SIGTERM while it waited"
+	grep -q "stopped by SIGTERM while waiting for the lock '$WORK/hold/state/lock'" "$HOLD_LOG" ||
+		die "the stop is not said: $(cat "$HOLD_LOG")"
+	expect_tree_original "after a stop while waiting for the lock"
+}
+
 test_hold_unwritable_state_dir_fails_cleanly_and_keeps_holding() {
 	hold_root
 	start_hold --interval 3600 "$WORK/hold/p.json"

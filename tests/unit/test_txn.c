@@ -749,12 +749,10 @@ static void test_crash_then_reboot(void **state)
 	assert_tree_applied(f);
 }
 
-static void test_lock_contention(void **state)
+/* Takes the state directory's lock as another apply would; path gets the
+ * lock's path. Returns its descriptor: closing it lets go. */
+static int hold_state_lock(struct fixture *f, char path[PATH_MAX])
 {
-	struct fixture *f = *state;
-	char path[PATH_MAX];
-	struct np_change c[NCHANGES];
-
 	tmproot_make_dirs(f->root, STATE);
 	tmproot_path(f->root, path, STATE);
 	assert_int_equal(chmod(path, 0700), 0);
@@ -762,6 +760,16 @@ static void test_lock_contention(void **state)
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX), 0);
+	return fd;
+}
+
+static void test_lock_contention(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX];
+	struct np_change c[NCHANGES];
+
+	int fd = hold_state_lock(f, path);
 
 	set_changes(c);
 	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EBUSY);
@@ -1465,13 +1473,7 @@ static void test_lock_wait_is_bounded(void **state)
 	struct np_change c[NCHANGES];
 	struct timespec t0, t1;
 
-	tmproot_make_dirs(f->root, STATE);
-	tmproot_path(f->root, path, STATE);
-	assert_int_equal(chmod(path, 0700), 0);
-	tmproot_path(f->root, path, STATE "/lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(flock(fd, LOCK_EX), 0);
+	int fd = hold_state_lock(f, path);
 
 	f->opts.wait_for_lock = true;
 	f->opts.lock_timeout = 1;
@@ -1490,6 +1492,40 @@ static void test_lock_wait_is_bounded(void **state)
 	char *id = apply_standard(f);
 	assert_tree_applied(f);
 	free(id);
+}
+
+
+/* An apply waiting, unbounded, for another's lock ends at a stop signal (its
+ * signals are blocked: a blocking flock would sit a Ctrl-C out). */
+static void test_lock_wait_ends_at_a_stop(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX];
+	struct np_change c[NCHANGES];
+	struct np_stop stop;
+	sigset_t term;
+	int sig;
+
+	int fd = hold_state_lock(f, path);
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	assert_int_equal(np_stop_hold(&stop, &term), 0);
+	assert_int_equal(raise(SIGTERM), 0);
+	f->opts.wait_for_lock = true;
+	f->opts.lock_timeout = 0;
+	f->opts.stop = &stop.stops;
+	set_changes(c);
+	alarm(10); /* the failure this test catches is a wait without end */
+	assert_int_equal(np_txn_apply(&f->ctx, &f->opts, "web", c, NCHANGES, NULL), -EINTR);
+	alarm(0);
+	free_olds(c, NCHANGES);
+	assert_err_has(&f->ctx, "stopped by SIGTERM while waiting for the lock '");
+	assert_tree_original(f);
+	assert_int_equal(sigwait(&term, &sig), 0);
+	np_stop_release(&stop);
+	f->opts.stop = NULL;
+	assert_int_equal(close(fd), 0);
 }
 
 
@@ -1811,6 +1847,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revert_journal_before_attr_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_journal_outside_every_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_wait_is_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_wait_ends_at_a_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_force_over_garbage_byte_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_signal_rolls_back_an_apply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_signal_before_any_write, setup, teardown),
