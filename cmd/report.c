@@ -328,7 +328,7 @@ static int report_json(struct np_ctx *ctx, const struct np_machine *m, const boo
 	if (o->interval > 0)
 		np_jw_number(&jw, "interval", o->interval);
 	np_jw_object(&jw, "topology");
-	rc = np_topo_write(np_command_find("report"), &jw, &m->topo);
+	rc = np_topo_write(np_command_find("report"), &jw, &m->topo, &m->load);
 	np_jw_close(&jw);
 	if (rc == EXIT_OK) {
 		np_devices_write(&jw, "devices", m, selected);
@@ -400,7 +400,7 @@ int cmd_report(int argc, char **argv, struct np_ctx *ctx)
 		rc = print_summary(&m, f, !m.irqs.absent, o.interval, width, color);
 		puts("\n== Topology");
 		if (rc == EXIT_OK)
-			rc = np_topo_print(self, &m.topo, stdout, false);
+			rc = np_topo_print(self, &m.topo, &m.load, stdout, false);
 		puts("\n== Devices");
 		np_devices_print(&m, req.selected, stdout);
 		puts("\n== IRQ placement");

@@ -375,7 +375,7 @@ complete -c numaplace -n '__numaplace_option report' -s h -l help -d 'show this 
 # topo
 complete -c numaplace -n '__numaplace_option topo' -s J -l json -d 'print JSON instead of tables'
 complete -c numaplace -n '__numaplace_option topo' -l pretty -d 'indent the JSON (the default on a terminal)'
-complete -c numaplace -n '__numaplace_option topo' -s c -l cpus -d 'also list every CPU with its node, package, core and siblings'
+complete -c numaplace -n '__numaplace_option topo' -s c -l cpus -d 'also list every CPU with its node, package, core, siblings and time in interrupts'
 complete -c numaplace -n '__numaplace_option topo' -s h -l help -d 'show this help'
 
 # devices

@@ -14,11 +14,15 @@
 struct np_machine;
 struct np_topology;
 
-/* topo: a summary, the nodes table and, with per_cpu, the CPUs table.
- * Writes the topology's keys into the open object. self: the command
+/* topo: a summary, the nodes table and, with per_cpu, the CPUs table, with
+ * each CPU's time in devices' interrupts from load (unknown when it has
+ * none). Writes the topology's keys into the open object. self: the command
  * showing it, which its tables' messages name. Returns an exit status. */
-int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *topo);
-int np_topo_print(const struct np_command *self, const struct np_topology *topo, FILE *out, bool per_cpu);
+struct np_cpu_load;
+int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *topo,
+		  const struct np_cpu_load *load);
+int np_topo_print(const struct np_command *self, const struct np_topology *topo, const struct np_cpu_load *load,
+		  FILE *out, bool per_cpu);
 /* What the topology could not read, one "numaplace: note:" line each. */
 void np_topo_print_notes(const struct np_topology *topo);
 

@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "judge/cpuset-names.h"
+#include "read/cpu-load.h"
 #include "read/topology.h"
 #include "render/render.h"
 
 #define TOPO(data) ((const struct np_topology *)(data))
 #define NODE(row) ((const struct np_node *)(row))
 #define CPU(row) ((const struct np_cpu *)(row))
+#define LOAD(data) ((const struct np_cpu_load *)(data))
 
 static int by_package_core(const void *a, const void *b)
 {
@@ -204,6 +206,19 @@ static int get_cpu_online(const void *data, const void *row, struct np_value *v)
 	return np_val_bool(v, CPU(row)->online);
 }
 
+/* What irqbalance balances on and advise judges a crowded CPU by. A
+ * tenth of a percent shows: 1% is where advise starts to count it. */
+static int get_cpu_irq_time(const void *data, const void *row, struct np_value *v)
+{
+	double share = data ? np_cpu_irq_share(LOAD(data), CPU(row)->id) : -1;
+	if (share < 0)
+		return np_val_null(v);
+	if (!v->text)
+		return np_val_share(v, share);
+	char *text;
+	return asprintf(&text, "%.1f%%", 100 * share) < 0 ? -ENOMEM : np_val_take(v, text);
+}
+
 static const struct np_column cpu_columns[] = {
 	NP_COLUMN("cpu", "CPU", 4, SCOLS_FL_RIGHT | NP_FL_KEY, "the CPU id", get_cpu_id),
 	NP_COLUMN("node", "NODE", 4, SCOLS_FL_RIGHT, "its node", get_cpu_node),
@@ -211,18 +226,23 @@ static const struct np_column cpu_columns[] = {
 	NP_COLUMN("core", "CORE", 4, SCOLS_FL_RIGHT, "its core (core_id)", get_cpu_core),
 	NP_COLUMN("thread_siblings", "SIBLINGS", 1, 0, "the CPUs of its core", get_cpu_siblings),
 	NP_COLUMN("online", "ONLINE", 3, 0, "whether it is online", get_cpu_online),
+	NP_COLUMN("irq_time_share", "IRQ TIME", 6, SCOLS_FL_RIGHT | NP_FL_DESCENDING,
+		  "the share of its time spent on devices' interrupts (hard IRQs and the softirqs they raise) "
+		  "since boot, or over --interval", get_cpu_irq_time),
 	NP_COLUMN_END,
 };
-#define CPU_TEXT_COLUMNS "cpu,node,package,core,thread_siblings,online"
+#define CPU_TEXT_COLUMNS "cpu,node,package,core,thread_siblings,online,irq_time_share"
+/* A copy without /proc/stat: a column of dashes says nothing a note does not. */
+#define CPU_TEXT_COLUMNS_NO_LOAD "cpu,node,package,core,thread_siblings,online"
 
 /* One table of rows (n of them, size bytes apart): written to jw as the
  * array key, or else printed to out. Returns an exit status. */
 static int fill(const struct np_command *self, const struct np_column *cols, const char *defaults,
-		const struct np_topology *t, const void *rows, size_t n, size_t size, struct np_jw *jw, const char *key,
+		const void *data, const void *rows, size_t n, size_t size, struct np_jw *jw, const char *key,
 		FILE *out)
 {
 	struct np_table tab;
-	int rc = np_table_init(&tab, self, cols, defaults, NULL, jw != NULL, t);
+	int rc = np_table_init(&tab, self, cols, defaults, NULL, jw != NULL, data);
 	if (rc != NP_CONTINUE)
 		return rc;
 	if (jw)
@@ -238,12 +258,14 @@ static int fill(const struct np_command *self, const struct np_column *cols, con
 	return rc;
 }
 
-int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *t)
+int np_topo_write(const struct np_command *self, struct np_jw *jw, const struct np_topology *t,
+		  const struct np_cpu_load *load)
 {
 	int rc = fill(self, node_columns, NODE_TEXT_COLUMNS, t, t->nodes, (size_t)t->nnodes, sizeof(*t->nodes), jw, "nodes",
 		      NULL);
 	if (rc == EXIT_OK)
-		rc = fill(self, cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), jw, "cpus", NULL);
+		rc = fill(self, cpu_columns, CPU_TEXT_COLUMNS, load, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), jw, "cpus",
+			  NULL);
 	if (rc != EXIT_OK)
 		return rc;
 	struct np_cpuset offline = NP_CPUSET_INIT;
@@ -301,7 +323,8 @@ static void print_near(FILE *out, const struct np_node *n)
 	free(nodes);
 }
 
-int np_topo_print(const struct np_command *self, const struct np_topology *t, FILE *out, bool per_cpu)
+int np_topo_print(const struct np_command *self, const struct np_topology *t, const struct np_cpu_load *load,
+		  FILE *out, bool per_cpu)
 {
 	struct np_cpuset offline = NP_CPUSET_INIT;
 	np_cpuset_copy(&offline, &t->present);
@@ -319,7 +342,8 @@ int np_topo_print(const struct np_command *self, const struct np_topology *t, FI
 		print_near(out, &t->nodes[i]);
 	if (rc == EXIT_OK && per_cpu) {
 		fputc('\n', out);
-		rc = fill(self, cpu_columns, CPU_TEXT_COLUMNS, t, t->cpus, (size_t)t->ncpus, sizeof(*t->cpus), NULL, NULL, out);
+		rc = fill(self, cpu_columns, load && load->cpu ? CPU_TEXT_COLUMNS : CPU_TEXT_COLUMNS_NO_LOAD, load, t->cpus,
+			  (size_t)t->ncpus, sizeof(*t->cpus), NULL, NULL, out);
 	}
 	return rc;
 }

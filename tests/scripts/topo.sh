@@ -178,3 +178,27 @@ test_unknown_per_cpu_and_node_files() {
 	expect_eq "null null" "$(jq -r '"\(.nodes[1].distances) \(.nodes[2].memory_kb)"' <<<"$json")" "unknown as null"
 	expect_eq "null" "$(jq -r '.cpus[1].core' <<<"$json")" "core of CPU 1"
 }
+
+# Each CPU's time in devices' interrupts, from /proc/stat and /proc/softirqs:
+# the figures follow the files, and a /proc/stat that cannot be parsed leaves
+# them unknown (a note, no column, null in JSON), never the topology unshown.
+test_cpu_irq_time() {
+	local root=$WORK/topo-irq-time out
+	rm -rf "$root" && cp -r "$FIXTURES/r715" "$root"
+	# CPU 3: 100 ticks in all, 5 in hard IRQs, 20 in softirqs of which
+	# devices raised half (NET_RX 10 of 20): 15%.
+	sed -i 's/^cpu3 .*/cpu3 50 0 25 0 0 5 20 0 0 0/' "$root/proc/stat"
+	awk '$1 == "CPU0" { print; next } { for (i = 2; i <= NF; i++) $i = 0; if ($1 == "NET_RX:" || $1 == "TIMER:") $5 = 10; print }' \
+		"$root/proc/softirqs" >"$root/proc/softirqs.new" && mv "$root/proc/softirqs.new" "$root/proc/softirqs"
+	out=$("$NUMAPLACE" --root "$root" topo --cpus) || die "topo failed: $out"
+	grep -Eq '^ +3 +3 +0 +5 +3 +yes +15\.0%$' <<<"$out" || die "CPU 3's time in interrupts: $(grep -E '^ +(CPU|3) ' <<<"$out")"
+	expect_eq 0.15 "$("$NUMAPLACE" --root "$root" topo --json | jq '.cpus[] | select(.cpu == 3) | .irq_time_share')" \
+		"CPU 3's irq_time_share"
+	echo "cpu3 garbage" >>"$root/proc/stat"
+	out=$("$NUMAPLACE" --root "$root" topo --cpus 2>"$WORK/topo-irq-time.err") || die "topo failed on a bad /proc/stat"
+	grep -q "^numaplace: note: /proc/stat: line .* the CPUs' time in interrupts is unknown$" "$WORK/topo-irq-time.err" ||
+		die "no note on the bad /proc/stat: $(cat "$WORK/topo-irq-time.err")"
+	! grep -q 'IRQ TIME' <<<"$out" || die "a column of unknowns: $out"
+	expect_eq null "$("$NUMAPLACE" --root "$root" topo --json 2>/dev/null | jq '.cpus[3].irq_time_share')" \
+		"irq_time_share from a bad /proc/stat"
+}

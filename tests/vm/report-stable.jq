@@ -5,5 +5,5 @@
 # queues, IRQs and their CPUs, topology, the kinds and subjects of the
 # findings) must be the same from the kernel or from its snapshot.
 del(.boot_id, .hostname) | walk(if type == "object" then
-	del(.total, .per_node, .per_sec, .remote_share, .ran_on, .interrupts, .interrupts_per_cpu, .irqs_remote,
+	del(.total, .per_node, .per_sec, .remote_share, .ran_on, .interrupts, .interrupts_per_cpu, .irqs_remote, .irq_time_share,
 	    .local, .remote, .isolated, .exclusive, .message) else . end)
