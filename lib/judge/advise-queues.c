@@ -182,16 +182,25 @@ static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct
 	return plan_add_rec(p->m, p->plan, &r);
 }
 
-/* Whether the plan moves any of the device's queue IRQs (what XPS follows;
- * a misc vector moved off a forbidden CPU is not one). */
-static bool irqs_move(const struct planner *p, size_t di)
+/* Whether the plan moves any of a device's queue IRQs (what XPS follows; a
+ * misc vector moved off a forbidden CPU is not one): one pass over the plan,
+ * not one a device (tens of thousands of records with 256 queues a NIC). */
+int plan_mark_queue_moves(struct planner *p)
 {
+	size_t ndevs = p->m->pci.ndevs;
+	if (!(p->queues_move = calloc(ndevs + 1, sizeof(*p->queues_move))))
+		return -ENOMEM;
 	for (size_t i = 0; i < p->plan->n; i++) {
 		const struct np_rec *r = &p->plan->v[i];
-		if (r->kind == NP_ATTR_IRQ_AFFINITY && r->dev == (int)di && r->change && r->queue >= 0)
-			return true;
+		if (r->kind == NP_ATTR_IRQ_AFFINITY && r->dev >= 0 && r->dev < (int)ndevs && r->change && r->queue >= 0)
+			p->queues_move[r->dev] = true;
 	}
-	return false;
+	return 0;
+}
+
+static bool irqs_move(const struct planner *p, size_t di)
+{
+	return p->queues_move[di];
 }
 
 /* What nearness compares of one CPU, looked up once: XPS asks it of every

@@ -245,6 +245,8 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 		rc = irqbalance_warning(&p);
 	if (rc == 0)
 		rc = plan_irq_notes(&p);
+	if (rc == 0)
+		rc = plan_mark_queue_moves(&p);
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
 		if (!opts->devices[di].selected)
 			continue;
@@ -289,6 +291,7 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	free(p.share_work);
 	free(p.planned);
 	free(p.has_plan);
+	free(p.queues_move);
 	free(p.cls);
 	free(p.off_target);
 	free(p.data_volume);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +375,10 @@ struct judge {
 	 * up to dev_recs[dev_start[d + 1]] (a finding takes its own device's). */
 	size_t *dev_start, *dev_recs;
 	bool follows[NP_RULE_COUNT]; /* per rule id: its row follows_irqs */
+	/* The changes of those rows no finding took yet, in plan order: each
+	 * row's turn looks at them, not at the whole plan (tens of thousands
+	 * of records, several MB, with 256 queues a NIC). */
+	size_t *following, nfollowing;
 };
 
 static int rule_irqbalance(struct judge *j)
@@ -768,10 +773,12 @@ static bool covers_remote(const struct judge *j, const struct np_finding *x, con
 
 /* Whether the plan moves some of the device's IRQs onto its node (fixing
  * its remote interrupts on the way to fixing a heavier problem). */
-static bool moves_onto_node(const struct np_plan *plan, int dev)
+static bool moves_onto_node(const struct judge *j, int dev)
 {
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->v[i].dev == dev && plan->v[i].change && plan->v[i].node_move > 0)
+	if (dev < 0 || dev >= (int)j->m->pci.ndevs)
+		return false;
+	for (size_t k = j->dev_start[dev]; k < j->dev_start[dev + 1]; k++)
+		if (j->f->plan.v[j->dev_recs[k]].node_move > 0)
 			return true;
 	return false;
 }
@@ -792,7 +799,7 @@ static void weigh_irqbalance(const struct judge *j, struct np_finding *x)
 static void weigh_remote(const struct judge *j, struct np_finding *x)
 {
 	if (j->opts->devices[x->dev].irqs != NP_IRQS_LOCAL ||
-	    (x->nfixes == 0 && !moves_onto_node(&j->f->plan, x->dev)))
+	    (x->nfixes == 0 && !moves_onto_node(j, x->dev)))
 		x->severity = NP_INFO;
 }
 
@@ -947,19 +954,32 @@ static int judge_facts(struct judge *j, size_t from)
 static int follow_irqs(struct judge *j)
 {
 	struct np_findings *f = j->f;
-	int rc = 0;
-	for (size_t i = 0; i < f->plan.n && rc == 0; i++) {
-		const struct np_rec *r = &f->plan.v[i];
-		if (!r->change || j->attached[i] || r->rule >= NP_RULE_COUNT || !j->follows[r->rule])
-			continue;
-		for (size_t k = 0; k < f->n; k++) {
-			struct np_finding *x = &f->v[k];
-			if (x->dev == r->dev && x->nfixes && f->plan.v[x->fixes[0]].kind == NP_ATTR_IRQ_AFFINITY) {
-				rc = attach(j, x, i);
-				break;
-			}
-		}
+	size_t ndevs = j->m->pci.ndevs;
+	/* Each device's first such problem (by dev + 1: -1 is the machine's). */
+	size_t *mover = malloc((ndevs + 1) * sizeof(*mover));
+	if (!mover)
+		return -ENOMEM;
+	for (size_t d = 0; d <= ndevs; d++)
+		mover[d] = SIZE_MAX;
+	for (size_t k = f->n; k-- > 0;) {
+		const struct np_finding *x = &f->v[k];
+		if (x->dev >= -1 && x->dev < (int)ndevs && x->nfixes &&
+		    f->plan.v[x->fixes[0]].kind == NP_ATTR_IRQ_AFFINITY)
+			mover[x->dev + 1] = k;
 	}
+	int rc = 0;
+	size_t kept = 0;
+	for (size_t n = 0; n < j->nfollowing && rc == 0; n++) {
+		size_t i = j->following[n], k = mover[f->plan.v[i].dev + 1];
+		if (j->attached[i])
+			continue;
+		if (k == SIZE_MAX)
+			j->following[kept++] = i;
+		else
+			rc = attach(j, &f->v[k], i);
+	}
+	j->nfollowing = kept;
+	free(mover);
 	return rc;
 }
 
@@ -1022,6 +1042,13 @@ static int index_changes(struct judge *j)
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->v[i].change && plan->v[i].dev >= 0 && plan->v[i].dev < (int)ndevs)
 			j->dev_recs[j->dev_start[plan->v[i].dev + 1]++] = i;
+	if (!(j->following = malloc((plan->n + 1) * sizeof(*j->following))))
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct np_rec *r = &plan->v[i];
+		if (r->change && r->rule < NP_RULE_COUNT && j->follows[r->rule] && r->dev >= -1 && r->dev < (int)ndevs)
+			j->following[j->nfollowing++] = i;
+	}
 	return 0;
 }
 
@@ -1062,6 +1089,7 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 	free(j.attached);
 	free(j.dev_start);
 	free(j.dev_recs);
+	free(j.following);
 	if (rc) {
 		np_findings_free(out);
 		return rc;

@@ -94,6 +94,7 @@ struct planner {
 	struct np_vector_class *cls; /* per IRQ: what its name says (family, queue, direction, role) */
 	struct plan_channel *chan;   /* per device: its channel judgement */
 	bool *has_plan;
+	bool *queues_move;         /* per device: the plan moves a queue IRQ of it (what XPS follows) */
 	size_t *refs;
 	struct slot *slots;
 	size_t nslots;
@@ -158,6 +159,8 @@ int plan_irq_notes(struct planner *p);
 /* advise-queues.c: a device's rq_affinity, and its interfaces' XPS, RPS and
  * channels. */
 int plan_block_recs(struct planner *p, size_t di);
+/* Marks p->queues_move, once every IRQ is placed, before plan_net_recs. */
+int plan_mark_queue_moves(struct planner *p);
 int plan_net_recs(struct planner *p, size_t di);
 int plan_xps_off_note(struct planner *p);
 
