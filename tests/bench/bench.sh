@@ -24,10 +24,15 @@
 # A second root with half the CPUs (512, 8 nodes, same devices and IRQs)
 # shows how report time grows. Three more roots of 1024 CPUs with 16, 64 and
 # 256 queues per NIC (gen-root --nic-queues; the 32 NVMe controllers keep 64)
-# show how advise grows with the IRQs it plans: its user time (median of
-# RUNS, the three in turn), the cost of one more IRQ from 16 to 64 and from
-# 64 to 256 queues (start-up work cancels out), whose ratio should be within
-# 1.3x (linear); and the peak memory of irqs --json and advise --json at 16
+# show how advise grows with the IRQs it plans: its user time (the mean of
+# BENCH_GROW_RUNS, default 60, the three in turn: the kernel splits a
+# process's exact CPU time into user and system by the ticks that caught it
+# in each, 4 ms apart at HZ=250, so one run's user time is right on average
+# but off by a tick or two, more than the differences taken here; a median
+# of 5 put the ratio anywhere from 1.0x to 2.4x), the cost of one more IRQ
+# from 16 to 64 and from 64 to 256 queues (start-up work cancels out), whose
+# ratio should be within 1.3x (linear), and the same from the exact CPU
+# time (medians); and the peak memory of irqs --json and advise --json at 16
 # and 256 queues, next to the size of what they print: written as they are
 # made, the output is never held. Then hold's re-apply of a 64-queue NIC
 # (tests/bench/hold.sh) and an apply of 4,096 values (tests/bench/apply.sh).
@@ -44,6 +49,7 @@ cd "$(dirname "$0")/../.."
 TOP=$PWD
 export LC_ALL=C
 RUNS=${BENCH_RUNS:-5}
+GROW_RUNS=${BENCH_GROW_RUNS:-60}
 ROOT=$TOP/build/bench-root
 HALF=$TOP/build/bench-root-512
 # --hardlink: these trees are only read, never edited
@@ -67,6 +73,7 @@ for tool in ./numaplace build/gen-root build/bench-floor /usr/bin/time lstopo-no
 	command -v "$tool" >/dev/null 2>&1 || die "missing $tool"
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive number"
+[[ $GROW_RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_GROW_RUNS must be a positive number"
 
 TMP=$(mktemp -d "$TOP/build/bench-tmp.XXXXXX") || die "cannot create a temporary directory"
 OLD=() # outdated trees, deleted on exit: ext4 allocates inodes slowly for a
@@ -132,6 +139,7 @@ run() {
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "" }'; }
+mean() { tr ' ' '\n' | grep . | awk '{ s += $1 } END { if (NR) printf "%.0f\n", s / NR; else print "" }'; }
 largest() { tr ' ' '\n' | grep . | sort -n | tail -n 1; }
 
 CASES=(report json top1 top6 floor lstopo lsirq both)
@@ -247,16 +255,16 @@ printf '%-26s %12s %12s %10s\n' "numaplace report, CPU ms" "$(ms "${MEDCPU[repor
 printf '%-26s %12s %12s %10s\n' "floor, CPU ms" "$(ms "${MEDCPU[floor-512]}")" "$(ms "${MEDCPU[floor]}")" \
 	"$(ratio "${MEDCPU[floor]}" "${MEDCPU[floor-512]}")x"
 
-# advise as the queues per NIC grow: the three roots in turn, RUNS times
+# advise as the queues per NIC grow: the three roots in turn, GROW_RUNS times
 echo
-echo "advise --json as the IRQs grow (1024 CPUs, 32 NICs of 16 / 64 / 256 queues, 32 NVMe of 64):"
+echo "advise --json as the IRQs grow (1024 CPUs, 32 NICs of 16 / 64 / 256 queues, 32 NVMe of 64; $GROW_RUNS runs):"
 declare -A NIRQ
 for q in "${QUEUES[@]}"; do
 	NIRQ[$q]=$(grep -c '^ *[0-9][0-9]*:' "$TOP/build/bench-q$q/proc/interrupts")
 	run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true # warm-up
 	USR[adv$q]="" CPU[adv$q]=""
 done
-for ((i = 0; i < RUNS; i++)); do
+for ((i = 0; i < GROW_RUNS; i++)); do
 	for q in "${QUEUES[@]}"; do
 		run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true
 	done
@@ -265,18 +273,26 @@ printf '%-34s %10s %10s %10s\n' "queues per NIC" "${QUEUES[@]}"
 printf '%-34s %10s %10s %10s\n' "IRQs" "${NIRQ[16]}" "${NIRQ[64]}" "${NIRQ[256]}"
 declare -A ADVU ADVC
 for q in "${QUEUES[@]}"; do
-	ADVU[$q]=$(median <<<"${USR[adv$q]:-}")
+	ADVU[$q]=$(mean <<<"${USR[adv$q]:-}")
 	ADVC[$q]=$(median <<<"${CPU[adv$q]:-}")
 done
 printf '%-34s %10s %10s %10s\n' "advise --json, user time, ms" "$(ms "${ADVU[16]}")" "$(ms "${ADVU[64]}")" "$(ms "${ADVU[256]}")"
 printf '%-34s %10s %10s %10s\n' "advise --json, CPU time, ms" "$(ms "${ADVC[16]}")" "$(ms "${ADVC[64]}")" "$(ms "${ADVC[256]}")"
-# per_irq A B: the user microseconds one more IRQ cost from root A to root B
-per_irq() { [ -n "${ADVU[$1]}" ] && [ -n "${ADVU[$2]}" ] && awk -v a="${ADVU[$1]}" -v b="${ADVU[$2]}" -v na="${NIRQ[$1]}" -v nb="${NIRQ[$2]}" 'BEGIN { printf "%.2f", (b - a) / (nb - na) }' || printf 'n/a'; }
-m1=$(per_irq 16 64) m2=$(per_irq 64 256)
-r_marg=$( [ "$m1" != n/a ] && [ "$m2" != n/a ] && awk -v a="$m1" -v b="$m2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }' || printf 'n/a')
+# per_irq TIMES A B: the microseconds (of ADVU or ADVC) one more IRQ cost from root A to root B
+per_irq() {
+	local -n t=$1
+	[ -n "${t[$2]}" ] && [ -n "${t[$3]}" ] &&
+		awk -v a="${t[$2]}" -v b="${t[$3]}" -v na="${NIRQ[$2]}" -v nb="${NIRQ[$3]}" 'BEGIN { printf "%.2f", (b - a) / (nb - na) }' ||
+		printf 'n/a'
+}
+growth() { [ "$1" != n/a ] && [ "$2" != n/a ] && awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }' || printf 'n/a'; }
+m1=$(per_irq ADVU 16 64) m2=$(per_irq ADVU 64 256)
+c1=$(per_irq ADVC 16 64) c2=$(per_irq ADVC 64 256)
+r_marg=$(growth "$m1" "$m2")
 printf '%-34s %10s\n' "user us per IRQ, 16 -> 64 queues" "$m1"
 printf '%-34s %10s\n' "user us per IRQ, 64 -> 256 queues" "$m2"
 printf '%-34s %10s   %-16s %s\n' "advise, per IRQ, 64-256 / 16-64" "${r_marg}x" "target <= 1.3x" "$(verdict "$r_marg" 1.3 '<=')"
+printf '%-34s %10s   (CPU us per IRQ %s, then %s)\n' "the same in CPU time" "$(growth "$c1" "$c2")x" "$c1" "$c2"
 run advise-big ./numaplace --root "$ROOT" advise --json || true
 CPU[advise-big]="" MEM[advise-big]=""
 for ((i = 0; i < RUNS; i++)); do
