@@ -619,6 +619,15 @@ static bool worth_moving(const struct planner *p, const struct slot *s, enum np_
 				 100 * busy, 100 * NP_IRQ_TIME_FLOOR);
 		return false;
 	}
+	/* A pile-up is a matter of load. A copy with neither /proc/uptime nor
+	 * /proc/stat has only counts since an unknown boot: 10k of them are a
+	 * busy minute or an idle month, so it moves nothing for balance. */
+	if (rule == NP_RULE_BALANCE && busy < 0 && !(p->m->load.seconds > 0)) {
+		if (says(p))
+			snprintf(buf, size, "its load is unknown (no /proc/uptime or /proc/stat: counts since an "
+				 "unknown boot)");
+		return false;
+	}
 	/* A tenth more than a core's share is a rounding of the load, not a
 	 * pile-up: moving a queue for it would only move the excess around. */
 	if (at_stake >= p->opts->min_interrupts && at_stake * 10 >= keep)

@@ -217,7 +217,9 @@ int np_request_setup(struct np_ctx *ctx, struct np_machine *m, const struct np_r
 		rc = -ENOMEM;
 	else if (rc == 0 && !(m->load.seconds > 0) && !m->irqs.absent &&
 		 asprintf(&note, "no /proc/uptime here: interrupts are counts since boot, not rates; a device's "
-			  "problem weighs when it is %s or more", np_count_text(pol->min_interrupts, c)) < 0)
+			  "problem weighs when it is %s or more%s", np_count_text(pol->min_interrupts, c),
+			  m->load.cpu ? "" : "; without /proc/stat either, no CPU's load is known: nothing "
+					     "moves for balance") < 0)
 		rc = -ENOMEM;
 	if (rc == 0 && note && np_texts_take(&req->notes, &req->nnotes, note))
 		rc = -ENOMEM;

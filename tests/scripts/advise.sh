@@ -498,8 +498,15 @@ test_placed_machines_get_nothing() {
 # delivers three of its queues, a third of its interrupts: the two lighter ones move, and
 # nothing else (its ixgbe ports' 64 queues, about 1k interrupts each since boot, stay).
 test_real_worker_moves_only_what_carries_load() {
-	local out
+	local out root=$WORK/worker-minute
+	# As copied: counts since an unknown boot (no /proc/uptime, no /proc/stat)
+	# show no load, so nothing moves for balance; the placed worker keeps all.
 	out=$("$NUMAPLACE" --root "$SNAPSHOTS/cnto-worker2.tgz" advise --json)
+	expect_eq 0 "$(jq '.recommendations | length' <<<"$out")" "changes with the load unknown"
+	# The same counts over a minute: eno3's two lighter queues on CPU 28 move.
+	rm -rf "$root" && cp -a "$(snapshot_root cnto-worker2.tgz)" "$root"
+	echo "60.00 100.00" >"$root/proc/uptime"
+	out=$("$NUMAPLACE" --root "$root" advise --json)
 	expect_eq "eno3-TxRx-5 28
 eno3-TxRx-6 28" "$(jq -r '.recommendations[] | select(.kind == "irq_affinity") | "\(.vector) \(.current)"' <<<"$out" | sort)" \
 		"the IRQs moved"
