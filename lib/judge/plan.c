@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/count.h"
 #include "read/kubelet.h"
 
@@ -67,7 +68,7 @@ int plan_add_rec(const struct np_machine *m, struct np_plan *plan, struct np_rec
 {
 	r->target = (struct np_target){ .irq = r->irq, .queue = r->queue, .net = r->net, .block = r->block,
 					.device = r->dev >= 0 ? m->pci.devs[r->dev].addr : NULL, .vector = r->vector };
-	struct np_rec *more = realloc(plan->v, (plan->n + 1) * sizeof(*more));
+	struct np_rec *more = np_array_room(plan->v, plan->n, sizeof(*more));
 	if (!more || !r->recommended || !r->reason) {
 		free(r->current);
 		free(r->recommended);
