@@ -11,6 +11,7 @@
 #include "judge/app-place.h"
 #include "judge/cpuset-names.h"
 #include "read/kubelet.h"
+#include "base/array.h"
 #include "base/count.h"
 #include "base/quote.h"
 
@@ -379,6 +380,9 @@ struct judge {
 	 * row's turn looks at them, not at the whole plan (tens of thousands
 	 * of records, several MB, with 256 queues a NIC). */
 	size_t *following, nfollowing;
+	/* The plan's changes of rule id r, of a device or the machine, in plan
+	 * order: rule_recs[rule_start[r]] up to rule_recs[rule_start[r + 1]]. */
+	size_t *rule_start, *rule_recs;
 };
 
 static int rule_irqbalance(struct judge *j)
@@ -626,7 +630,7 @@ static char *says_default_affinity(const struct judge *j, const struct group *g)
 
 static int attach(struct judge *j, struct np_finding *x, size_t rec)
 {
-	size_t *more = realloc(x->fixes, (x->nfixes + 1) * sizeof(*more));
+	size_t *more = np_array_room(x->fixes, x->nfixes, sizeof(*more));
 	if (!more)
 		return -ENOMEM;
 	x->fixes = more;
@@ -658,20 +662,18 @@ static int rule_from_plan(struct judge *j, enum np_rule_id rule,
 	const struct np_plan *plan = &j->f->plan;
 	const struct np_machine *m = j->m;
 	size_t ngroups = m->pci.ndevs + 1; /* the machine-wide changes (dev -1) first */
-	size_t *start = calloc(ngroups + 1, sizeof(*start)), *order = malloc((plan->n + 1) * sizeof(*order));
+	const size_t *mine = j->rule_recs + j->rule_start[rule];
+	size_t nmine = j->rule_start[rule + 1] - j->rule_start[rule];
+	size_t *start = calloc(ngroups + 1, sizeof(*start)), *order = malloc((nmine + 1) * sizeof(*order));
 	int rc = start && order ? 0 : -ENOMEM;
-	for (size_t i = 0; i < plan->n && rc == 0; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (r->change && r->rule == rule && r->dev >= -1 && r->dev < (int)m->pci.ndevs && !j->attached[i])
-			start[r->dev + 2]++;
-	}
+	for (size_t k = 0; k < nmine && rc == 0; k++)
+		if (!j->attached[mine[k]])
+			start[plan->v[mine[k]].dev + 2]++;
 	for (size_t g = 1; g <= ngroups && rc == 0; g++)
 		start[g] += start[g - 1];
-	for (size_t i = 0; i < plan->n && rc == 0; i++) {
-		const struct np_rec *r = &plan->v[i];
-		if (r->change && r->rule == rule && r->dev >= -1 && r->dev < (int)m->pci.ndevs && !j->attached[i])
-			order[start[r->dev + 1]++] = i;
-	}
+	for (size_t k = 0; k < nmine && rc == 0; k++)
+		if (!j->attached[mine[k]])
+			order[start[plan->v[mine[k]].dev + 1]++] = mine[k];
 	/* start[g] is now where group g ends, the next group's start. */
 	for (size_t g = 0, from = 0; g < ngroups && rc == 0; from = start[g], g++) {
 		int di = (int)g - 1;
@@ -1023,33 +1025,58 @@ static int run_row(struct judge *j, const struct rule *row, bool late)
 	return rc;
 }
 
-/* j->dev_start and j->dev_recs, by a counting sort of the plan's changes:
- * each finding then looks at its device's, not the whole plan (tens of
- * thousands of records with 256 queues a NIC). */
+/* The plan's changes grouped by key, in plan order within a group (a
+ * counting sort): recs[start[k]] up to recs[start[k + 1]]; a change whose key
+ * is outside 0..nkeys-1 is in none. A finding then looks at its device's
+ * changes, a rule at its own, not at the whole plan (tens of thousands of
+ * records, several MB, with 256 queues a NIC). */
+static int group_changes(const struct judge *j, long (*key)(const struct judge *j, const struct np_rec *r),
+			 size_t nkeys, size_t **start, size_t **recs)
+{
+	const struct np_plan *plan = &j->f->plan;
+	size_t *s = *start = calloc(nkeys + 2, sizeof(*s)), *v = *recs = malloc((plan->n + 1) * sizeof(*v));
+	if (!s || !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++) {
+		long k = plan->v[i].change ? key(j, &plan->v[i]) : -1;
+		if (k >= 0 && (size_t)k < nkeys)
+			s[k + 2]++;
+	}
+	for (size_t k = 2; k <= nkeys + 1; k++)
+		s[k] += s[k - 1];
+	for (size_t i = 0; i < plan->n; i++) {
+		long k = plan->v[i].change ? key(j, &plan->v[i]) : -1;
+		if (k >= 0 && (size_t)k < nkeys)
+			v[s[k + 1]++] = i;
+	}
+	return 0;
+}
+
+static long device_key(const struct judge *j, const struct np_rec *r)
+{
+	return r->dev < (int)j->m->pci.ndevs ? r->dev : -1;
+}
+
+/* A rule's changes: of a device, or of the machine (dev -1). */
+static long rule_key(const struct judge *j, const struct np_rec *r)
+{
+	return r->dev >= -1 && r->dev < (int)j->m->pci.ndevs ? (long)r->rule : -1;
+}
+
 static int index_changes(struct judge *j)
 {
 	const struct np_plan *plan = &j->f->plan;
-	size_t ndevs = j->m->pci.ndevs;
-	j->dev_start = calloc(ndevs + 2, sizeof(*j->dev_start));
-	j->dev_recs = malloc((plan->n + 1) * sizeof(*j->dev_recs));
-	if (!j->dev_start || !j->dev_recs)
-		return -ENOMEM;
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->v[i].change && plan->v[i].dev >= 0 && plan->v[i].dev < (int)ndevs)
-			j->dev_start[plan->v[i].dev + 2]++;
-	for (size_t d = 2; d <= ndevs + 1; d++)
-		j->dev_start[d] += j->dev_start[d - 1];
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->v[i].change && plan->v[i].dev >= 0 && plan->v[i].dev < (int)ndevs)
-			j->dev_recs[j->dev_start[plan->v[i].dev + 1]++] = i;
-	if (!(j->following = malloc((plan->n + 1) * sizeof(*j->following))))
-		return -ENOMEM;
-	for (size_t i = 0; i < plan->n; i++) {
+	int rc = group_changes(j, device_key, j->m->pci.ndevs, &j->dev_start, &j->dev_recs);
+	if (rc == 0)
+		rc = group_changes(j, rule_key, NP_RULE_COUNT, &j->rule_start, &j->rule_recs);
+	if (rc == 0 && !(j->following = malloc((plan->n + 1) * sizeof(*j->following))))
+		rc = -ENOMEM;
+	for (size_t i = 0; i < plan->n && rc == 0; i++) {
 		const struct np_rec *r = &plan->v[i];
-		if (r->change && r->rule < NP_RULE_COUNT && j->follows[r->rule] && r->dev >= -1 && r->dev < (int)ndevs)
+		if (r->change && r->rule < NP_RULE_COUNT && j->follows[r->rule] && rule_key(j, r) >= 0)
 			j->following[j->nfollowing++] = i;
 	}
-	return 0;
+	return rc;
 }
 
 int np_findings_collect(const struct np_machine *m, const struct np_advise_opts *opts, const char *fix_hint,
@@ -1090,6 +1117,8 @@ int np_findings_collect(const struct np_machine *m, const struct np_advise_opts 
 	free(j.dev_start);
 	free(j.dev_recs);
 	free(j.following);
+	free(j.rule_start);
+	free(j.rule_recs);
 	if (rc) {
 		np_findings_free(out);
 		return rc;
