@@ -133,8 +133,7 @@ static int get_target(const void *data, const void *row, struct np_value *v)
 {
 	char target[160];
 	target_text(MACHINE(data), REC(row), target, sizeof(target));
-	char *copy = strdup(target);
-	return copy ? np_val_take(v, copy) : -ENOMEM;
+	return np_val_copy(v, target);
 }
 
 static int get_current(const void *data, const void *row, struct np_value *v)
@@ -186,8 +185,7 @@ static int get_volume(const void *data, const void *row, struct np_value *v)
 		len += snprintf(buf + len, sizeof(buf) - (size_t)len, ", %.0f%% remote", r->remote * 100);
 	if (r->node_move && len > 0 && (size_t)len < sizeof(buf))
 		snprintf(buf + len, sizeof(buf) - (size_t)len, ", %s node %d", r->node_move > 0 ? "onto" : "off", node);
-	char *copy = strdup(buf);
-	return copy ? np_val_take(v, copy) : -ENOMEM;
+	return np_val_copy(v, buf);
 }
 
 static int get_carried(const void *data, const void *row, struct np_value *v)
@@ -558,8 +556,8 @@ int cmd_advise(int argc, char **argv, struct np_ctx *ctx)
 		rc = save_plan(ctx, &m, &req.findings.plan, ao.req.policy, ao.output);
 	if (rc == EXIT_OK)
 		rc = plan_output(self, &m, &req.findings.plan, &req.findings, ao.req.policy, ao.table, ao.json, ao.pretty);
-	np_request_free(&req);
+	np_leave_to_exit(&req, sizeof(req));
+	np_leave_to_exit(&m, sizeof(m));
 	np_filters_free(&ao.req.devices);
-	np_machine_free(&m);
 	return rc;
 }
