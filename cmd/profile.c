@@ -126,8 +126,7 @@ static int get_description(const void *data, const void *row, struct np_value *v
 	if (!LISTED(row)->prof)
 		return np_val_str(v, "(invalid: run 'numaplace profile validate FILE')");
 	first_sentence(desc, sizeof(desc), LISTED(row)->prof->description);
-	char *copy = strdup(desc);
-	return copy ? np_val_take(v, copy) : -ENOMEM;
+	return np_val_copy(v, desc);
 }
 
 static int get_file(const void *data, const void *row, struct np_value *v)

@@ -52,6 +52,18 @@ int np_val_take(struct np_value *v, char *s)
 	return 0;
 }
 
+int np_val_copy(struct np_value *v, const char *s)
+{
+	size_t n = strlen(s);
+	if (n < sizeof(v->room)) {
+		np_val_str(v, v->room);
+		memcpy(v->room, s, n + 1);
+		return 0;
+	}
+	char *copy = strdup(s);
+	return copy ? np_val_take(v, copy) : -ENOMEM;
+}
+
 int np_val_str(struct np_value *v, const char *s)
 {
 	reset(v, s ? NP_VAL_STRING : NP_VAL_NULL);

@@ -61,6 +61,9 @@ struct np_value {
  * (NULL makes a null value); np_val_take owns s. They return 0 or -ENOMEM. */
 int np_val_str(struct np_value *v, const char *s);
 int np_val_take(struct np_value *v, char *s);
+/* A copy of s (a getter's own buffer): in the value's room when it fits,
+ * as most cells do, else on the heap. */
+int np_val_copy(struct np_value *v, const char *s);
 int np_val_int(struct np_value *v, long long i);
 int np_val_number(struct np_value *v, double d);
 int np_val_bool(struct np_value *v, bool b);
