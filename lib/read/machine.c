@@ -189,9 +189,14 @@ double np_irq_remote_share(const struct np_machine *m, const struct np_irq *irq,
 	if (node < 0 || irq->total == 0)
 		return -1;
 	unsigned long long local = 0;
-	for (int i = 0; i < m->topo.nnodes; i++)
-		if (m->topo.nodes[i].id == node)
-			local = irq->per_node[i];
+	/* Node ids ascend: without a gap below it, a node's id is its index
+	 * (a lookup per IRQ and per planned change). */
+	if (node < m->topo.nnodes && m->topo.nodes[node].id == node)
+		local = irq->per_node[node];
+	else
+		for (int i = 0; i < m->topo.nnodes; i++)
+			if (m->topo.nodes[i].id == node)
+				local = irq->per_node[i];
 	return (double)(irq->total - local) / (double)irq->total;
 }
 
