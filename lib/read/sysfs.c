@@ -779,6 +779,57 @@ static int natural_order(const void *a, const void *b)
 	return strverscmp(x, y);
 }
 
+/* A name as the sort sees it: most of a directory's names are a short
+ * prefix and a number ("rx-12", "tx-3", an IRQ's "9847"), and two with the
+ * same prefix are in the order of their numbers, as natural_order would
+ * put them, without reading the names again (a NIC with 256 queues lists
+ * 512 of them, and its MSI-X vectors 257). */
+struct sort_key {
+	char *name;
+	uint64_t prefix;     /* its bytes before the number (7 at most); ~0 when not of that form */
+	unsigned long long number;
+};
+
+static struct sort_key sort_key(char *name)
+{
+	struct sort_key k = { .name = name, .prefix = ~UINT64_C(0) };
+	size_t pre = strcspn(name, "0123456789"), digits = strspn(name + pre, "0123456789");
+	/* Not of that form: no number, or one not last; one with a leading 0
+	 * (a fraction to strverscmp: "01" < "1"); past 19 digits; a prefix
+	 * past 7 bytes (the key's last byte stays 0). */
+	if (pre >= 8 || !digits || name[pre + digits] || digits > 19 || (name[pre] == '0' && digits > 1))
+		return k;
+	k.prefix = 0; /* past the prefix's bytes: 0, which no name holds; never ~0 */
+	memcpy(&k.prefix, name, pre);
+	for (size_t i = pre; i < pre + digits; i++)
+		k.number = k.number * 10 + (unsigned long long)(name[i] - '0');
+	return k;
+}
+
+static int by_sort_key(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+	if (x->prefix == y->prefix && x->prefix != ~UINT64_C(0))
+		return x->number < y->number ? -1 : x->number > y->number;
+	return natural_order(&x->name, &y->name);
+}
+
+/* list in natural_order, by sort keys when memory allows. */
+static void sort_names(char **list, size_t n)
+{
+	struct sort_key *keys = malloc(n * sizeof(*keys));
+	if (!keys) {
+		qsort(list, n, sizeof(*list), natural_order);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		keys[i] = sort_key(list[i]);
+	qsort(keys, n, sizeof(*keys), by_sort_key);
+	for (size_t i = 0; i < n; i++)
+		list[i] = keys[i].name;
+	free(keys);
+}
+
 void np_names_free(char **names, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
@@ -847,7 +898,7 @@ int np_list_dir(struct np_ctx *ctx, char ***names, size_t *count, const char *fm
 	}
 	/* An empty directory leaves list NULL, which qsort must not be given. */
 	if (n)
-		qsort(list, n, sizeof(*list), natural_order);
+		sort_names(list, n);
 	*names = list;
 	*count = n;
 	return 0;

@@ -539,7 +539,9 @@ static void test_list_dir_version_order(void **state)
 	struct fixture *f = *state;
 	const char *want[] = { "rx-10", "rx-0", "rx-9", "rx-100", "rx-1", "rx-19", "tx-10", "tx-0", "a010", "a01",
 			       "a001", "a1", "a0", "a00", "x10y", "x9y", "nvme10n1", "nvme1n1", "nvme0n1", "q1.10",
-			       "q1.5", "007", "07", "7", "70", "rx-", "rx" };
+			       "q1.5", "007", "07", "7", "70", "rx-", "rx", "0", "9", "10", "rx-01", "rx-1a",
+			       "18446744073709551615", "18446744073709551616", "9999999999999999999", "abcdefg9",
+			       "abcdefg10", "abcdefgh9", "abcdefgh10", "abcdefg" };
 	size_t nwant = sizeof(want) / sizeof(want[0]), n = 0;
 	char rel[PATH_MAX], **names = NULL;
 	for (size_t i = 0; i < nwant; i++) {
