@@ -41,13 +41,45 @@ static bool flat_machine(const struct np_machine *m)
 	return nodes <= 1 && m->l3.n <= 1;
 }
 
+/* What orders the plan: by kind, the heaviest first, else in the order
+ * planned (the sort is stable by the index, whatever qsort's algorithm). */
+struct impact_key {
+	enum np_attr kind;
+	double impact;
+	size_t i;
+};
+
 static int by_impact(const void *a, const void *b)
 {
-	const struct np_rec *x = a, *y = b;
+	const struct impact_key *x = a, *y = b;
 	if (x->kind != y->kind)
 		return (int)x->kind - (int)y->kind;
 	if (x->impact != y->impact)
 		return x->impact > y->impact ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The plan in by_impact's order, equal records in the order planned:
+ * qsort is not stable by contract (glibc's falls back to a heapsort when
+ * it cannot allocate its merge buffer, musl's is a smoothsort), so the
+ * index says it. */
+static int sort_by_impact(struct np_plan *plan)
+{
+	struct impact_key *keys = malloc(plan->n * sizeof(*keys));
+	struct np_rec *sorted = malloc(plan->n * sizeof(*sorted));
+	if (!keys || !sorted) {
+		free(keys);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		keys[i] = (struct impact_key){ plan->v[i].kind, plan->v[i].impact, i };
+	qsort(keys, plan->n, sizeof(*keys), by_impact);
+	for (size_t k = 0; k < plan->n; k++)
+		sorted[k] = plan->v[keys[k].i];
+	memcpy(plan->v, sorted, plan->n * sizeof(*sorted));
+	free(sorted);
+	free(keys);
 	return 0;
 }
 
@@ -258,7 +290,7 @@ int np_advise(const struct np_machine *m, const struct np_advise_opts *opts, str
 	if (rc == 0 && !opts->devices_only)
 		rc = default_irq_rec(&p);
 	if (rc == 0 && out->n)
-		qsort(out->v, out->n, sizeof(*out->v), by_impact);
+		rc = sort_by_impact(out);
 	for (size_t i = 0; p.target && i < m->pci.ndevs; i++) {
 		np_cpuset_free(&p.target[i]);
 		free(p.target_why[i]);
