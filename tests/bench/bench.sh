@@ -25,13 +25,15 @@
 # shows how report time grows. Three more roots of 1024 CPUs with 16, 64 and
 # 256 queues per NIC (gen-root --nic-queues; the 32 NVMe controllers keep 64)
 # show how advise grows with the IRQs it plans: its user time (the mean of
-# BENCH_GROW_RUNS, default 60, the three in turn: the kernel splits a
-# process's exact CPU time into user and system by the ticks that caught it
-# in each, 4 ms apart at HZ=250, so one run's user time is right on average
-# but off by a tick or two, more than the differences taken here; a median
-# of 5 put the ratio anywhere from 1.0x to 2.4x), the cost of one more IRQ
-# from 16 to 64 and from 64 to 256 queues (start-up work cancels out), whose
-# ratio should be within 1.3x (linear), and the same from the exact CPU
+# BENCH_GROW_RUNS, default 60, of the 256-queue root, and BENCH_GROW_SMALL,
+# default 4, times as many of the other two, all in turn: the kernel splits
+# a process's exact CPU time into user and system by the ticks that caught
+# it in each, 4 ms apart at HZ=250, so one run's user time is right on
+# average but off by a tick or two, more than the differences taken here; a
+# median of 5 put the ratio anywhere from 1.0x to 2.4x, a mean of 60 each
+# from 1.05x to 1.32x), the cost of one more IRQ from 16 to 64 and from 64
+# to 256 queues (start-up work cancels out), whose ratio should be within
+# 1.3x (linear), with its standard error, and the same from the exact CPU
 # time (medians); and the peak memory of irqs --json and advise --json at 16
 # and 256 queues, next to the size of what they print: written as they are
 # made, the output is never held. Then hold's re-apply of a 64-queue NIC
@@ -50,6 +52,7 @@ TOP=$PWD
 export LC_ALL=C
 RUNS=${BENCH_RUNS:-5}
 GROW_RUNS=${BENCH_GROW_RUNS:-60}
+GROW_SMALL=${BENCH_GROW_SMALL:-4}
 ROOT=$TOP/build/bench-root
 HALF=$TOP/build/bench-root-512
 # --hardlink: these trees are only read, never edited
@@ -74,6 +77,7 @@ for tool in ./numaplace build/gen-root build/bench-floor /usr/bin/time lstopo-no
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive number"
 [[ $GROW_RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_GROW_RUNS must be a positive number"
+[[ $GROW_SMALL =~ ^[1-9][0-9]*$ ]] || die "BENCH_GROW_SMALL must be a positive number"
 
 TMP=$(mktemp -d "$TOP/build/bench-tmp.XXXXXX") || die "cannot create a temporary directory"
 OLD=() # outdated trees, deleted on exit: ext4 allocates inodes slowly for a
@@ -257,17 +261,22 @@ printf '%-26s %12s %12s %10s\n' "floor, CPU ms" "$(ms "${MEDCPU[floor-512]}")" "
 
 # advise as the queues per NIC grow: the three roots in turn, GROW_RUNS times
 echo
-echo "advise --json as the IRQs grow (1024 CPUs, 32 NICs of 16 / 64 / 256 queues, 32 NVMe of 64; $GROW_RUNS runs):"
+echo "advise --json as the IRQs grow (1024 CPUs, 32 NICs of 16 / 64 / 256 queues, 32 NVMe of 64; $((GROW_RUNS * GROW_SMALL)) / $((GROW_RUNS * GROW_SMALL)) / $GROW_RUNS runs):"
 declare -A NIRQ
 for q in "${QUEUES[@]}"; do
 	NIRQ[$q]=$(grep -c '^ *[0-9][0-9]*:' "$TOP/build/bench-q$q/proc/interrupts")
 	run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true # warm-up
 	USR[adv$q]="" CPU[adv$q]=""
 done
+# The smaller roots run GROW_SMALL times as often: their difference is the
+# small one, so the ticks' error weighs most on it.
 for ((i = 0; i < GROW_RUNS; i++)); do
-	for q in "${QUEUES[@]}"; do
-		run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true
+	for ((k = 0; k < GROW_SMALL; k++)); do
+		for q in 16 64; do
+			run adv$q ./numaplace --root "$TOP/build/bench-q$q" advise --json || true
+		done
 	done
+	run adv256 ./numaplace --root "$TOP/build/bench-q256" advise --json || true
 done
 printf '%-34s %10s %10s %10s\n' "queues per NIC" "${QUEUES[@]}"
 printf '%-34s %10s %10s %10s\n' "IRQs" "${NIRQ[16]}" "${NIRQ[64]}" "${NIRQ[256]}"
@@ -291,7 +300,27 @@ c1=$(per_irq ADVC 16 64) c2=$(per_irq ADVC 64 256)
 r_marg=$(growth "$m1" "$m2")
 printf '%-34s %10s\n' "user us per IRQ, 16 -> 64 queues" "$m1"
 printf '%-34s %10s\n' "user us per IRQ, 64 -> 256 queues" "$m2"
-printf '%-34s %10s   %-16s %s\n' "advise, per IRQ, 64-256 / 16-64" "${r_marg}x" "target <= 1.3x" "$(verdict "$r_marg" 1.3 '<=')"
+# The ratio's standard error, from each root's spread of user times (the
+# 64-queue mean is in both differences: the derivative carries its sign).
+r_se=$(awk -v a="${USR[adv16]:-}" -v b="${USR[adv64]:-}" -v c="${USR[adv256]:-}" \
+	-v n16="${NIRQ[16]}" -v n64="${NIRQ[64]}" -v n256="${NIRQ[256]}" '
+	function stats(list, out,   v, n, i, s, ss) {
+		n = split(list, v, " "); s = 0; ss = 0
+		for (i = 1; i <= n; i++) s += v[i]
+		out["mean"] = n ? s / n : 0
+		for (i = 1; i <= n; i++) ss += (v[i] - out["mean"]) ^ 2
+		out["se2"] = n > 1 ? ss / (n - 1) / n : 0
+	}
+	BEGIN {
+		stats(a, A); stats(b, B); stats(c, C)
+		d1 = n64 - n16; d2 = n256 - n64
+		m1 = (B["mean"] - A["mean"]) / d1; m2 = (C["mean"] - B["mean"]) / d2
+		if (m1 <= 0) { print "n/a"; exit }
+		g16 = m2 / (m1 * m1 * d1); g256 = 1 / (d2 * m1); g64 = -g256 - g16
+		printf "%.2f", sqrt(g16 ^ 2 * A["se2"] + g64 ^ 2 * B["se2"] + g256 ^ 2 * C["se2"])
+	}')
+printf '%-34s %10s   %-16s %s   (standard error %s)\n' "advise, per IRQ, 64-256 / 16-64" "${r_marg}x" "target <= 1.3x" \
+	"$(verdict "$r_marg" 1.3 '<=')" "$r_se"
 printf '%-34s %10s   (CPU us per IRQ %s, then %s)\n' "the same in CPU time" "$(growth "$c1" "$c2")x" "$c1" "$c2"
 run advise-big ./numaplace --root "$ROOT" advise --json || true
 CPU[advise-big]="" MEM[advise-big]=""
