@@ -66,19 +66,28 @@ static int by_impact(const void *a, const void *b)
 static int sort_by_impact(struct np_plan *plan)
 {
 	struct impact_key *keys = malloc(plan->n * sizeof(*keys));
-	struct np_rec *sorted = malloc(plan->n * sizeof(*sorted));
-	if (!keys || !sorted) {
-		free(keys);
-		free(sorted);
+	if (!keys)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < plan->n; i++)
 		keys[i] = (struct impact_key){ plan->v[i].kind, plan->v[i].impact, i };
 	qsort(keys, plan->n, sizeof(*keys), by_impact);
-	for (size_t k = 0; k < plan->n; k++)
-		sorted[k] = plan->v[keys[k].i];
-	memcpy(plan->v, sorted, plan->n * sizeof(*sorted));
-	free(sorted);
+	/* Record keys[k].i goes to k: each cycle of moves in place, with one
+	 * record aside (no second plan in memory: 2.6 MB at 256 queues a NIC). */
+	for (size_t first = 0; first < plan->n; first++) {
+		if (keys[first].i == first)
+			continue;
+		struct np_rec aside = plan->v[first];
+		for (size_t k = first;;) {
+			size_t from = keys[k].i;
+			keys[k].i = k;
+			if (from == first) {
+				plan->v[k] = aside;
+				break;
+			}
+			plan->v[k] = plan->v[from];
+			k = from;
+		}
+	}
 	free(keys);
 	return 0;
 }
