@@ -41,6 +41,16 @@ binary_names_path() {
 		END { exit !f }'
 }
 
+# wait_until SECONDS CONDITION: evaluates CONDITION (shell code) every 50 ms
+# until it holds; returns 1 once SECONDS have passed without it.
+wait_until() {
+	local end=$((${EPOCHREALTIME//[!0-9]/} + $1 * 1000000))
+	until eval "$2"; do
+		((${EPOCHREALTIME//[!0-9]/} < end)) || return 1
+		sleep 0.05
+	done
+}
+
 # A test that changes a file between a command's two samples of it must know
 # when the first was taken. read_watch FILE [N] sets an inotify watch on FILE
 # (set up when it returns); read_wait then waits, at most 30 s, until readers

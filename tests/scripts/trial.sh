@@ -189,14 +189,11 @@ test_every_terminating_signal_leaves_the_baseline() {
 # trial goes on, as any program started so would.
 test_an_ignored_sighup_is_left_ignored() {
 	trial_root
-	local pid status=0 i
+	local pid status=0
 	BENCH_SLEEP=0.2 nohup "$NUMAPLACE" --root "$ROOT" trial --json --metric 'throughput: ([0-9.]+)' --runs 6 \
 		--seed 6 "$WORK/trial/p.json" -- "$WORK/trial/bench" >"$WORK/trial/out" 2>"$WORK/trial/err" &
 	pid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ -s "$WORK/trial/pid" ] && break
-		sleep 0.05
-	done
+	wait_until 15 '[ -s "$WORK/trial/pid" ]' || true
 	kill -HUP "$pid"
 	wait "$pid" || status=$?
 	expect_eq 0 "$status" "exit status of a nohup trial after SIGHUP"
@@ -207,7 +204,7 @@ test_an_ignored_sighup_is_left_ignored() {
 # stopped_by SIGNAL WORD: the signal sent during a profile run; the error names it by WORD.
 stopped_by() {
 	trial_root
-	local pid status=0 i sig=$1 word=$2
+	local pid status=0 sig=$1 word=$2
 	# numaplace itself, not a subshell running it, gets the signal; with its
 	# default action, as at a terminal (a background job of a script starts
 	# with SIGINT and SIGQUIT ignored).
@@ -215,11 +212,8 @@ stopped_by() {
 		"$WORK/trial/bench" >"$WORK/trial/out" 2>"$WORK/trial/err" &
 	pid=$!
 	# Until a profile run is under way.
-	for ((i = 0; i < 300; i++)); do
-		[ "$(tail -n 1 "$WORK/trial/seen" 2>/dev/null)" = 4 ] && [ -s "$WORK/trial/pid" ] && break
-		sleep 0.05
-	done
-	[ "$i" -lt 300 ] || die "no profile run started"
+	wait_until 15 '[ "$(tail -n 1 "$WORK/trial/seen" 2>/dev/null)" = 4 ] && [ -s "$WORK/trial/pid" ]' ||
+		die "no profile run started"
 	kill -"$sig" "$pid"
 	wait "$pid" || status=$?
 	expect_eq 1 "$status" "exit status after SIG$sig"
@@ -482,11 +476,8 @@ test_history_prune_removes_old_trials_outputs() {
 	# A trial under way keeps its outputs, even with --keep 0.
 	BENCH_SLEEP=2 "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 1 "$WORK/trial/p.json" -- "$WORK/trial/bench" \
 		>"$WORK/trial/out" 2>&1 &
-	local pid=$! i running
-	for ((i = 0; i < 300; i++)); do
-		[ -s "$WORK/trial/pid" ] && break
-		sleep 0.05
-	done
+	local pid=$! running
+	wait_until 15 '[ -s "$WORK/trial/pid" ]' || true
 	running=$(sed -n 's/.*; outputs in //p' "$WORK/trial/out")
 	[ -n "$running" ] || die "no outputs directory printed: $(cat "$WORK/trial/out")"
 	out=$(np history --prune --keep 0 --json) || die "history --prune --json failed: exit $?"
@@ -567,25 +558,14 @@ test_metric_is_matched_in_bounded_time() {
 	make_loud
 	LOUD_BYTES=200000 env --default-signal "$NUMAPLACE" --root "$ROOT" trial --runs 6 --seed 1 \
 		--metric '([0-9]*)(a*)*(a*)*c' "$WORK/trial/p.json" -- "$WORK/trial/loud" >/dev/null 2>"$WORK/trial/err" &
-	local pid=$! i
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$WORK/trial/printed" ] && break
-		sleep 0.05
-	done
-	[ "$i" -lt 300 ] || die "the first run did not end"
+	local pid=$!
+	wait_until 15 '[ -e "$WORK/trial/printed" ]' || die "the first run did not end"
 	[ "$(cat "$WORK/trial/seen")" = 4 ] || die "the first run was not a profile run"
 	# The match runs in a child of the trial's own (a fork: named as it is).
-	for ((i = 0; i < 300; i++)); do
-		pgrep -P "$pid" -x numaplace >/dev/null && break
-		sleep 0.05
-	done
-	[ "$i" -lt 300 ] || die "the trial did not start matching the first run's output"
+	wait_until 15 'pgrep -P "$pid" -x numaplace >/dev/null' ||
+		die "the trial did not start matching the first run's output"
 	kill -TERM "$pid"
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; die "the trial still ran 5 s after SIGTERM"; }
+	wait_until 5 '! kill -0 "$pid" 2>/dev/null' || { kill -9 "$pid"; die "the trial still ran 5 s after SIGTERM"; }
 	status=0
 	wait "$pid" || status=$?
 	expect_eq 1 "$status" "exit status after SIGTERM while matching"
@@ -621,12 +601,9 @@ test_live_trial_sighup_restores_this_machines_irq() {
 	chmod +x "$d/bench"
 	env --default-signal "$NUMAPLACE" trial --runs 10 --seed 6 --irqbalance=ignore --state-dir "$d/state" "$d/p.json" -- \
 		"$d/bench" >"$d/out" 2>"$d/err" &
-	local pid=$! i status=0
-	for ((i = 0; i < 300; i++)); do
-		[ "$(tail -n 1 "$d/seen" 2>/dev/null)" = "$target" ] && break
-		sleep 0.05
-	done
-	[ "$i" -lt 300 ] || { kill -TERM "$pid"; wait "$pid"; die "no profile run started: $(cat "$d/err")"; }
+	local pid=$! status=0
+	wait_until 15 '[ "$(tail -n 1 "$d/seen" 2>/dev/null)" = "$target" ]' ||
+		{ kill -TERM "$pid"; wait "$pid"; die "no profile run started: $(cat "$d/err")"; }
 	kill -HUP "$pid"
 	wait "$pid" || status=$?
 	expect_eq 1 "$status" "exit status after SIGHUP"
