@@ -182,9 +182,10 @@ static int net_rec(struct planner *p, enum np_attr kind, size_t di, const struct
 	return plan_add_rec(p->m, p->plan, &r);
 }
 
-/* Whether the plan moves any of a device's queue IRQs (what XPS follows; a
- * misc vector moved off a forbidden CPU is not one): one pass over the plan,
- * not one a device (tens of thousands of records with 256 queues a NIC). */
+/* p->queues_move: whether the plan moves any of a device's queue IRQs (what
+ * XPS follows; a misc vector moved off a forbidden CPU is not one), in one
+ * pass over the plan, not one a device (tens of thousands of records with
+ * 256 queues a NIC). */
 int plan_mark_queue_moves(struct planner *p)
 {
 	size_t ndevs = p->m->pci.ndevs;
@@ -196,11 +197,6 @@ int plan_mark_queue_moves(struct planner *p)
 			p->queues_move[r->dev] = true;
 	}
 	return 0;
-}
-
-static bool irqs_move(const struct planner *p, size_t di)
-{
-	return p->queues_move[di];
 }
 
 /* What nearness compares of one CPU, looked up once: XPS asks it of every
@@ -626,7 +622,7 @@ int plan_net_recs(struct planner *p, size_t di)
 		 * only with a choice of queues to make: for a device whose IRQs
 		 * move (kept coherent with them), or on request. XPS off is no
 		 * placement fault: the kernel picks each flow's queue by its hash. */
-		if (nif->ntx > 1 && (pol->xps_follow_irq || (pol->auto_net && irqs_move(p, di))))
+		if (nif->ntx > 1 && (pol->xps_follow_irq || (pol->auto_net && p->queues_move[di])))
 			rc = xps_recs(p, di, nif);
 		if (rc == 0 && k == 0)
 			rc = plan_channels_rec(p, di, &d->net[k]);
@@ -672,7 +668,7 @@ int plan_xps_off_note(struct planner *p)
 	for (size_t di = 0; rc == 0 && di < m->pci.ndevs; di++) {
 		const struct np_device_policy *pol = &p->opts->devices[di];
 		const struct np_pci_dev *d = &m->pci.devs[di];
-		if (!pol->selected || !pol->auto_net || pol->xps_follow_irq || irqs_move(p, di))
+		if (!pol->selected || !pol->auto_net || pol->xps_follow_irq || p->queues_move[di])
 			continue;
 		for (size_t k = 0; rc == 0 && k < d->nnet; k++) {
 			const struct np_netif *nif = &d->net[k];
